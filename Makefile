@@ -1,0 +1,28 @@
+EXTENSION  = workload
+EXTVERSION = $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" $(EXTENSION).control)
+MODULE_big = workload
+OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+DATA       = $(wildcard sql/$(EXTENSION)--*.sql)
+PG_CPPFLAGS = -I$(srcdir)/src
+PG_CFLAGS  = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers -Wmissing-prototypes
+
+REGRESS        = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
+REGRESS_OPTS   = --inputdir=test --load-extension=pgcrypto --load-extension=workload
+ISOLATION      = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test --outputdir=.
+TAP_TESTS   = 1
+PROVE_TESTS = $(wildcard test/t/*.pl)
+EXTRA_CLEAN = results regression.diffs regression.out output_iso tmp_check log
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# Split targets so the test command can report each suite on its own.
+installcheck-regress:
+	$(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS)
+
+installcheck-isolation:
+	$(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) $(ISOLATION)
+
+.PHONY: installcheck-regress installcheck-isolation

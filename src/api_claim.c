@@ -1,0 +1,265 @@
+/*
+ * api_claim.c: the worker taking work: workload_claim, workload_claim_id,
+ * workload_start, workload_heartbeat.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/timestamp.h"
+
+#include "clock.h"
+#include "compat.h"
+#include "errors.h"
+#include "fence.h"
+#include "payload.h"
+#include "store.h"
+
+#define WL_MAX_CLAIM_BATCH 1000
+
+/* Result columns of P_CLAIM_*: 1..9 are the SQL result, then tenant, application. */
+#define CLAIM_OUT_COLS 9
+
+/*
+ * record_claims appends, for each claimed row, the attempt and the claimed
+ * event, moves it on to RUNNING when start is asked, and emits its row.
+ * The rows are locked by the claim statement that returned them.
+ */
+static void
+record_claims(ReturnSetInfo *rsinfo, SPITupleTable *t, uint64 n,
+			  const char *worker_id, bool start)
+{
+	Datum		values[CLAIM_OUT_COLS];
+	bool		nulls[CLAIM_OUT_COLS];
+	char	  **ids = palloc(sizeof(char *) * (n + 1));
+
+	/* Later statements reuse SPI_tuptable: emit the rows first. */
+	for (uint64 r = 0; r < n; r++)
+	{
+		for (int c = 0; c < CLAIM_OUT_COLS; c++)
+			values[c] = wl_store_datum(t, (int) r, c + 1, &nulls[c]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		ids[r] = wl_store_text(t, (int) r, 1);
+	}
+	for (uint64 r = 0; r < n; r++)
+	{
+		WlRow		row;
+
+		if (!wl_store_lock(ids[r], &row))
+			elog(ERROR, "claimed workload \"%s\" vanished", ids[r]);
+		wl_store_attempt_open(row.workload_id, row.attempt_count, row.claim_id,
+							  row.worker_id, row.fencing_token, row.lease_expires_at);
+		wl_store_event(&row, WL_READY, true, WL_CLAIMED, worker_id,
+					   wl_fence_evidence(&row, NULL));
+		if (start)
+		{
+			wl_store_transition(&row, WL_RUNNING, worker_id, wl_fence_evidence(&row, NULL));
+			wl_store_attempt_start(&row);
+		}
+	}
+}
+
+static void
+claim_args(Datum *args, const char *tenant, const char *app, ArrayType *caps,
+		   int max_items, const char *worker, Interval *lease, const char *id)
+{
+	args[0] = CStringGetTextDatum(tenant ? tenant : "");
+	args[1] = CStringGetTextDatum(app ? app : "");
+	args[2] = TimestampTzGetDatum(wl_now());
+	args[3] = PointerGetDatum(caps);
+	args[4] = Int32GetDatum(max_items);
+	args[5] = CStringGetTextDatum(worker);
+	args[6] = IntervalPGetDatum(lease);
+	args[7] = CStringGetTextDatum(id ? id : "");
+}
+
+/*
+ * workload_claim(worker_id, capabilities, tenant_id, application_id, lease,
+ * max_items, start): claims up to max_items due READY workloads of one
+ * tenant and application whose capabilities the worker holds and whose
+ * dependencies are met, best first, skipping rows other claimers hold.
+ */
+PG_FUNCTION_INFO_V1(workload_claim);
+Datum
+workload_claim(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const char *const names[] = {"worker_id", "capabilities", "tenant_id",
+	"application_id", "lease", "max_items", "start"};
+	char	   *worker;
+	ArrayType  *caps;
+	char	   *tenant;
+	char	   *app;
+	Interval   *lease;
+	int			max_items;
+	bool		start;
+	Datum		args[8];
+	SPITupleTable *t;
+
+	for (int i = 0; i < lengthof(names); i++)
+	{
+		if (PG_ARGISNULL(i))
+			wl_refuse(WL_E_INVALID, errdetail("%s must not be NULL.", names[i]));
+	}
+	worker = wl_payload_id_arg(PG_GETARG_TEXT_PP(0), "worker_id");
+	caps = wl_payload_text_array(PG_GETARG_ARRAYTYPE_P(1), "capabilities");
+	tenant = wl_payload_id_arg(PG_GETARG_TEXT_PP(2), "tenant_id");
+	app = wl_payload_id_arg(PG_GETARG_TEXT_PP(3), "application_id");
+	lease = PG_GETARG_INTERVAL_P(4);
+	(void) wl_fence_lease_until(lease, "lease");
+	max_items = PG_GETARG_INT32(5);
+	if (max_items < 1 || max_items > WL_MAX_CLAIM_BATCH)
+		wl_refuse(WL_E_INVALID, errdetail("max_items must be from 1 to %d.", WL_MAX_CLAIM_BATCH));
+	start = PG_GETARG_BOOL(6);
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	/* The claim statement moves READY rows to CLAIMED; the table must allow it. */
+	wl_state_require("(claim)", WL_READY, WL_CLAIMED);
+	claim_args(args, tenant, app, caps, max_items, worker, lease, NULL);
+	t = wl_store_run(P_CLAIM_MANY, args, NULL, 0, SPI_OK_UPDATE_RETURNING);
+	record_claims(rsinfo, t, SPI_processed, worker, start);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* deps_unmet counts the dependencies of a workload not in their required state. */
+static int64
+deps_unmet(const char *workload_id)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_DEPS_UNMET, args, NULL, 1, SPI_OK_SELECT);
+	return wl_store_int(t, 0, 1);
+}
+
+/*
+ * workload_claim_id(id, worker_id, capabilities, lease): claims one named
+ * workload, waiting for its row lock.  WORKLOAD_NOT_FOUND, WORKLOAD_NOT_READY
+ * (not READY, not yet due, dependencies unmet), WORKLOAD_CAPABILITY_DENIED.
+ */
+PG_FUNCTION_INFO_V1(workload_claim_id);
+Datum
+workload_claim_id(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const char *const names[] = {"id", "worker_id", "capabilities", "lease"};
+	char	   *id;
+	char	   *worker;
+	ArrayType  *caps;
+	Interval   *lease;
+	WlRow		row;
+	Datum		args[8];
+	SPITupleTable *t;
+	int			n;
+	char	  **needed;
+
+	for (int i = 0; i < lengthof(names); i++)
+	{
+		if (PG_ARGISNULL(i))
+			wl_refuse(WL_E_INVALID, errdetail("%s must not be NULL.", names[i]));
+	}
+	id = wl_payload_id_arg(PG_GETARG_TEXT_PP(0), "id");
+	worker = wl_payload_id_arg(PG_GETARG_TEXT_PP(1), "worker_id");
+	caps = wl_payload_text_array(PG_GETARG_ARRAYTYPE_P(2), "capabilities");
+	lease = PG_GETARG_INTERVAL_P(3);
+	(void) wl_fence_lease_until(lease, "lease");
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	if (!wl_store_lock(id, &row))
+		wl_refuse(WL_E_NOT_FOUND, errdetail("No workload \"%s\".", id));
+	if (row.state != WL_READY)
+		wl_refuse(WL_E_NOT_READY, errdetail("Workload \"%s\" is %s.", id, wl_state_name(row.state)));
+	if (row.next_attempt_at > wl_now())
+		wl_refuse(WL_E_NOT_READY, errdetail("Workload \"%s\" is not due until %s.", id,
+											timestamptz_to_str(row.next_attempt_at)));
+	if (deps_unmet(id) > 0)
+		wl_refuse(WL_E_NOT_READY, errdetail("Workload \"%s\" has unmet dependencies.", id));
+	needed = wl_payload_array_items(row.capability_snapshot, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (!wl_payload_array_contains(caps, needed[i]))
+			wl_refuse(WL_E_CAPABILITY_DENIED,
+					  errdetail("Workload \"%s\" requires capability \"%s\".", id, needed[i]));
+	}
+	wl_state_require(id, row.state, WL_CLAIMED);
+	claim_args(args, NULL, NULL, caps, 1, worker, lease, id);
+	t = wl_store_run(P_CLAIM_ONE, args, NULL, 0, SPI_OK_UPDATE_RETURNING);
+	record_claims(rsinfo, t, SPI_processed, worker, false);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* workload_start(workload_id, claim_id, worker_id, fencing_token): CLAIMED -> RUNNING. */
+PG_FUNCTION_INFO_V1(workload_start);
+Datum
+workload_start(PG_FUNCTION_ARGS)
+{
+	WlFence		fence;
+	WlRow		row;
+
+	wl_fence_from_args(fcinfo, 0, &fence);
+	SPI_connect();
+	wl_fence_lock(&fence, &row);
+	wl_store_transition(&row, WL_RUNNING, fence.worker_id, wl_fence_evidence(&row, NULL));
+	wl_store_attempt_start(&row);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/*
+ * workload_heartbeat(workload_id, claim_id, worker_id, fencing_token, extend,
+ * progress): the lease now runs until now + extend; progress, when given,
+ * is kept as the workload's latest.  The answer says whether cancellation
+ * was requested.
+ */
+PG_FUNCTION_INFO_V1(workload_heartbeat);
+Datum
+workload_heartbeat(PG_FUNCTION_ARGS)
+{
+	WlFence		fence;
+	WlRow		row;
+	TimestampTz until;
+	Jsonb	   *progress = NULL;
+	WlJson		b;
+	Jsonb	   *answer;
+
+	wl_fence_from_args(fcinfo, 0, &fence);
+	if (PG_ARGISNULL(4))
+		wl_refuse(WL_E_INVALID, errdetail("extend must not be NULL."));
+	until = wl_fence_lease_until(PG_GETARG_INTERVAL_P(4), "extend");
+	if (!PG_ARGISNULL(5))
+	{
+		progress = PG_GETARG_JSONB_P(5);
+		wl_payload_check(progress, "progress", WL_MAX_PROGRESS_BYTES);
+	}
+
+	SPI_connect();
+	wl_fence_lock(&fence, &row);
+	row.lease_expires_at = until;
+	row.has_heartbeat = true;
+	row.last_heartbeat_at = wl_now();
+	if (progress)
+	{
+		row.progress = progress;
+		row.progress_changed = true;
+	}
+	wl_store_save(&row);
+
+	wl_json_begin(&b);
+	wl_json_str(&b, "workload_id", row.workload_id);
+	wl_json_str(&b, "state", wl_state_name(row.state));
+	wl_json_int(&b, "fencing_token", row.fencing_token);
+	wl_json_ts(&b, "lease_expires_at", until);
+	wl_json_bool(&b, "cancellation_requested", row.state == WL_CANCELLATION_REQUESTED);
+	answer = wl_store_transfer(wl_json_end(&b));
+	SPI_finish();
+	PG_RETURN_JSONB_P(answer);
+}

@@ -1,0 +1,11 @@
+/* clock.h: the one clock (clock.c). */
+#ifndef WL_CLOCK_H
+#define WL_CLOCK_H
+
+#include "datatype/timestamp.h"
+
+extern TimestampTz wl_now(void);
+extern bool wl_clock_parse(const char *text, TimestampTz *result);
+extern void wl_clock_set_override(const char *text);
+
+#endif

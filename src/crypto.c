@@ -1,0 +1,124 @@
+/*
+ * crypto.c: SHA-256 (core cryptohash, the same bytes as pgcrypto's digest),
+ * and every derived identifier of SPEC section 2.  Nothing else hashes.
+ */
+#include "postgres.h"
+
+#include "common/cryptohash.h"
+#include "common/sha2.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+
+#include "crypto.h"
+#include "errors.h"
+
+/* wl_sha256_hex returns the lower-case hex SHA-256 of data (palloc'd). */
+char *
+wl_sha256_hex(const char *data, size_t len)
+{
+	pg_cryptohash_ctx *ctx = pg_cryptohash_create(PG_SHA256);
+	uint8		digest[PG_SHA256_DIGEST_LENGTH];
+	char	   *hex = palloc(PG_SHA256_DIGEST_LENGTH * 2 + 1);
+
+	if (pg_cryptohash_init(ctx) < 0 ||
+		pg_cryptohash_update(ctx, (const uint8 *) data, len) < 0 ||
+		pg_cryptohash_final(ctx, digest, sizeof(digest)) < 0)
+		elog(ERROR, "could not compute SHA-256: %s", pg_cryptohash_error(ctx));
+	pg_cryptohash_free(ctx);
+	hex_encode((const char *) digest, PG_SHA256_DIGEST_LENGTH, hex);
+	hex[PG_SHA256_DIGEST_LENGTH * 2] = '\0';
+	return hex;
+}
+
+/* wl_jsonb_text is the jsonb value's text form, exactly as jsonb::text prints it. */
+char *
+wl_jsonb_text(Jsonb *j)
+{
+	return JsonbToCString(NULL, &j->root, VARSIZE(j));
+}
+
+/* wl_jsonb_hash is encode(digest(j::text, 'sha256'), 'hex'). */
+char *
+wl_jsonb_hash(Jsonb *j)
+{
+	char	   *text = wl_jsonb_text(j);
+
+	return wl_sha256_hex(text, strlen(text));
+}
+
+static char *
+prefixed_hash(const char *prefix, const char *material, int hexdigits)
+{
+	char	   *hex = wl_sha256_hex(material, strlen(material));
+
+	return psprintf("%s%.*s", prefix, hexdigits, hex);
+}
+
+/* wl_workload_id: 'workload_' || 24 hex of sha256(tenant:app:key:revision:input_hash). */
+char *
+wl_workload_id(const char *tenant_id, const char *application_id,
+			   const char *idempotency_key, const char *revision,
+			   const char *input_hash)
+{
+	return prefixed_hash("workload_",
+						 psprintf("%s:%s:%s:%s:%s", tenant_id, application_id,
+								  idempotency_key, revision, input_hash),
+						 24);
+}
+
+/* wl_claim_id: 'claim_' || 20 hex of sha256(workload_id:fencing_token:worker_id). */
+char *
+wl_claim_id(const char *workload_id, int64 fencing_token, const char *worker_id)
+{
+	return prefixed_hash("claim_",
+						 psprintf("%s:" INT64_FORMAT ":%s", workload_id,
+								  fencing_token, worker_id),
+						 20);
+}
+
+char *
+wl_attempt_id(const char *workload_id, int attempt)
+{
+	return psprintf("attempt_%s_%d", workload_id, attempt);
+}
+
+char *
+wl_checkpoint_id(const char *workload_id, int sequence)
+{
+	return psprintf("checkpoint_%s_%d", workload_id, sequence);
+}
+
+/* wl_channel: 'workload_' || 32 hex of sha256(tenant:app), the NOTIFY channel. */
+char *
+wl_channel(const char *tenant_id, const char *application_id)
+{
+	return prefixed_hash("workload_",
+						 psprintf("%s:%s", tenant_id, application_id), 32);
+}
+
+/*
+ * workload.claim_id_for(workload_id, fencing_token, worker_id): the claim id
+ * rule, callable from the claim statement so the rule keeps one home.
+ */
+PG_FUNCTION_INFO_V1(workload_claim_id_for);
+Datum
+workload_claim_id_for(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		wl_refuse(WL_E_INVALID, errdetail("claim id material must not be NULL."));
+	PG_RETURN_TEXT_P(cstring_to_text(wl_claim_id(text_to_cstring(PG_GETARG_TEXT_PP(0)),
+												 PG_GETARG_INT64(1),
+												 text_to_cstring(PG_GETARG_TEXT_PP(2)))));
+}
+
+/* workload_channel(tenant_id, application_id): the channel to LISTEN on. */
+PG_FUNCTION_INFO_V1(workload_channel);
+Datum
+workload_channel(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		wl_refuse(WL_E_INVALID, errdetail("tenant_id and application_id must not be NULL."));
+	PG_RETURN_TEXT_P(cstring_to_text(wl_channel(text_to_cstring(PG_GETARG_TEXT_PP(0)),
+												text_to_cstring(PG_GETARG_TEXT_PP(1)))));
+}

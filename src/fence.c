@@ -1,0 +1,112 @@
+/*
+ * fence.c: claims, leases, fencing-token checks, in the order SPEC section
+ * 4 gives: no current claim, then any part of the triple differs, then the
+ * lease has expired.  It never writes; store.c does.
+ */
+#include "postgres.h"
+
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "clock.h"
+#include "errors.h"
+#include "fence.h"
+#include "payload.h"
+
+/*
+ * wl_fence_from_args reads (workload_id, claim_id, worker_id, fencing_token)
+ * from arguments first..first+3; a NULL or blank one is WORKLOAD_INVALID.
+ */
+void
+wl_fence_from_args(FunctionCallInfo fcinfo, int first, WlFence *f)
+{
+	static const char *const names[] = {"workload_id", "claim_id", "worker_id", "fencing_token"};
+
+	for (int i = 0; i < 4; i++)
+	{
+		if (PG_ARGISNULL(first + i))
+			wl_refuse(WL_E_INVALID, errdetail("%s must not be NULL.", names[i]));
+	}
+	f->workload_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(first), "workload_id");
+	f->claim_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(first + 1), "claim_id");
+	f->worker_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(first + 2), "worker_id");
+	f->fencing_token = PG_GETARG_INT64(first + 3);
+}
+
+/*
+ * wl_fence_check raises WORKLOAD_CLAIM_INVALID, WORKLOAD_STALE_FENCE or
+ * WORKLOAD_LEASE_EXPIRED.  The caller holds the row lock, so the check and
+ * the write that follows see the same row version.
+ */
+void
+wl_fence_check(const WlRow *row, const WlFence *f)
+{
+	if (row->claim_id == NULL)
+		wl_refuse(WL_E_CLAIM_INVALID,
+				  errdetail("Workload \"%s\" is %s and held by no worker.",
+							row->workload_id, wl_state_name(row->state)));
+	if (strcmp(row->claim_id, f->claim_id) != 0 ||
+		strcmp(row->worker_id, f->worker_id) != 0 ||
+		row->fencing_token != f->fencing_token)
+		wl_refuse(WL_E_STALE_FENCE,
+				  errdetail("Workload \"%s\" holds fencing token " INT64_FORMAT "; the request carried " INT64_FORMAT ".",
+							row->workload_id, row->fencing_token, f->fencing_token));
+	if (row->lease_expires_at <= wl_now())
+		wl_refuse(WL_E_LEASE_EXPIRED,
+				  errdetail("The lease on workload \"%s\" expired at %s.", row->workload_id,
+							timestamptz_to_str(row->lease_expires_at)));
+}
+
+/* wl_fence_lock locks the fenced workload (WORKLOAD_NOT_FOUND) and checks the fence. */
+void
+wl_fence_lock(const WlFence *f, WlRow *row)
+{
+	if (!wl_store_lock(f->workload_id, row))
+		wl_refuse(WL_E_NOT_FOUND, errdetail("No workload \"%s\".", f->workload_id));
+	wl_fence_check(row, f);
+}
+
+/* wl_fence_release drops the claim from the row (saved with the next write). */
+void
+wl_fence_release(WlRow *row)
+{
+	row->claim_id = NULL;
+	row->worker_id = NULL;
+	row->lease_expires_at = 0;
+}
+
+/* wl_fence_evidence: the claim a transition acted on, for the event. */
+Jsonb *
+wl_fence_evidence(const WlRow *row, const char *cause)
+{
+	WlJson		b;
+
+	wl_json_begin(&b);
+	wl_json_int(&b, "fencing_token", row->fencing_token);
+	wl_json_int(&b, "attempt", row->attempt_count);
+	if (row->worker_id)
+		wl_json_str(&b, "worker_id", row->worker_id);
+	if (cause)
+		wl_json_str(&b, "cause", cause);
+	return wl_json_end(&b);
+}
+
+/*
+ * wl_fence_lease_until returns now + lease; a lease that is not a plain
+ * duration above zero and at most WL_MAX_LEASE_S seconds is WORKLOAD_INVALID.
+ */
+TimestampTz
+wl_fence_lease_until(const Interval *lease, const char *what)
+{
+	int64		usecs;
+
+	if (lease->month != 0 || lease->day < 0 || lease->day > 1 ||
+		lease->time < -USECS_PER_DAY || lease->time > 2 * USECS_PER_DAY)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("%s must be above zero and at most %d seconds.", what, WL_MAX_LEASE_S));
+	usecs = lease->day * USECS_PER_DAY + lease->time;
+	if (usecs <= 0 || usecs > (int64) WL_MAX_LEASE_S * USECS_PER_SEC)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("%s must be above zero and at most %d seconds.", what, WL_MAX_LEASE_S));
+	return wl_now() + usecs;
+}

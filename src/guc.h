@@ -1,0 +1,8 @@
+/* guc.h: every workload.* setting (guc.c). */
+#ifndef WL_GUC_H
+#define WL_GUC_H
+
+extern int	wl_run_authority_ttl_s;
+extern void wl_guc_init(void);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * module.c: PG_MODULE_MAGIC and _PG_init, which calls each area's init and
+ * does nothing else.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include "guc.h"
+#include "store.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	wl_guc_init();
+	wl_store_init();
+}

@@ -1,0 +1,379 @@
+/*
+ * payload.c: jsonb shape checks, unknown-field refusal, size and depth
+ * limits, secret scanning, and the small jsonb builder C answers are made
+ * with.  It reads and builds values; it never touches a table.
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+#include <limits.h>
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+
+#include "errors.h"
+#include "payload.h"
+
+static const char *const secret_keys[] = {
+	"password", "secret", "token", "api_key", "private_key"
+};
+
+/* is_secret_string: the value rules of SPEC section 5. */
+static bool
+is_secret_string(const char *s, int len)
+{
+	static const char marker[] = "BEGIN PRIVATE KEY";
+
+	if (len >= 3 && strncmp(s, "sk-", 3) == 0)
+		return true;
+	if (len >= 9 && strncmp(s, "fdb_live_", 9) == 0)
+		return true;
+	for (int i = 0; i + (int) sizeof(marker) - 1 <= len; i++)
+	{
+		if (memcmp(s + i, marker, sizeof(marker) - 1) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool
+is_secret_key(const char *s, int len)
+{
+	for (int i = 0; i < lengthof(secret_keys); i++)
+	{
+		if (strlen(secret_keys[i]) == (size_t) len &&
+			pg_strncasecmp(s, secret_keys[i], len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * wl_payload_check refuses a value larger than max_bytes or nested deeper
+ * than WL_MAX_DEPTH (WORKLOAD_INVALID), and one that carries a secret key or
+ * value at any depth (WORKLOAD_SECRET_REJECTED).  Messages name the key,
+ * never a secret value.
+ */
+void
+wl_payload_check(Jsonb *j, const char *what, Size max_bytes)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	int			depth = 0;
+
+	if (VARSIZE(j) > max_bytes)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("%s is %zu bytes; the limit is %zu.", what,
+							(size_t) VARSIZE(j), (size_t) max_bytes));
+	it = JsonbIteratorInit(&j->root);
+	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
+	{
+		switch (tok)
+		{
+			case WJB_BEGIN_ARRAY:
+			case WJB_BEGIN_OBJECT:
+				if (++depth > WL_MAX_DEPTH)
+					wl_refuse(WL_E_INVALID,
+							  errdetail("%s is nested deeper than %d levels.", what, WL_MAX_DEPTH));
+				break;
+			case WJB_END_ARRAY:
+			case WJB_END_OBJECT:
+				depth--;
+				break;
+			case WJB_KEY:
+				if (is_secret_key(v.val.string.val, v.val.string.len))
+					wl_refuse(WL_E_SECRET_REJECTED,
+							  errdetail("%s has a key \"%.*s\"; pass secrets as secret:// references.",
+										what, v.val.string.len, v.val.string.val));
+				if (is_secret_string(v.val.string.val, v.val.string.len))
+					wl_refuse(WL_E_SECRET_REJECTED,
+							  errdetail("%s has a key that looks like a credential.", what));
+				break;
+			case WJB_VALUE:
+			case WJB_ELEM:
+				if (v.type == jbvString &&
+					is_secret_string(v.val.string.val, v.val.string.len))
+					wl_refuse(WL_E_SECRET_REJECTED,
+							  errdetail("%s has a string value that looks like a credential; pass secrets as secret:// references.",
+										what));
+				break;
+			default:
+				break;
+		}
+	}
+}
+
+/* wl_payload_check_text applies the secret value rules and a length limit to text. */
+void
+wl_payload_check_text(const char *s, const char *what, Size max_len)
+{
+	size_t		len = strlen(s);
+
+	if (len > max_len)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("%s is %zu bytes; the limit is %zu.", what, len, (size_t) max_len));
+	if (is_secret_string(s, (int) len))
+		wl_refuse(WL_E_SECRET_REJECTED,
+				  errdetail("%s looks like a credential; pass secrets as secret:// references.", what));
+}
+
+static bool
+is_blank(const char *s, int len)
+{
+	for (int i = 0; i < len; i++)
+	{
+		if (!isspace((unsigned char) s[i]))
+			return false;
+	}
+	return true;
+}
+
+/* wl_payload_id_arg turns a text argument into a non-blank, bounded C string. */
+char *
+wl_payload_id_arg(text *t, const char *what)
+{
+	char	   *s = text_to_cstring(t);
+	int			len = strlen(s);
+
+	if (len == 0 || is_blank(s, len))
+		wl_refuse(WL_E_INVALID, errdetail("%s must not be blank.", what));
+	if (len > WL_MAX_ID_LEN)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("%s is %d bytes; the limit is %d.", what, len, WL_MAX_ID_LEN));
+	return s;
+}
+
+/*
+ * wl_payload_text_array checks a text[] argument: one dimension (or empty),
+ * no NULL element, no blank element, at most WL_MAX_ARRAY_ITEMS.
+ */
+ArrayType *
+wl_payload_text_array(ArrayType *a, const char *what)
+{
+	int			n;
+	char	  **items;
+
+	if (ARR_NDIM(a) > 1)
+		wl_refuse(WL_E_INVALID, errdetail("%s must be a one-dimensional array.", what));
+	if (array_contains_nulls(a))
+		wl_refuse(WL_E_INVALID, errdetail("%s must not contain NULL.", what));
+	items = wl_payload_array_items(a, &n);
+	if (n > WL_MAX_ARRAY_ITEMS)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("%s has %d items; the limit is %d.", what, n, WL_MAX_ARRAY_ITEMS));
+	for (int i = 0; i < n; i++)
+	{
+		int			len = strlen(items[i]);
+
+		if (len == 0 || is_blank(items[i], len) || len > WL_MAX_ID_LEN)
+			wl_refuse(WL_E_INVALID,
+					  errdetail("%s items must be non-blank text of at most %d bytes.",
+								what, WL_MAX_ID_LEN));
+	}
+	return a;
+}
+
+/* wl_payload_array_items returns the elements of a checked text[] as C strings. */
+char **
+wl_payload_array_items(ArrayType *a, int *n)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	char	  **out;
+
+	deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, n);
+	out = palloc(sizeof(char *) * (*n + 1));
+	for (int i = 0; i < *n; i++)
+		out[i] = nulls[i] ? NULL : TextDatumGetCString(elems[i]);
+	return out;
+}
+
+bool
+wl_payload_array_contains(ArrayType *a, const char *item)
+{
+	int			n;
+	char	  **items = wl_payload_array_items(a, &n);
+
+	for (int i = 0; i < n; i++)
+	{
+		if (items[i] && strcmp(items[i], item) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* ---- the jsonb builder ---- */
+
+void
+wl_json_begin(WlJson *b)
+{
+	b->state = NULL;
+	pushJsonbValue(&b->state, WJB_BEGIN_OBJECT, NULL);
+}
+
+static void
+push_key(WlJson *b, const char *key)
+{
+	JsonbValue	k;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	pushJsonbValue(&b->state, WJB_KEY, &k);
+}
+
+void
+wl_json_str(WlJson *b, const char *key, const char *val)
+{
+	JsonbValue	v;
+
+	push_key(b, key);
+	if (val == NULL)
+		v.type = jbvNull;
+	else
+	{
+		v.type = jbvString;
+		v.val.string.val = (char *) val;
+		v.val.string.len = strlen(val);
+	}
+	pushJsonbValue(&b->state, WJB_VALUE, &v);
+}
+
+void
+wl_json_int(WlJson *b, const char *key, int64 val)
+{
+	JsonbValue	v;
+
+	push_key(b, key);
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(val);
+	pushJsonbValue(&b->state, WJB_VALUE, &v);
+}
+
+void
+wl_json_bool(WlJson *b, const char *key, bool val)
+{
+	JsonbValue	v;
+
+	push_key(b, key);
+	v.type = jbvBool;
+	v.val.boolean = val;
+	pushJsonbValue(&b->state, WJB_VALUE, &v);
+}
+
+void
+wl_json_ts(WlJson *b, const char *key, TimestampTz val)
+{
+	wl_json_str(b, key, JsonEncodeDateTime(NULL, TimestampTzGetDatum(val),
+										   TIMESTAMPTZOID, NULL));
+}
+
+void
+wl_json_jsonb(WlJson *b, const char *key, Jsonb *val)
+{
+	JsonbValue	v;
+
+	push_key(b, key);
+	if (val == NULL)
+		v.type = jbvNull;
+	else
+	{
+		v.type = jbvBinary;
+		v.val.binary.data = &val->root;
+		v.val.binary.len = VARSIZE(val) - VARHDRSZ;
+	}
+	pushJsonbValue(&b->state, WJB_VALUE, &v);
+}
+
+void
+wl_json_strs(WlJson *b, const char *key, ArrayType *vals)
+{
+	int			n;
+	char	  **items = wl_payload_array_items(vals, &n);
+	JsonbValue	v;
+
+	push_key(b, key);
+	pushJsonbValue(&b->state, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < n; i++)
+	{
+		v.type = jbvString;
+		v.val.string.val = items[i];
+		v.val.string.len = strlen(items[i]);
+		pushJsonbValue(&b->state, WJB_ELEM, &v);
+	}
+	pushJsonbValue(&b->state, WJB_END_ARRAY, NULL);
+}
+
+Jsonb *
+wl_json_end(WlJson *b)
+{
+	return JsonbValueToJsonb(pushJsonbValue(&b->state, WJB_END_OBJECT, NULL));
+}
+
+/* ---- reading values out of jsonb objects ---- */
+
+/* wl_json_get returns the value of key in object c, or NULL. */
+JsonbValue *
+wl_json_get(JsonbContainer *c, const char *key)
+{
+	if (c == NULL || !JsonContainerIsObject(c))
+		return NULL;
+	return getKeyJsonValueFromContainer(c, key, strlen(key), NULL);
+}
+
+/* wl_json_get_object returns the object at key, or NULL if absent or not an object. */
+JsonbContainer *
+wl_json_get_object(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = wl_json_get(c, key);
+
+	if (v && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data))
+		return v->val.binary.data;
+	return NULL;
+}
+
+/* wl_json_get_text returns the string at key, or NULL if absent or not a string. */
+char *
+wl_json_get_text(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = wl_json_get(c, key);
+
+	if (v && v->type == jbvString)
+		return pnstrdup(v->val.string.val, v->val.string.len);
+	return NULL;
+}
+
+/*
+ * wl_json_get_strings returns the strings of the array at key as text[], or
+ * NULL if absent, not an array, or holding anything but strings.
+ */
+ArrayType *
+wl_json_get_strings(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = wl_json_get(c, key);
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	Datum	   *items;
+	int			n = 0;
+
+	if (!v || v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		return NULL;
+	items = palloc(sizeof(Datum) * (JsonContainerSize(v->val.binary.data) + 1));
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		if (e.type != jbvString)
+			return NULL;
+		items[n++] = PointerGetDatum(cstring_to_text_with_len(e.val.string.val, e.val.string.len));
+	}
+	return construct_array(items, n, TEXTOID, -1, false, TYPALIGN_INT);
+}

@@ -1,0 +1,67 @@
+/*
+ * retry.c: the retry policy.  After FAILED, TIMED_OUT or RECOVERING a
+ * workload goes back to READY with backoff while its kind is retryable and
+ * attempts remain, else to DEAD_LETTER.  The transition table still decides
+ * whether each move is legal; this file only chooses which one to ask for.
+ */
+#include "postgres.h"
+
+#include "utils/timestamp.h"
+
+#include "clock.h"
+#include "retry.h"
+
+/*
+ * wl_retry_delay_ms: fixed is initial_delay_ms; exponential is
+ * initial_delay_ms * 2^(retry_count-1); both capped at max_delay_ms.
+ */
+int64
+wl_retry_delay_ms(const WlPolicy *p, int retry_count)
+{
+	int64		delay = p->initial_delay_ms;
+
+	if (p->exponential)
+	{
+		for (int i = 1; i < retry_count && delay < p->max_delay_ms; i++)
+			delay *= 2;
+	}
+	return Min(delay, p->max_delay_ms);
+}
+
+/*
+ * wl_retry_or_dead_letter moves a locked row that has just failed, timed
+ * out or been recovered on to READY (due after the backoff) or DEAD_LETTER.
+ * It is retryable when kind is NULL (a lost worker) or in retry_on.
+ * Returns the state it ends in.
+ */
+WlState
+wl_retry_or_dead_letter(WlRow *row, const char *kind, const char *actor)
+{
+	WlPolicy	p;
+	WlJson		b;
+	bool		retryable;
+
+	wl_store_policy(row->workload_id, &p);
+	retryable = kind == NULL || wl_payload_array_contains(p.retry_on, kind);
+	wl_json_begin(&b);
+	wl_json_int(&b, "attempt", row->attempt_count);
+	wl_json_int(&b, "max_attempts", p.max_attempts);
+	if (retryable && row->attempt_count < p.max_attempts)
+	{
+		int64		delay;
+
+		row->retry_count++;
+		delay = wl_retry_delay_ms(&p, row->retry_count);
+		row->next_attempt_at = wl_now() + delay * INT64CONST(1000);
+		wl_json_str(&b, "cause", "retry");
+		wl_json_int(&b, "retry_count", row->retry_count);
+		wl_json_int(&b, "delay_ms", delay);
+		wl_store_transition(row, WL_READY, actor, wl_json_end(&b));
+	}
+	else
+	{
+		wl_json_str(&b, "cause", retryable ? "attempts_exhausted" : "not_retryable");
+		wl_store_transition(row, WL_DEAD_LETTER, actor, wl_json_end(&b));
+	}
+	return row->state;
+}

@@ -1,0 +1,496 @@
+/*
+ * spec.c: the workload_create spec (SPEC section 4): its closed set of
+ * fields, their types, their defaults.  Fills a WlSpec; refuses anything
+ * else with WORKLOAD_INVALID.  It reads jsonb only; it never touches a table.
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "errors.h"
+#include "payload.h"
+
+static const char *const spec_fields[] = {
+	"tenant_id", "application_id", "environment", "definition_id",
+	"definition_revision", "trigger", "input", "requested_by",
+	"authorization_snapshot", "capability_snapshot", "connection_scopes",
+	"priority", "idempotency_key", "retry_policy", "timeouts", "dependencies",
+	"completion_criteria", "governing_snapshots", NULL
+};
+static const char *const subject_fields[] = {"kind", "id", NULL};
+static const char *const subject_kinds[] = {"agent", "human", "service", "workload", NULL};
+static const char *const snapshot_fields[] = {"grant", "key_id", "signature", NULL};
+static const char *const policy_fields[] = {
+	"max_attempts", "initial_delay_ms", "max_delay_ms", "backoff", "retry_on", NULL
+};
+static const char *const timeout_fields[] = {
+	"queue_ms", "claim_ms", "execution_ms", "heartbeat_ms", "overall_ms", NULL
+};
+static const char *const dependency_fields[] = {"workload_id", "required_state", NULL};
+static const char *const governing_fields[] = {
+	"proposal_digest", "manifest_digest", "registry_digest", "policy_digest",
+	"authorization_digest", NULL
+};
+static const char *const count_fields[] = {"kind", "min", "max", NULL};
+static const char *const contains_fields[] = {"kind", "field", "equals", NULL};
+
+#define MAX_MS ((int64) 10 * 366 * 24 * 3600 * 1000)	/* ten years */
+
+static bool
+in_list(const char *const *list, const char *s, int len)
+{
+	for (int i = 0; list[i]; i++)
+	{
+		if (strlen(list[i]) == (size_t) len && strncmp(list[i], s, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool
+is_object(JsonbValue *v)
+{
+	return v && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data);
+}
+
+static bool
+is_array(JsonbValue *v)
+{
+	return v && v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data);
+}
+
+static JsonbValue *
+field(JsonbContainer *c, const char *key)
+{
+	return getKeyJsonValueFromContainer(c, key, strlen(key), NULL);
+}
+
+/* check_keys refuses any key of object c not in allowed. */
+static void
+check_keys(JsonbContainer *c, const char *const *allowed, const char *where)
+{
+	JsonbIterator *it = JsonbIteratorInit(c);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY && !in_list(allowed, v.val.string.val, v.val.string.len))
+			wl_refuse(WL_E_INVALID,
+					  errdetail("%s has an unknown field \"%.*s\".", where,
+								Min(v.val.string.len, 64), v.val.string.val));
+	}
+}
+
+static JsonbContainer *
+object_field(JsonbContainer *c, const char *key, const char *where, bool required)
+{
+	JsonbValue *v = field(c, key);
+
+	if (v == NULL || v->type == jbvNull)
+	{
+		if (required)
+			wl_refuse(WL_E_INVALID, errdetail("%s.%s is required.", where, key));
+		return NULL;
+	}
+	if (!is_object(v))
+		wl_refuse(WL_E_INVALID, errdetail("%s.%s must be an object.", where, key));
+	return v->val.binary.data;
+}
+
+static char *
+text_value(JsonbValue *v, const char *where, const char *key, int maxlen)
+{
+	char	   *s;
+
+	if (v->type != jbvString)
+		wl_refuse(WL_E_INVALID, errdetail("%s.%s must be a string.", where, key));
+	s = pnstrdup(v->val.string.val, v->val.string.len);
+	for (int i = 0; s[i]; i++)
+	{
+		if (!isspace((unsigned char) s[i]))
+		{
+			if (v->val.string.len > maxlen)
+				wl_refuse(WL_E_INVALID,
+						  errdetail("%s.%s is longer than %d bytes.", where, key, maxlen));
+			return s;
+		}
+	}
+	wl_refuse(WL_E_INVALID, errdetail("%s.%s must not be blank.", where, key));
+	return NULL;				/* keep compiler quiet */
+}
+
+static char *
+text_field(JsonbContainer *c, const char *key, const char *where, bool required)
+{
+	JsonbValue *v = field(c, key);
+
+	if (v == NULL || v->type == jbvNull)
+	{
+		if (required)
+			wl_refuse(WL_E_INVALID, errdetail("%s.%s is required.", where, key));
+		return NULL;
+	}
+	return text_value(v, where, key, WL_MAX_ID_LEN);
+}
+
+/* numeric_exact_int64 accepts integral numerics ("12", "12.000") in int64 range. */
+static bool
+numeric_exact_int64(Numeric n, int64 *out)
+{
+	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(n)));
+	char	   *dot = strchr(s, '.');
+	char	   *end;
+
+	if (dot)
+	{
+		for (char *p = dot + 1; *p; p++)
+		{
+			if (*p != '0')
+				return false;
+		}
+		*dot = '\0';
+	}
+	if (!(isdigit((unsigned char) s[0]) || (s[0] == '-' && isdigit((unsigned char) s[1]))))
+		return false;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+static bool
+int_field(JsonbContainer *c, const char *key, const char *where,
+		  int64 min, int64 max, int64 *out)
+{
+	JsonbValue *v = field(c, key);
+
+	if (v == NULL || v->type == jbvNull)
+		return false;
+	if (v->type != jbvNumeric || !numeric_exact_int64(v->val.numeric, out) ||
+		*out < min || *out > max)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("%s.%s must be an integer from " INT64_FORMAT " to " INT64_FORMAT ".",
+							where, key, min, max));
+	return true;
+}
+
+/* text_array_field turns a JSON array of non-blank strings into text[]; NULL when absent. */
+static ArrayType *
+text_array_field(JsonbContainer *c, const char *key, const char *where)
+{
+	JsonbValue *v = field(c, key);
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	int			n;
+	Datum	   *items;
+	int			count = 0;
+
+	if (v == NULL || v->type == jbvNull)
+		return NULL;
+	if (!is_array(v))
+		wl_refuse(WL_E_INVALID, errdetail("%s.%s must be an array of strings.", where, key));
+	n = JsonContainerSize(v->val.binary.data);
+	if (n > WL_MAX_ARRAY_ITEMS)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("%s.%s has %d items; the limit is %d.", where, key, n, WL_MAX_ARRAY_ITEMS));
+	items = palloc(sizeof(Datum) * (n + 1));
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		items[count++] = CStringGetTextDatum(text_value(&e, where, key, WL_MAX_ID_LEN));
+	}
+	return construct_array(items, count, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
+static ArrayType *
+empty_text_array(void)
+{
+	return construct_empty_array(TEXTOID);
+}
+
+static void
+parse_subject(WlSpec *out, JsonbValue *v)
+{
+	char	   *kind;
+
+	if (v == NULL || v->type == jbvNull)
+		wl_refuse(WL_E_INVALID, errdetail("spec.requested_by is required."));
+	if (!is_object(v))
+		wl_refuse(WL_E_INVALID, errdetail("spec.requested_by must be an object."));
+	check_keys(v->val.binary.data, subject_fields, "spec.requested_by");
+	kind = text_field(v->val.binary.data, "kind", "spec.requested_by", true);
+	if (!in_list(subject_kinds, kind, strlen(kind)))
+		wl_refuse(WL_E_INVALID,
+				  errdetail("spec.requested_by.kind must be agent, human, service or workload."));
+	out->requested_kind = kind;
+	out->requested_id = text_field(v->val.binary.data, "id", "spec.requested_by", true);
+	out->requested_by = JsonbValueToJsonb(v);
+}
+
+static void
+parse_snapshot(WlSpec *out, JsonbValue *v)
+{
+	if (v == NULL || v->type == jbvNull)
+		wl_refuse(WL_E_INVALID, errdetail("spec.authorization_snapshot is required."));
+	if (!is_object(v))
+		wl_refuse(WL_E_INVALID, errdetail("spec.authorization_snapshot must be an object."));
+	check_keys(v->val.binary.data, snapshot_fields, "spec.authorization_snapshot");
+	object_field(v->val.binary.data, "grant", "spec.authorization_snapshot", true);
+	text_field(v->val.binary.data, "key_id", "spec.authorization_snapshot", true);
+	text_field(v->val.binary.data, "signature", "spec.authorization_snapshot", true);
+	out->authorization_snapshot = JsonbValueToJsonb(v);
+}
+
+static void
+parse_policy(WlSpec *out, JsonbContainer *c)
+{
+	int64		n;
+	char	   *backoff;
+
+	out->max_attempts = 3;
+	out->initial_delay_ms = 1000;
+	out->max_delay_ms = 300000;
+	out->backoff = "exponential";
+	out->retry_on = NULL;
+	if (c == NULL)
+		goto defaults;
+	check_keys(c, policy_fields, "spec.retry_policy");
+	if (int_field(c, "max_attempts", "spec.retry_policy", 1, 1000, &n))
+		out->max_attempts = (int) n;
+	int_field(c, "initial_delay_ms", "spec.retry_policy", 0, MAX_MS, &out->initial_delay_ms);
+	int_field(c, "max_delay_ms", "spec.retry_policy", 0, MAX_MS, &out->max_delay_ms);
+	if (out->max_delay_ms < out->initial_delay_ms)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("spec.retry_policy.max_delay_ms must not be less than initial_delay_ms."));
+	backoff = text_field(c, "backoff", "spec.retry_policy", false);
+	if (backoff)
+	{
+		if (strcmp(backoff, "exponential") != 0 && strcmp(backoff, "fixed") != 0)
+			wl_refuse(WL_E_INVALID,
+					  errdetail("spec.retry_policy.backoff must be \"exponential\" or \"fixed\"."));
+		out->backoff = backoff;
+	}
+	out->retry_on = text_array_field(c, "retry_on", "spec.retry_policy");
+defaults:
+	if (out->retry_on == NULL)
+	{
+		Datum		kinds[3];
+
+		kinds[0] = CStringGetTextDatum("timeout");
+		kinds[1] = CStringGetTextDatum("worker_failure");
+		kinds[2] = CStringGetTextDatum("transient_connection");
+		out->retry_on = construct_array(kinds, 3, TEXTOID, -1, false, TYPALIGN_INT);
+	}
+}
+
+static void
+parse_timeouts(WlSpec *out, JsonbValue *v)
+{
+	int64		n;
+
+	if (v == NULL || v->type == jbvNull)
+	{
+		out->timeouts = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+		return;
+	}
+	if (!is_object(v))
+		wl_refuse(WL_E_INVALID, errdetail("spec.timeouts must be an object."));
+	check_keys(v->val.binary.data, timeout_fields, "spec.timeouts");
+	for (int i = 0; timeout_fields[i]; i++)
+		int_field(v->val.binary.data, timeout_fields[i], "spec.timeouts", 1, MAX_MS, &n);
+	out->timeouts = JsonbValueToJsonb(v);
+}
+
+static void
+parse_dependencies(WlSpec *out, JsonbValue *v)
+{
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	JsonbParseState *st = NULL;
+	int			n;
+
+	out->ndeps = 0;
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	if (v != NULL && v->type != jbvNull)
+	{
+		if (!is_array(v))
+			wl_refuse(WL_E_INVALID, errdetail("spec.dependencies must be an array."));
+		n = JsonContainerSize(v->val.binary.data);
+		if (n > WL_MAX_ARRAY_ITEMS)
+			wl_refuse(WL_E_INVALID,
+					  errdetail("spec.dependencies has %d items; the limit is %d.", n, WL_MAX_ARRAY_ITEMS));
+		out->dep_ids = palloc(sizeof(char *) * (n + 1));
+		out->dep_states = palloc(sizeof(WlState) * (n + 1));
+		it = JsonbIteratorInit(v->val.binary.data);
+		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		{
+			char	   *id;
+			char	   *req;
+			WlState		st_req = WL_SUCCEEDED;
+			WlJson		b;
+
+			if (tok != WJB_ELEM)
+				continue;
+			if (!is_object(&e))
+				wl_refuse(WL_E_INVALID, errdetail("spec.dependencies items must be objects."));
+			check_keys(e.val.binary.data, dependency_fields, "spec.dependencies[]");
+			id = text_field(e.val.binary.data, "workload_id", "spec.dependencies[]", true);
+			req = text_field(e.val.binary.data, "required_state", "spec.dependencies[]", false);
+			if (req && !wl_state_lookup(req, &st_req))
+				wl_refuse(WL_E_INVALID,
+						  errdetail("spec.dependencies[].required_state \"%s\" is not a workload state.", req));
+			for (int i = 0; i < out->ndeps; i++)
+			{
+				if (strcmp(out->dep_ids[i], id) == 0)
+					wl_refuse(WL_E_INVALID,
+							  errdetail("spec.dependencies names \"%s\" twice.", id));
+			}
+			out->dep_ids[out->ndeps] = id;
+			out->dep_states[out->ndeps] = st_req;
+			out->ndeps++;
+			wl_json_begin(&b);
+			wl_json_str(&b, "workload_id", id);
+			wl_json_str(&b, "required_state", wl_state_name(st_req));
+			e.type = jbvBinary;
+			e.val.binary.data = &wl_json_end(&b)->root;
+			pushJsonbValue(&st, WJB_ELEM, &e);
+		}
+	}
+	out->dependencies = JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL));
+}
+
+static void
+parse_criterion(JsonbValue *e)
+{
+	const char *where = "spec.completion_criteria[]";
+	char	   *kind;
+	int64		min;
+	int64		max;
+	JsonbValue *f;
+
+	if (!is_object(e))
+		wl_refuse(WL_E_INVALID, errdetail("%s items must be objects.", where));
+	kind = text_field(e->val.binary.data, "kind", where, true);
+	if (strcmp(kind, "result_count") == 0)
+	{
+		check_keys(e->val.binary.data, count_fields, where);
+		if (!int_field(e->val.binary.data, "min", where, 1, INT_MAX, &min))
+			wl_refuse(WL_E_INVALID, errdetail("%s.min is required for result_count.", where));
+		if (int_field(e->val.binary.data, "max", where, 1, INT_MAX, &max) && max < min)
+			wl_refuse(WL_E_INVALID, errdetail("%s.max must not be less than min.", where));
+	}
+	else if (strcmp(kind, "result_contains") == 0)
+	{
+		check_keys(e->val.binary.data, contains_fields, where);
+		f = field(e->val.binary.data, "field");
+		if (f == NULL || f->type != jbvString || f->val.string.len < 1 ||
+			f->val.string.len > 128)
+			wl_refuse(WL_E_INVALID, errdetail("%s.field must be a string of 1 to 128 characters.", where));
+		if (field(e->val.binary.data, "equals") == NULL)
+			wl_refuse(WL_E_INVALID, errdetail("%s.equals is required for result_contains.", where));
+	}
+	else
+		wl_refuse(WL_E_INVALID,
+				  errdetail("%s.kind must be \"result_count\" or \"result_contains\".", where));
+}
+
+static void
+parse_criteria(WlSpec *out, JsonbValue *v)
+{
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+
+	if (v == NULL || v->type == jbvNull)
+	{
+		out->completion_criteria = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("[]")));
+		return;
+	}
+	if (!is_array(v))
+		wl_refuse(WL_E_INVALID, errdetail("spec.completion_criteria must be an array."));
+	if (JsonContainerSize(v->val.binary.data) > WL_MAX_ARRAY_ITEMS)
+		wl_refuse(WL_E_INVALID, errdetail("spec.completion_criteria has too many items."));
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok == WJB_ELEM)
+			parse_criterion(&e);
+	}
+	out->completion_criteria = JsonbValueToJsonb(v);
+}
+
+static void
+parse_governing(WlSpec *out, JsonbValue *v)
+{
+	out->governing_snapshots = NULL;
+	if (v == NULL || v->type == jbvNull)
+		return;
+	if (!is_object(v))
+		wl_refuse(WL_E_INVALID, errdetail("spec.governing_snapshots must be an object."));
+	check_keys(v->val.binary.data, governing_fields, "spec.governing_snapshots");
+	for (int i = 0; governing_fields[i]; i++)
+		text_field(v->val.binary.data, governing_fields[i], "spec.governing_snapshots", true);
+	out->governing_snapshots = JsonbValueToJsonb(v);
+}
+
+/*
+ * wl_payload_parse_spec validates a workload_create spec and fills out with
+ * its values and defaults.  Raises WORKLOAD_INVALID on any unknown field,
+ * wrong type, blank id or out-of-range number, and WORKLOAD_SECRET_REJECTED
+ * on a secret in input.
+ */
+void
+wl_payload_parse_spec(Jsonb *spec, WlSpec *out)
+{
+	JsonbContainer *c = &spec->root;
+	JsonbValue *v;
+	int64		n;
+
+	if (!JB_ROOT_IS_OBJECT(spec) || JB_ROOT_IS_SCALAR(spec))
+		wl_refuse(WL_E_INVALID, errdetail("spec must be a JSON object."));
+	if (VARSIZE(spec) > WL_MAX_SPEC_BYTES)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("spec is %zu bytes; the limit is %d.", (size_t) VARSIZE(spec), WL_MAX_SPEC_BYTES));
+	check_keys(c, spec_fields, "spec");
+
+	out->tenant_id = text_field(c, "tenant_id", "spec", true);
+	out->application_id = text_field(c, "application_id", "spec", true);
+	out->environment = text_field(c, "environment", "spec", true);
+	out->definition_id = text_field(c, "definition_id", "spec", true);
+	out->definition_revision = text_field(c, "definition_revision", "spec", true);
+	out->trigger = text_field(c, "trigger", "spec", true);
+	out->idempotency_key = text_field(c, "idempotency_key", "spec", true);
+
+	v = field(c, "input");
+	if (v == NULL)
+		wl_refuse(WL_E_INVALID, errdetail("spec.input is required."));
+	out->input = JsonbValueToJsonb(v);
+	wl_payload_check(out->input, "input", WL_MAX_PAYLOAD_BYTES);
+
+	parse_subject(out, field(c, "requested_by"));
+	parse_snapshot(out, field(c, "authorization_snapshot"));
+	out->capability_snapshot = text_array_field(c, "capability_snapshot", "spec");
+	if (out->capability_snapshot == NULL)
+		out->capability_snapshot = empty_text_array();
+	out->connection_scopes = text_array_field(c, "connection_scopes", "spec");
+	if (out->connection_scopes == NULL)
+		out->connection_scopes = empty_text_array();
+	out->priority = int_field(c, "priority", "spec", INT_MIN, INT_MAX, &n) ? (int) n : 0;
+	parse_policy(out, object_field(c, "retry_policy", "spec", false));
+	parse_timeouts(out, field(c, "timeouts"));
+	parse_dependencies(out, field(c, "dependencies"));
+	parse_criteria(out, field(c, "completion_criteria"));
+	parse_governing(out, field(c, "governing_snapshots"));
+}

@@ -1,0 +1,464 @@
+/*
+ * store.c: the only file with SQL text for our tables.  Every statement is a
+ * plan prepared once per backend (SPI_prepare + SPI_keepplan) and run with
+ * typed parameters; the raw-write trigger lets a write through only while
+ * one of these plans runs.
+ *
+ * Lock order, everywhere: the workload row (FOR NO KEY UPDATE), then its
+ * attempts, checkpoints, results and events.  Dependencies are read FOR KEY
+ * SHARE, which never waits for a worker holding the dependency's row.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/stratnum.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_enum.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "commands/trigger.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/fmgroids.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "errors.h"
+#include "store.h"
+
+#define ST ((Oid) 1)			/* placeholder: the workload_state type */
+#define MAX_ARGS 24
+
+typedef struct WlPlanDef
+{
+	const char *sql;
+	int			nargs;
+	Oid			types[MAX_ARGS];
+} WlPlanDef;
+
+#define DOC_FIELDS \
+	"'workload_id', w.workload_id, 'tenant_id', w.tenant_id, 'application_id', w.application_id, " \
+	"'environment', s.environment, 'definition_id', s.definition_id, " \
+	"'definition_revision', s.definition_revision, 'trigger', s.trigger, 'input', s.input, " \
+	"'input_hash', s.input_hash, 'requested_by', s.requested_by, " \
+	"'authorization_snapshot', s.authorization_snapshot, " \
+	"'capability_snapshot', to_jsonb(w.capability_snapshot), " \
+	"'connection_scopes', to_jsonb(s.connection_scopes), 'priority', w.priority, " \
+	"'idempotency_key', s.idempotency_key, " \
+	"'retry_policy', jsonb_build_object('max_attempts', s.max_attempts, " \
+	"  'initial_delay_ms', s.initial_delay_ms, 'max_delay_ms', s.max_delay_ms, " \
+	"  'backoff', s.backoff, 'retry_on', to_jsonb(s.retry_on)), " \
+	"'timeouts', s.timeouts, 'dependencies', s.dependencies, " \
+	"'completion_criteria', s.completion_criteria, 'governing_snapshots', s.governing_snapshots, " \
+	"'contract_version', s.contract_version, 'state', w.state, 'created_at', w.created_at, " \
+	"'updated_at', w.updated_at, 'attempt_count', w.attempt_count, 'retry_count', w.retry_count, " \
+	"'next_attempt_at', w.next_attempt_at, 'last_failure', w.last_failure, " \
+	"'fencing_token', w.fencing_token, 'checkpoint_sequence', w.checkpoint_sequence, " \
+	"'current_claim', CASE WHEN w.claim_id IS NULL THEN NULL ELSE jsonb_build_object(" \
+	"  'claim_id', w.claim_id, 'worker_id', w.worker_id, 'fencing_token', w.fencing_token, " \
+	"  'attempt', w.attempt_count, 'lease_expires_at', w.lease_expires_at) END, " \
+	"'progress', w.progress"
+
+#define RESULT_DOC \
+	"jsonb_build_object('result_id', r.result_id, 'workload_id', r.workload_id, " \
+	"'outcome', 'succeeded', 'output', r.output, 'output_hash', r.output_hash, " \
+	"'artifacts', to_jsonb(r.artifacts), 'schema_version', r.schema_version, " \
+	"'created_at', r.created_at, 'provenance', jsonb_build_object('claim_id', r.claim_id, " \
+	"'worker_id', r.worker_id, 'fencing_token', r.fencing_token, 'attempt', r.attempt_number))"
+
+#define CHECKPOINT_DOC \
+	"jsonb_build_object('checkpoint_id', c.checkpoint_id, 'workload_id', c.workload_id, " \
+	"'sequence', c.sequence, 'attempt', c.attempt_number, 'fencing_token', c.fencing_token, " \
+	"'state_hash', c.state_hash, 'created_at', c.created_at)"
+
+#define FROM_DOC \
+	" FROM workload.workloads w JOIN workload.specs s ON s.workload_id = w.workload_id "
+
+/* The claim: lock the candidates, then bump token and attempt in one statement. */
+#define CLAIM_UPDATE \
+	"UPDATE workload.workloads w SET state = 'CLAIMED', fencing_token = w.fencing_token + 1, " \
+	"  attempt_count = w.attempt_count + 1, worker_id = $6, " \
+	"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $6), " \
+	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, last_heartbeat_at = NULL " \
+	"FROM picked, workload.specs s " \
+	"WHERE w.workload_id = picked.workload_id AND s.workload_id = w.workload_id " \
+	"RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, " \
+	"  s.definition_id, s.definition_revision, s.input, w.checkpoint_sequence, " \
+	"  w.tenant_id, w.application_id"
+
+#define CLAIM_ARGS 8, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, INTERVALOID, TEXTOID}
+
+static const WlPlanDef plan_defs[P_COUNT] = {
+	[P_LOCK] = {
+		"SELECT w.tenant_id, w.application_id, w.state::text, w.attempt_count, w.retry_count, "
+		"  w.fencing_token, w.checkpoint_sequence, w.claim_id, w.worker_id, w.lease_expires_at, "
+		"  w.next_attempt_at, w.state_entered_at, w.created_at, w.last_heartbeat_at, "
+		"  w.capability_snapshot "
+		"FROM workload.workloads w WHERE w.workload_id = $1 FOR NO KEY UPDATE",
+	1, {TEXTOID}},
+	[P_SAVE] = {
+		"UPDATE workload.workloads SET state = $2, updated_at = $3, state_entered_at = $4, "
+		"  next_attempt_at = $5, attempt_count = $6, retry_count = $7, fencing_token = $8, "
+		"  checkpoint_sequence = $9, claim_id = $10, worker_id = $11, lease_expires_at = $12, "
+		"  last_heartbeat_at = $13, "
+		"  last_failure = CASE WHEN $14 THEN $15 ELSE last_failure END, "
+		"  progress = CASE WHEN $16 THEN $17 ELSE progress END "
+		"WHERE workload_id = $1",
+	17, {TEXTOID, ST, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT8OID,
+		INT4OID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, BOOLOID, JSONBOID, BOOLOID,
+	JSONBOID}},
+	[P_EVENT] = {
+		"INSERT INTO workload.events (workload_id, tenant_id, application_id, event_type, "
+		"  from_state, to_state, actor, at, db_role, evidence) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+	10, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, ST, ST, TEXTOID, TIMESTAMPTZOID, NAMEOID, JSONBOID}},
+	[P_IDEM] = {
+		"SELECT s.workload_id, s.input_hash, s.definition_revision FROM workload.specs s "
+		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.idempotency_key = $3",
+	3, {TEXTOID, TEXTOID, TEXTOID}},
+	[P_SPEC_PUT] = {
+		"INSERT INTO workload.specs (workload_id, tenant_id, application_id, idempotency_key, "
+		"  environment, definition_id, definition_revision, trigger, input, input_hash, "
+		"  requested_by, authorization_snapshot, connection_scopes, max_attempts, "
+		"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, "
+		"  completion_criteria, governing_snapshots, contract_version, created_by) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
+		"  $18, $19, $20, $21, $22, $23, $24) ON CONFLICT DO NOTHING",
+	24, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
+		TEXTOID, JSONBOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID,
+	TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID}},
+	[P_ROW_PUT] = {
+		"INSERT INTO workload.workloads (workload_id, tenant_id, application_id, state, priority, "
+		"  capability_snapshot, has_dependencies, created_at, updated_at, state_entered_at, "
+		"  next_attempt_at, attempt_count, retry_count, fencing_token, checkpoint_sequence) "
+		"VALUES ($1, $2, $3, 'CREATED', $4, $5, $6, $7, $7, $7, $7, 0, 0, 0, 0)",
+	7, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID}},
+	[P_DEP_STATE] = {
+		"SELECT w.state::text FROM workload.workloads w "
+		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR KEY SHARE",
+	3, {TEXTOID, TEXTOID, TEXTOID}},
+	[P_DEP_PUT] = {
+		"INSERT INTO workload.dependencies (workload_id, depends_on, required_state) "
+		"VALUES ($1, $2, $3)",
+	3, {TEXTOID, TEXTOID, ST}},
+	[P_DOC] = {
+		"SELECT jsonb_build_object(" DOC_FIELDS ")" FROM_DOC "WHERE w.workload_id = $1",
+	1, {TEXTOID}},
+	[P_DOC_FULL] = {
+		"SELECT jsonb_build_object(" DOC_FIELDS ", "
+		"'attempts', COALESCE((SELECT jsonb_agg(jsonb_build_object('attempt_id', a.attempt_id, "
+		"  'attempt', a.attempt_number, 'claim_id', a.claim_id, 'worker_id', a.worker_id, "
+		"  'fencing_token', a.fencing_token, 'claimed_at', a.claimed_at, "
+		"  'started_at', a.started_at, 'finished_at', a.finished_at, 'outcome', a.outcome, "
+		"  'failure_kind', a.failure_kind, 'error', a.error) ORDER BY a.attempt_number) "
+		"  FROM workload.attempts a WHERE a.workload_id = w.workload_id), '[]'), "
+		"'checkpoints', COALESCE((SELECT jsonb_agg(" CHECKPOINT_DOC " || jsonb_build_object('state', c.state) "
+		"  ORDER BY c.sequence) FROM workload.checkpoints c WHERE c.workload_id = w.workload_id), '[]'), "
+		"'result', (SELECT " RESULT_DOC " FROM workload.results r WHERE r.workload_id = w.workload_id), "
+		"'events', COALESCE((SELECT jsonb_agg(jsonb_build_object('sequence', e.sequence, "
+		"  'event_type', e.event_type, 'from_state', e.from_state, 'to_state', e.to_state, "
+		"  'actor', e.actor, 'at', e.at, 'db_role', e.db_role, 'evidence', e.evidence) "
+		"  ORDER BY e.sequence) FROM workload.events e WHERE e.workload_id = w.workload_id), '[]'))"
+		FROM_DOC "WHERE w.workload_id = $1",
+	1, {TEXTOID}},
+	[P_LIST] = {
+		"SELECT jsonb_build_object(" DOC_FIELDS ")" FROM_DOC
+		"WHERE w.tenant_id = $1 AND w.application_id = $2 AND ($3 IS NULL OR w.state = $3) "
+		"ORDER BY w.priority DESC, w.created_at, w.seq LIMIT $4",
+	4, {TEXTOID, TEXTOID, ST, INT4OID}},
+	[P_HISTORY] = {
+		"SELECT e.sequence, e.event_type, e.from_state, e.to_state, e.actor, e.at, e.evidence "
+		"FROM workload.events e WHERE e.workload_id = $1 ORDER BY e.sequence",
+	1, {TEXTOID}},
+	[P_CLAIM_MANY] = {
+		"WITH picked AS (SELECT c.workload_id FROM workload.workloads c "
+		"  WHERE c.tenant_id = $1 AND c.application_id = $2 AND c.state = 'READY' "
+		"    AND c.next_attempt_at <= $3 AND c.capability_snapshot <@ $4 "
+		"    AND (NOT c.has_dependencies OR NOT EXISTS (SELECT 1 FROM workload.dependencies d "
+		"      JOIN workload.workloads p ON p.workload_id = d.depends_on "
+		"      WHERE d.workload_id = c.workload_id AND p.state <> d.required_state)) "
+		"  ORDER BY c.priority DESC, c.created_at, c.seq LIMIT $5 "
+		"  FOR NO KEY UPDATE OF c SKIP LOCKED) " CLAIM_UPDATE,
+	CLAIM_ARGS},
+	[P_CLAIM_ONE] = {
+		"WITH picked AS (SELECT $8 AS workload_id) " CLAIM_UPDATE,
+	CLAIM_ARGS},
+	[P_DEPS_UNMET] = {
+		"SELECT count(*) FROM workload.dependencies d "
+		"JOIN workload.workloads p ON p.workload_id = d.depends_on "
+		"WHERE d.workload_id = $1 AND p.state <> d.required_state",
+	1, {TEXTOID}},
+	[P_ATTEMPT_OPEN] = {
+		"INSERT INTO workload.attempts (workload_id, attempt_number, attempt_id, claim_id, "
+		"  worker_id, fencing_token, claimed_at, lease_expires_at) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+	8, {TEXTOID, INT4OID, TEXTOID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
+	[P_ATTEMPT_START] = {
+		"UPDATE workload.attempts SET started_at = $3 "
+		"WHERE workload_id = $1 AND attempt_number = $2",
+	3, {TEXTOID, INT4OID, TIMESTAMPTZOID}},
+	[P_ATTEMPT_CLOSE] = {
+		"UPDATE workload.attempts SET finished_at = $3, outcome = $4, failure_kind = $5, error = $6 "
+		"WHERE workload_id = $1 AND attempt_number = $2 AND finished_at IS NULL",
+	6, {TEXTOID, INT4OID, TIMESTAMPTZOID, TEXTOID, TEXTOID, TEXTOID}},
+	[P_RESULT_GET] = {
+		"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC
+		" FROM workload.results r WHERE r.result_id = $1",
+	1, {TEXTOID}},
+	[P_RESULT_PUT] = {
+		"INSERT INTO workload.results AS r (result_id, workload_id, output, output_hash, artifacts, "
+		"  schema_version, claim_id, worker_id, fencing_token, attempt_number, created_at) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING "
+		"RETURNING " RESULT_DOC,
+	11, {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID, INT4OID, TEXTOID, TEXTOID, INT8OID,
+	INT4OID, TIMESTAMPTZOID}},
+	[P_CHECKPOINT_PUT] = {
+		"INSERT INTO workload.checkpoints AS c (workload_id, sequence, checkpoint_id, "
+		"  attempt_number, fencing_token, state, state_hash, created_at) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING " CHECKPOINT_DOC,
+	8, {TEXTOID, INT4OID, TEXTOID, INT4OID, INT8OID, JSONBOID, TEXTOID, TIMESTAMPTZOID}},
+	[P_POLICY] = {
+		"SELECT s.max_attempts, s.initial_delay_ms, s.max_delay_ms, s.backoff, s.retry_on "
+		"FROM workload.specs s WHERE s.workload_id = $1",
+	1, {TEXTOID}},
+	[P_CONTEXT] = {
+		"SELECT s.authorization_snapshot, s.connection_scopes, s.definition_id, "
+		"  s.definition_revision, s.environment FROM workload.specs s WHERE s.workload_id = $1",
+	1, {TEXTOID}},
+	[P_EXPIRED] = {
+		"SELECT w.workload_id FROM workload.workloads w "
+		"WHERE w.claim_id IS NOT NULL AND w.lease_expires_at < $1 "
+		"ORDER BY w.lease_expires_at, w.workload_id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
+	2, {TIMESTAMPTZOID, INT4OID}},
+	[P_DEPENDENTS] = {
+		"SELECT d.workload_id FROM workload.dependencies d "
+		"WHERE d.depends_on = $1 AND d.required_state <> $2 ORDER BY d.workload_id",
+	2, {TEXTOID, ST}},
+};
+
+/* Backend-lifetime cache: the enum type, its label OIDs, the saved plans. */
+static bool cache_valid = false;
+static Oid	state_type = InvalidOid;
+static uint32 state_type_hash = 0;
+static Oid	state_oids[WL_STATE_COUNT];
+static SPIPlanPtr plans[P_COUNT];
+static int	api_writing = 0;
+
+/*
+ * A change to our enum type (DROP/CREATE EXTENSION in this backend's life)
+ * makes the cached OIDs and the plans typed with them stale.
+ */
+static void
+type_changed(Datum arg, int cacheid, uint32 hashvalue)
+{
+	if (hashvalue == 0 || hashvalue == state_type_hash)
+		cache_valid = false;
+}
+
+/* wl_store_init registers the invalidation callback; called from _PG_init. */
+void
+wl_store_init(void)
+{
+	CacheRegisterSyscacheCallback(TYPEOID, type_changed, (Datum) 0);
+}
+
+/* extension_schema: pg_extension.extnamespace (get_extension_schema is static before 16). */
+static Oid
+extension_schema(Oid extoid)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			nsp = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(extoid));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return nsp;
+}
+
+static void
+ensure_cache(void)
+{
+	Oid			extoid;
+	Oid			nsp;
+
+	if (cache_valid)
+		return;
+	for (int i = 0; i < P_COUNT; i++)
+	{
+		if (plans[i])
+			SPI_freeplan(plans[i]);
+		plans[i] = NULL;
+	}
+	extoid = get_extension_oid("workload", true);
+	if (!OidIsValid(extoid))
+		elog(ERROR, "extension \"workload\" is not installed in this database");
+	nsp = extension_schema(extoid);
+	state_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+								 CStringGetDatum("workload_state"), ObjectIdGetDatum(nsp));
+	if (!OidIsValid(state_type))
+		elog(ERROR, "type workload_state not found in the extension's schema");
+	state_type_hash = GetSysCacheHashValue1(TYPEOID, ObjectIdGetDatum(state_type));
+	for (int i = 0; i < WL_STATE_COUNT; i++)
+	{
+		HeapTuple	tup = SearchSysCache2(ENUMTYPOIDNAME, ObjectIdGetDatum(state_type),
+										  CStringGetDatum(wl_state_name((WlState) i)));
+
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "workload_state has no label \"%s\"", wl_state_name((WlState) i));
+		state_oids[i] = ((Form_pg_enum) GETSTRUCT(tup))->oid;
+		ReleaseSysCache(tup);
+	}
+	cache_valid = true;
+}
+
+Oid
+wl_store_state_oid(WlState s)
+{
+	ensure_cache();
+	return state_oids[s];
+}
+
+Datum
+wl_store_state_datum(WlState s)
+{
+	return ObjectIdGetDatum(wl_store_state_oid(s));
+}
+
+WlState
+wl_store_state_from_oid(Oid oid)
+{
+	ensure_cache();
+	for (int i = 0; i < WL_STATE_COUNT; i++)
+	{
+		if (state_oids[i] == oid)
+			return (WlState) i;
+	}
+	elog(ERROR, "unknown workload_state OID %u", oid);
+	return WL_CREATED;			/* keep compiler quiet */
+}
+
+static SPIPlanPtr
+get_plan(WlPlanId id)
+{
+	ensure_cache();
+	if (plans[id] == NULL)
+	{
+		const WlPlanDef *def = &plan_defs[id];
+		Oid			types[MAX_ARGS];
+		SPIPlanPtr	plan;
+
+		for (int i = 0; i < def->nargs; i++)
+			types[i] = def->types[i] == ST ? state_type : def->types[i];
+		plan = SPI_prepare(def->sql, def->nargs, types);
+		if (plan == NULL)
+			elog(ERROR, "could not prepare workload statement %d: %s", (int) id,
+				 SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(plan) != 0)
+			elog(ERROR, "could not keep workload statement %d", (int) id);
+		plans[id] = plan;
+	}
+	return plans[id];
+}
+
+/*
+ * wl_store_run executes plan id and checks the SPI result is expect.  The
+ * raw-write guard is open only while the plan runs, and is closed again on
+ * error too.  Returns the tuple table (valid until SPI_finish).
+ */
+SPITupleTable *
+wl_store_run(WlPlanId id, Datum *values, const char *nulls, long tcount, int expect)
+{
+	volatile int rc = 0;
+
+	api_writing++;
+	PG_TRY();
+	{
+		rc = SPI_execute_plan(get_plan(id), values, nulls, false, tcount);
+	}
+	PG_FINALLY();
+	{
+		api_writing--;
+	}
+	PG_END_TRY();
+	if (rc != expect)
+		elog(ERROR, "workload statement %d: expected %s, got %s", (int) id,
+			 SPI_result_code_string(expect), SPI_result_code_string(rc));
+	return SPI_tuptable;
+}
+
+Datum
+wl_store_datum(SPITupleTable *t, int row, int col, bool *isnull)
+{
+	return SPI_getbinval(t->vals[row], t->tupdesc, col, isnull);
+}
+
+char *
+wl_store_text(SPITupleTable *t, int row, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
+
+	return isnull ? NULL : TextDatumGetCString(d);
+}
+
+int64
+wl_store_int(SPITupleTable *t, int row, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
+	Oid			type = SPI_gettypeid(t->tupdesc, col);
+
+	if (isnull)
+		return 0;
+	if (type == INT4OID)
+		return DatumGetInt32(d);
+	return DatumGetInt64(d);
+}
+
+bool
+wl_store_bool(SPITupleTable *t, int row, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
+
+	return !isnull && DatumGetBool(d);
+}
+
+TimestampTz
+wl_store_ts(SPITupleTable *t, int row, int col, bool *isnull)
+{
+	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, isnull);
+
+	return *isnull ? 0 : DatumGetTimestampTz(d);
+}
+
+/*
+ * workload.refuse_raw_write(): the statement trigger on every table.  A
+ * write that does not come from a workload plan is WORKLOAD_RAW_WRITE_DENIED.
+ */
+PG_FUNCTION_INFO_V1(workload_refuse_raw_write);
+Datum
+workload_refuse_raw_write(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		elog(ERROR, "workload.refuse_raw_write must be called as a trigger");
+	if (api_writing == 0)
+		wl_refuse(WL_E_RAW_WRITE_DENIED,
+				  errdetail("Table \"workload.%s\" is written only by the workload_* functions.",
+							RelationGetRelationName(td->tg_relation)));
+	return PointerGetDatum(NULL);
+}

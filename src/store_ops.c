@@ -1,0 +1,372 @@
+/*
+ * store_ops.c: the row-level helpers every state change goes through.
+ * wl_store_transition is the one function that changes a workload's state:
+ * it asks the transition table, writes the row, appends the event, sends
+ * NOTIFY on READY and, on a final state, cancels dependents that can no
+ * longer run.  SQL text stays in store.c.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "commands/async.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "authz.h"
+#include "clock.h"
+#include "crypto.h"
+#include "errors.h"
+#include "fence.h"
+#include "store.h"
+
+/*
+ * wl_store_lock locks the workload row (FOR NO KEY UPDATE, waiting) and
+ * reads it into row.  Returns false when there is no such workload.
+ */
+bool
+wl_store_lock(const char *workload_id, WlRow *row)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	bool		isnull;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_LOCK, args, NULL, 1, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return false;
+	memset(row, 0, sizeof(*row));
+	row->workload_id = pstrdup(workload_id);
+	row->tenant_id = wl_store_text(t, 0, 1);
+	row->application_id = wl_store_text(t, 0, 2);
+	row->state = wl_state_from_name(wl_store_text(t, 0, 3));
+	row->attempt_count = (int) wl_store_int(t, 0, 4);
+	row->retry_count = (int) wl_store_int(t, 0, 5);
+	row->fencing_token = wl_store_int(t, 0, 6);
+	row->checkpoint_sequence = (int) wl_store_int(t, 0, 7);
+	row->claim_id = wl_store_text(t, 0, 8);
+	row->worker_id = wl_store_text(t, 0, 9);
+	row->lease_expires_at = wl_store_ts(t, 0, 10, &isnull);
+	row->next_attempt_at = wl_store_ts(t, 0, 11, &isnull);
+	row->state_entered_at = wl_store_ts(t, 0, 12, &isnull);
+	row->created_at = wl_store_ts(t, 0, 13, &isnull);
+	row->last_heartbeat_at = wl_store_ts(t, 0, 14, &isnull);
+	row->has_heartbeat = !isnull;
+	row->capability_snapshot = DatumGetArrayTypeP(wl_store_datum(t, 0, 15, &isnull));
+	return true;
+}
+
+/* wl_store_save writes the row's mutable columns; the caller holds its lock. */
+void
+wl_store_save(WlRow *row)
+{
+	Datum		args[17];
+	char		nulls[17];
+	TimestampTz now = wl_now();
+
+	memset(nulls, ' ', sizeof(nulls));
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = wl_store_state_datum(row->state);
+	args[2] = TimestampTzGetDatum(now);
+	args[3] = TimestampTzGetDatum(row->state_entered_at);
+	args[4] = TimestampTzGetDatum(row->next_attempt_at);
+	args[5] = Int32GetDatum(row->attempt_count);
+	args[6] = Int32GetDatum(row->retry_count);
+	args[7] = Int64GetDatum(row->fencing_token);
+	args[8] = Int32GetDatum(row->checkpoint_sequence);
+	if (row->claim_id)
+	{
+		args[9] = CStringGetTextDatum(row->claim_id);
+		args[10] = CStringGetTextDatum(row->worker_id);
+		args[11] = TimestampTzGetDatum(row->lease_expires_at);
+	}
+	else
+		nulls[9] = nulls[10] = nulls[11] = 'n';
+	args[12] = TimestampTzGetDatum(row->last_heartbeat_at);
+	if (!row->has_heartbeat)
+		nulls[12] = 'n';
+	args[13] = BoolGetDatum(row->failure_changed);
+	args[14] = PointerGetDatum(row->last_failure);
+	if (row->last_failure == NULL)
+		nulls[14] = 'n';
+	args[15] = BoolGetDatum(row->progress_changed);
+	args[16] = PointerGetDatum(row->progress);
+	if (row->progress == NULL)
+		nulls[16] = 'n';
+	wl_store_run(P_SAVE, args, nulls, 0, SPI_OK_UPDATE);
+	if (SPI_processed != 1)
+		elog(ERROR, "workload \"%s\" vanished while locked", row->workload_id);
+	row->failure_changed = false;
+	row->progress_changed = false;
+}
+
+/*
+ * wl_store_event appends one event: the event type follows from the target
+ * state, the database role is the caller's.
+ */
+void
+wl_store_event(WlRow *row, WlState from, bool has_from, WlState to,
+			   const char *actor, Jsonb *evidence)
+{
+	Datum		args[10];
+	char		nulls[10];
+
+	memset(nulls, ' ', sizeof(nulls));
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = CStringGetTextDatum(row->tenant_id);
+	args[2] = CStringGetTextDatum(row->application_id);
+	args[3] = CStringGetTextDatum(wl_state_event_type(to));
+	args[4] = wl_store_state_datum(from);
+	if (!has_from)
+		nulls[4] = 'n';
+	args[5] = wl_store_state_datum(to);
+	args[6] = CStringGetTextDatum(actor);
+	args[7] = TimestampTzGetDatum(wl_now());
+	args[8] = wl_authz_caller_name();
+	if (evidence == NULL)
+	{
+		WlJson		b;
+
+		wl_json_begin(&b);
+		evidence = wl_json_end(&b);
+	}
+	args[9] = PointerGetDatum(evidence);
+	wl_store_run(P_EVENT, args, nulls, 0, SPI_OK_INSERT);
+}
+
+static void cancel_unreachable_dependents(WlRow *row, const char *actor);
+
+/*
+ * wl_store_transition moves a locked row to `to`: raises
+ * WORKLOAD_TRANSITION_DENIED unless the table allows it, then saves the row
+ * (with whatever else the caller changed), appends the event, notifies the
+ * tenant's channel on READY, and on a final state cancels dependents that
+ * waited for another outcome.
+ */
+void
+wl_store_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
+{
+	WlState		from = row->state;
+
+	wl_state_require(row->workload_id, from, to);
+	row->state = to;
+	row->state_entered_at = wl_now();
+	wl_store_save(row);
+	wl_store_event(row, from, true, to, actor, evidence);
+	if (to == WL_READY)
+		Async_Notify(wl_channel(row->tenant_id, row->application_id), row->workload_id);
+	if (wl_state_is_final(to))
+		cancel_unreachable_dependents(row, actor);
+}
+
+/*
+ * A dependent whose required state differs from this final state can never
+ * run: cancel it (and, through it, its own dependents).  Dependencies form
+ * a DAG, since each must exist before its dependent.
+ */
+static void
+cancel_unreachable_dependents(WlRow *row, const char *actor)
+{
+	Datum		args[2];
+	SPITupleTable *t;
+	int			n;
+	char	  **ids;
+
+	check_stack_depth();
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = wl_store_state_datum(row->state);
+	t = wl_store_run(P_DEPENDENTS, args, NULL, 0, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	ids = palloc(sizeof(char *) * (n + 1));
+	for (int i = 0; i < n; i++)
+		ids[i] = wl_store_text(t, i, 1);
+	for (int i = 0; i < n; i++)
+	{
+		WlRow		dep;
+		WlJson		b;
+
+		if (!wl_store_lock(ids[i], &dep) || !wl_state_allowed(dep.state, WL_CANCELLED))
+			continue;
+		wl_json_begin(&b);
+		wl_json_str(&b, "cause", "dependency_unreachable");
+		wl_json_str(&b, "dependency", row->workload_id);
+		wl_json_str(&b, "dependency_state", wl_state_name(row->state));
+		wl_store_transition(&dep, WL_CANCELLED, actor, wl_json_end(&b));
+	}
+}
+
+/* ---- typed helpers over single statements ---- */
+
+/* wl_store_policy reads the retry policy of a workload. */
+void
+wl_store_policy(const char *workload_id, WlPolicy *p)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	bool		isnull;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_POLICY, args, NULL, 1, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		elog(ERROR, "workload \"%s\" has no spec", workload_id);
+	p->max_attempts = (int) wl_store_int(t, 0, 1);
+	p->initial_delay_ms = wl_store_int(t, 0, 2);
+	p->max_delay_ms = wl_store_int(t, 0, 3);
+	p->exponential = strcmp(wl_store_text(t, 0, 4), "exponential") == 0;
+	p->retry_on = DatumGetArrayTypeP(wl_store_datum(t, 0, 5, &isnull));
+}
+
+/* wl_store_attempt_open records a new attempt for a just-claimed workload. */
+void
+wl_store_attempt_open(const char *workload_id, int attempt, const char *claim_id,
+					  const char *worker_id, int64 token, TimestampTz lease_expires_at)
+{
+	Datum		args[8];
+
+	args[0] = CStringGetTextDatum(workload_id);
+	args[1] = Int32GetDatum(attempt);
+	args[2] = CStringGetTextDatum(wl_attempt_id(workload_id, attempt));
+	args[3] = CStringGetTextDatum(claim_id);
+	args[4] = CStringGetTextDatum(worker_id);
+	args[5] = Int64GetDatum(token);
+	args[6] = TimestampTzGetDatum(wl_now());
+	args[7] = TimestampTzGetDatum(lease_expires_at);
+	wl_store_run(P_ATTEMPT_OPEN, args, NULL, 0, SPI_OK_INSERT);
+}
+
+void
+wl_store_attempt_start(const WlRow *row)
+{
+	Datum		args[3];
+
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = Int32GetDatum(row->attempt_count);
+	args[2] = TimestampTzGetDatum(wl_now());
+	wl_store_run(P_ATTEMPT_START, args, NULL, 0, SPI_OK_UPDATE);
+}
+
+/* wl_store_attempt_close ends the current attempt with an outcome (once). */
+void
+wl_store_attempt_close(const WlRow *row, const char *outcome, const char *kind,
+					   const char *error)
+{
+	Datum		args[6];
+	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+
+	if (row->attempt_count == 0)
+		return;
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = Int32GetDatum(row->attempt_count);
+	args[2] = TimestampTzGetDatum(wl_now());
+	args[3] = CStringGetTextDatum(outcome);
+	args[4] = kind ? CStringGetTextDatum(kind) : (Datum) 0;
+	nulls[4] = kind ? ' ' : 'n';
+	args[5] = error ? CStringGetTextDatum(error) : (Datum) 0;
+	nulls[5] = error ? ' ' : 'n';
+	wl_store_run(P_ATTEMPT_CLOSE, args, nulls, 0, SPI_OK_UPDATE);
+}
+
+/* wl_store_one_jsonb runs a one-text-argument plan and returns column col of its row, or NULL. */
+Jsonb *
+wl_store_one_jsonb(WlPlanId id, const char *arg, int col)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	bool		isnull;
+	Datum		d;
+
+	args[0] = CStringGetTextDatum(arg);
+	t = wl_store_run(id, args, NULL, 1, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return NULL;
+	d = wl_store_datum(t, 0, col, &isnull);
+	return isnull ? NULL : DatumGetJsonbP(d);
+}
+
+/* wl_store_document: the workload document (full adds attempts, checkpoints, result, events). */
+Jsonb *
+wl_store_document(const char *workload_id, bool full)
+{
+	return wl_store_one_jsonb(full ? P_DOC_FULL : P_DOC, workload_id, 1);
+}
+
+/* wl_store_transfer copies a jsonb value out of SPI memory into the caller's context. */
+Jsonb *
+wl_store_transfer(Jsonb *j)
+{
+	return (Jsonb *) DatumGetPointer(SPI_datumTransfer(JsonbPGetDatum(j), false, -1));
+}
+
+/*
+ * wl_store_result_find looks up a result by id: false when there is none;
+ * else fills the workload it belongs to, its provenance and its document.
+ */
+bool
+wl_store_result_find(const char *result_id, char **workload_id, WlFence *prov, Jsonb **doc)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	bool		isnull;
+
+	args[0] = CStringGetTextDatum(result_id);
+	t = wl_store_run(P_RESULT_GET, args, NULL, 1, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return false;
+	*workload_id = wl_store_text(t, 0, 1);
+	prov->workload_id = *workload_id;
+	prov->claim_id = wl_store_text(t, 0, 2);
+	prov->worker_id = wl_store_text(t, 0, 3);
+	prov->fencing_token = wl_store_int(t, 0, 4);
+	*doc = DatumGetJsonbP(wl_store_datum(t, 0, 5, &isnull));
+	return true;
+}
+
+/*
+ * wl_store_result_put stores the result of the current attempt with its
+ * provenance; NULL when the result id was taken meanwhile by another
+ * workload.
+ */
+Jsonb *
+wl_store_result_put(const WlRow *row, const WlFence *fence, const char *result_id,
+					Jsonb *output, ArrayType *artifacts, int schema_version)
+{
+	Datum		a[11];
+	SPITupleTable *t;
+	bool		isnull;
+
+	a[0] = CStringGetTextDatum(result_id);
+	a[1] = CStringGetTextDatum(row->workload_id);
+	a[2] = JsonbPGetDatum(output);
+	a[3] = CStringGetTextDatum(wl_jsonb_hash(output));
+	a[4] = PointerGetDatum(artifacts);
+	a[5] = Int32GetDatum(schema_version);
+	a[6] = CStringGetTextDatum(fence->claim_id);
+	a[7] = CStringGetTextDatum(fence->worker_id);
+	a[8] = Int64GetDatum(fence->fencing_token);
+	a[9] = Int32GetDatum(row->attempt_count);
+	a[10] = TimestampTzGetDatum(wl_now());
+	t = wl_store_run(P_RESULT_PUT, a, NULL, 0, SPI_OK_INSERT_RETURNING);
+	if (SPI_processed == 0)
+		return NULL;
+	return DatumGetJsonbP(wl_store_datum(t, 0, 1, &isnull));
+}
+
+/* wl_store_checkpoint_put appends checkpoint row->checkpoint_sequence. */
+Jsonb *
+wl_store_checkpoint_put(const WlRow *row, Jsonb *state, const char *state_hash)
+{
+	Datum		a[8];
+	SPITupleTable *t;
+	bool		isnull;
+
+	a[0] = CStringGetTextDatum(row->workload_id);
+	a[1] = Int32GetDatum(row->checkpoint_sequence);
+	a[2] = CStringGetTextDatum(wl_checkpoint_id(row->workload_id, row->checkpoint_sequence));
+	a[3] = Int32GetDatum(row->attempt_count);
+	a[4] = Int64GetDatum(row->fencing_token);
+	a[5] = JsonbPGetDatum(state);
+	a[6] = CStringGetTextDatum(state_hash);
+	a[7] = TimestampTzGetDatum(wl_now());
+	t = wl_store_run(P_CHECKPOINT_PUT, a, NULL, 0, SPI_OK_INSERT_RETURNING);
+	return DatumGetJsonbP(wl_store_datum(t, 0, 1, &isnull));
+}

@@ -1,0 +1,51 @@
+-- Helpers shared by the regress tests (included with \ir, not a test itself).
+-- t.grant builds an authorization snapshot; t.spec a valid workload spec.
+CREATE SCHEMA IF NOT EXISTS t;
+
+CREATE OR REPLACE FUNCTION t.grant(tenant text DEFAULT 'acme', app text DEFAULT 'billing',
+        subject_id text DEFAULT 'planner', caps text[] DEFAULT ARRAY['*'],
+        status text DEFAULT 'active', expires text DEFAULT '2100-01-01T00:00:00Z')
+RETURNS jsonb LANGUAGE sql AS $$
+    SELECT jsonb_build_object(
+        'grant', jsonb_build_object(
+            'contract_version', 1, 'id', 'grant-' || tenant || '-' || subject_id,
+            'issuer', jsonb_build_object('kind', 'service', 'id', 'issuer'),
+            'subject', jsonb_build_object('kind', 'agent', 'id', subject_id),
+            'tenant_id', tenant, 'application_id', app,
+            'capabilities', to_jsonb(caps), 'resources', '[]'::jsonb,
+            'constraints', jsonb_build_object('subject_attributes', '{}'::jsonb),
+            'issued_at', '2020-01-01T00:00:00Z', 'expires_at', expires,
+            'parent_grant', NULL, 'revision', 1, 'status', status),
+        'key_id', 'key-test', 'signature', 'unsigned')
+$$;
+
+CREATE OR REPLACE FUNCTION t.spec(key text, extra jsonb DEFAULT '{}',
+        tenant text DEFAULT 'acme', app text DEFAULT 'billing')
+RETURNS jsonb LANGUAGE sql AS $$
+    SELECT jsonb_build_object(
+        'tenant_id', tenant, 'application_id', app, 'environment', 'test',
+        'definition_id', 'invoice.render', 'definition_revision', 'r1',
+        'trigger', 'api', 'input', jsonb_build_object('n', key),
+        'requested_by', jsonb_build_object('kind', 'agent', 'id', 'planner'),
+        'authorization_snapshot', t.grant(tenant, app),
+        'idempotency_key', key) || extra
+$$;
+
+-- t.create(key, extra) creates and returns the workload id.
+CREATE OR REPLACE FUNCTION t.create(key text, extra jsonb DEFAULT '{}',
+        tenant text DEFAULT 'acme', app text DEFAULT 'billing')
+RETURNS text LANGUAGE sql AS $$
+    SELECT workload_create(t.spec(key, extra, tenant, app)) ->> 'workload_id'
+$$;
+
+-- t.fingerprint(): a digest of every table, to show a refused call changed nothing.
+CREATE OR REPLACE FUNCTION t.fingerprint() RETURNS text LANGUAGE sql AS $$
+    SELECT md5(string_agg(x, '|' ORDER BY x)) FROM (
+        SELECT 'w' || md5(w::text) FROM workload.workloads w
+        UNION ALL SELECT 's' || md5(s::text) FROM workload.specs s
+        UNION ALL SELECT 'a' || md5(a::text) FROM workload.attempts a
+        UNION ALL SELECT 'c' || md5(c::text) FROM workload.checkpoints c
+        UNION ALL SELECT 'r' || md5(r::text) FROM workload.results r
+        UNION ALL SELECT 'e' || md5(e::text) FROM workload.events e
+        UNION ALL SELECT 'd' || md5(d::text) FROM workload.dependencies d) q(x)
+$$;
