@@ -16,7 +16,7 @@ wl_need_root() {
 # wl_install_deps: the packages the build and tests need, each only if missing.
 wl_install_deps() {
 	local missing=""
-	for p in postgresql-15 postgresql-server-dev-15 postgresql-contrib-15 libpq-dev libipc-run-perl make gcc; do
+	for p in postgresql-15 postgresql-server-dev-15 libpq-dev libipc-run-perl make gcc; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 	done
 	if [ -n "$missing" ]; then

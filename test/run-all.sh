@@ -21,14 +21,52 @@ run_suite() {
 	local name=$1; shift
 	local log="$WL_TMP/$name.log"
 	echo "== $name"
-	if "$@" >"$log" 2>&1; then :; else status=1; fi
+	local rc=0
+	"$@" >"$log" 2>&1 || rc=$?
 	grep -E '^(ok|not ok|test |     [a-z_]+ +\.\.\.|# )' "$log" || cat "$log"
-	passed=$((passed + $(grep -cE '^ok |\.\.\. ok' "$log" || true)))
-	failed=$((failed + $(grep -cE '^not ok |\.\.\. FAILED' "$log" || true)))
+	local ok bad
+	ok=$(grep -cE '^ok |\.\.\. ok' "$log" || true)
+	bad=$(grep -cE '^not ok |\.\.\. FAILED' "$log" || true)
+	if [ "$rc" != 0 ]; then
+		status=1
+		# a suite that died without reporting a failed test still counts as one
+		[ "$bad" -gt 0 ] || { bad=1; tail -n 5 "$log"; }
+	fi
+	passed=$((passed + ok))
+	failed=$((failed + bad))
 }
 
 run_suite regress make -s installcheck-regress
 run_suite isolation make -s installcheck-isolation
+
+# The README's error table and function reference must match the installed extension.
+docs_check() {
+	psql -X -qAt -d postgres -c "CREATE DATABASE wl_docs_check" >/dev/null
+	psql -X -qAt -d wl_docs_check -c "CREATE EXTENSION workload CASCADE" >/dev/null 2>&1
+	psql -X -qAt -d wl_docs_check -c "SELECT code || ' ' || sqlstate FROM workload_error_codes()" \
+		| LC_ALL=C sort >"$WL_TMP/codes.db"
+	grep -oE '^\| `[A-Z_]+` \| `WL[0-9]{3}`' "$WL_ROOT/README.md" \
+		| sed -E 's/^\| `([A-Z_]+)` \| `(WL[0-9]+)`/\1 \2/' | LC_ALL=C sort >"$WL_TMP/codes.readme"
+	if diff "$WL_TMP/codes.db" "$WL_TMP/codes.readme"; then
+		echo "ok - README error table matches workload_error_codes()"
+	else
+		echo "not ok - README error table differs from workload_error_codes()"
+	fi
+	local missing=""
+	for f in $(psql -X -qAt -d wl_docs_check -c "SELECT DISTINCT p.proname FROM pg_proc p
+			JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+			JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'workload'
+			WHERE p.pronamespace <> 'workload'::regnamespace ORDER BY 1"); do
+		grep -q "\`$f(" "$WL_ROOT/README.md" || missing="$missing $f"
+	done
+	if [ -z "$missing" ]; then
+		echo "ok - README documents every API function"
+	else
+		echo "not ok - README does not document:$missing"
+	fi
+	psql -X -qAt -d postgres -c "DROP DATABASE wl_docs_check" >/dev/null
+}
+run_suite docs docs_check
 
 for f in regression.diffs output_iso/regression.diffs; do
 	if [ -s "$f" ]; then echo "== $f"; head -n 200 "$f"; fi

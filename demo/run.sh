@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# demo/run.sh: the demo on a throwaway cluster (as root on Debian 12).
+# Installs what is missing, builds, starts a cluster, walks one workload
+# through claim, lease loss, recovery, fencing and completion, and stops.
+set -euo pipefail
+WL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$WL_ROOT/scripts/cluster.sh"
+wl_need_root
+wl_install_deps
+wl_build
+wl_cluster_start
+psql -X -q -f "$WL_ROOT/demo/walkthrough.sql"
