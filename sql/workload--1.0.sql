@@ -75,6 +75,9 @@ CREATE TABLE workload.workloads (
 CREATE INDEX workloads_claim_idx ON workload.workloads
     (tenant_id, application_id, priority DESC, created_at, seq)
     WHERE state OPERATOR(pg_catalog.=) 'READY';
+-- Retention reads finished rows, oldest first.
+CREATE INDEX workloads_finished_idx ON workload.workloads (updated_at)
+    WHERE state OPERATOR(pg_catalog.=) ANY (ARRAY['SUCCEEDED', 'CANCELLED', 'DEAD_LETTER']::@extschema@.workload_state[]);
 -- Lease recovery reads only rows that hold a claim.
 CREATE INDEX workloads_claimed_idx ON workload.workloads (workload_id)
     WHERE claim_id IS NOT NULL;
@@ -278,6 +281,13 @@ CREATE FUNCTION @extschema@.workload_complete(workload_id text, claim_id text, w
     AS 'MODULE_PATHNAME', 'workload_complete';
 COMMENT ON FUNCTION @extschema@.workload_complete(text, text, text, bigint, text, jsonb, text[], integer) IS 'store the result and move to SUCCEEDED (idempotent on result_id)';
 
+CREATE FUNCTION @extschema@.workload_complete_many(worker_id text, items jsonb)
+    RETURNS TABLE(workload_id text, outcome text, code text, result jsonb)
+    LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_complete_many';
+COMMENT ON FUNCTION @extschema@.workload_complete_many(text, jsonb) IS 'complete a batch in one transaction; each item succeeds or is refused on its own';
+
 CREATE FUNCTION @extschema@.workload_fail(workload_id text, claim_id text, worker_id text,
         fencing_token bigint, kind text, error text)
     RETURNS @extschema@.workload_state LANGUAGE C VOLATILE SECURITY DEFINER
@@ -322,6 +332,13 @@ CREATE FUNCTION @extschema@.workload_recover_expired()
     AS 'MODULE_PATHNAME', 'workload_recover_expired';
 COMMENT ON FUNCTION @extschema@.workload_recover_expired() IS 'recover every workload whose claim lease has expired';
 
+CREATE FUNCTION @extschema@.workload_purge(older_than interval, batch_size integer DEFAULT 1000,
+        include_dead_letter boolean DEFAULT false)
+    RETURNS bigint LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_purge';
+COMMENT ON FUNCTION @extschema@.workload_purge(interval, integer, boolean) IS 'delete one bounded batch of finished workloads older than older_than';
+
 CREATE FUNCTION @extschema@.workload_can_transition(from_state @extschema@.workload_state, to_state @extschema@.workload_state)
     RETURNS boolean LANGUAGE C IMMUTABLE
     AS 'MODULE_PATHNAME', 'workload_can_transition';
@@ -365,10 +382,12 @@ DECLARE
         'workload_heartbeat(text, text, text, bigint, interval, jsonb)',
         'workload_checkpoint(text, text, text, bigint, jsonb)',
         'workload_complete(text, text, text, bigint, text, jsonb, text[], integer)',
+        'workload_complete_many(text, jsonb)',
         'workload_fail(text, text, text, bigint, text, text)',
         'workload_confirm_cancel(text, text, text, bigint)',
         'workload_execution_context(text, text, text, bigint, text[])'];
-    admin_fns text[] := ARRAY['workload_timeout(text, text)', 'workload_recover_expired()'];
+    admin_fns text[] := ARRAY['workload_timeout(text, text)', 'workload_recover_expired()',
+        'workload_purge(interval, integer, boolean)'];
 BEGIN
     FOREACH f IN ARRAY client_fns OPERATOR(pg_catalog.||) worker_fns OPERATOR(pg_catalog.||) admin_fns LOOP
         EXECUTE 'REVOKE ALL ON FUNCTION @extschema@.' OPERATOR(pg_catalog.||) f OPERATOR(pg_catalog.||) ' FROM PUBLIC';

@@ -19,8 +19,6 @@
 #include "payload.h"
 #include "store.h"
 
-#define WL_MAX_CLAIM_BATCH 1000
-
 /* Result columns of P_CLAIM_*: 1..9 are the SQL result, then tenant, application. */
 #define CLAIM_OUT_COLS 9
 
@@ -112,8 +110,8 @@ workload_claim(PG_FUNCTION_ARGS)
 	lease = PG_GETARG_INTERVAL_P(4);
 	(void) wl_fence_lease_until(lease, "lease");
 	max_items = PG_GETARG_INT32(5);
-	if (max_items < 1 || max_items > WL_MAX_CLAIM_BATCH)
-		wl_refuse(WL_E_INVALID, errdetail("max_items must be from 1 to %d.", WL_MAX_CLAIM_BATCH));
+	if (max_items < 1 || max_items > WL_MAX_BATCH)
+		wl_refuse(WL_E_INVALID, errdetail("max_items must be from 1 to %d.", WL_MAX_BATCH));
 	start = PG_GETARG_BOOL(6);
 
 	InitMaterializedSRF(fcinfo, 0);

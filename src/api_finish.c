@@ -6,14 +6,19 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
 #include "authz.h"
 #include "clock.h"
+#include "compat.h"
 #include "crypto.h"
 #include "errors.h"
 #include "fence.h"
@@ -65,70 +70,250 @@ same_fence(const WlFence *a, const WlFence *b)
 		a->fencing_token == b->fencing_token;
 }
 
+/* One completion request, as workload_complete and workload_complete_many take it. */
+typedef struct WlCompletion
+{
+	WlFence		fence;
+	char	   *result_id;
+	Jsonb	   *output;
+	ArrayType  *artifacts;
+	int			schema_version;
+} WlCompletion;
+
+/*
+ * complete_one decides and applies one completion without raising for a
+ * refusal: returns WL_E_COUNT and the result in *doc, or the refusal and
+ * *detail.  The same result_id again from the same claim returns the stored
+ * result; from another claim it is WL_E_STALE_FENCE; a result_id of another
+ * workload is WL_E_RESULT_DUPLICATE.  Cancellation wins: a workload in
+ * CANCELLATION_REQUESTED refuses with WL_E_TRANSITION_DENIED.  Takes the row
+ * lock; on a refusal nothing has been written.
+ */
+static WlErr
+complete_one(const WlCompletion *c, Jsonb **doc, char **detail)
+{
+	WlRow		row;
+	WlFence		prov;
+	char	   *owner;
+	WlErr		err;
+	WlJson		b;
+
+	if (!wl_store_lock(c->fence.workload_id, &row))
+	{
+		*detail = psprintf("No workload \"%s\".", c->fence.workload_id);
+		return WL_E_NOT_FOUND;
+	}
+	if (wl_store_result_find(c->result_id, &owner, &prov, doc))
+	{
+		if (strcmp(owner, row.workload_id) != 0)
+		{
+			*detail = psprintf("Result \"%s\" belongs to another workload.", c->result_id);
+			return WL_E_RESULT_DUPLICATE;
+		}
+		if (!same_fence(&prov, &c->fence))
+		{
+			*detail = psprintf("Result \"%s\" was stored by another claim.", c->result_id);
+			return WL_E_STALE_FENCE;
+		}
+		return WL_E_COUNT;
+	}
+	if ((err = wl_fence_verdict(&row, &c->fence, detail)) != WL_E_COUNT)
+		return err;
+	if (!wl_state_allowed(row.state, WL_SUCCEEDED))
+	{
+		*detail = psprintf("Workload \"%s\" cannot move from %s to SUCCEEDED.",
+						   row.workload_id, wl_state_name(row.state));
+		return WL_E_TRANSITION_DENIED;
+	}
+	if ((err = wl_payload_verdict(c->output, "output", WL_MAX_PAYLOAD_BYTES, detail)) != WL_E_COUNT)
+		return err;
+
+	wl_json_begin(&b);
+	wl_json_int(&b, "fencing_token", row.fencing_token);
+	wl_json_int(&b, "attempt", row.attempt_count);
+	wl_json_str(&b, "result_id", c->result_id);
+	wl_fence_release(&row);
+	wl_store_transition(&row, WL_SUCCEEDED, c->fence.worker_id, wl_json_end(&b));
+	wl_store_attempt_close(&row, "SUCCEEDED", NULL, NULL);
+	*doc = wl_store_result_put(&row, &c->fence, c->result_id, c->output,
+							   c->artifacts, c->schema_version);
+	if (*doc == NULL)			/* lost a race for the result id after writing: abort it all */
+		wl_refuse(WL_E_RESULT_DUPLICATE,
+				  errdetail("Result \"%s\" was just stored for another workload.", c->result_id));
+	return WL_E_COUNT;
+}
+
 /*
  * workload_complete(workload_id, claim_id, worker_id, fencing_token,
  * result_id, output, artifacts, schema_version): stores the result and
- * moves to SUCCEEDED.  The same result_id again from the same claim returns
- * the stored result; from another claim it is WORKLOAD_STALE_FENCE; a
- * result_id of another workload is WORKLOAD_RESULT_DUPLICATE.
+ * moves to SUCCEEDED (see complete_one for the refusals).
  */
 PG_FUNCTION_INFO_V1(workload_complete);
 Datum
 workload_complete(PG_FUNCTION_ARGS)
 {
-	WlFence		fence;
-	WlFence		prov;
-	WlRow		row;
-	char	   *result_id;
-	Jsonb	   *output;
-	ArrayType  *artifacts;
-	int			schema_version;
-	char	   *owner;
+	WlCompletion c;
 	Jsonb	   *doc;
-	WlJson		b;
+	char	   *detail;
+	WlErr		err;
 
-	wl_fence_from_args(fcinfo, 0, &fence);
+	wl_fence_from_args(fcinfo, 0, &c.fence);
 	if (PG_ARGISNULL(4) || PG_ARGISNULL(5) || PG_ARGISNULL(6) || PG_ARGISNULL(7))
 		wl_refuse(WL_E_INVALID,
 				  errdetail("result_id, output, artifacts and schema_version must not be NULL."));
-	result_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(4), "result_id");
-	output = PG_GETARG_JSONB_P(5);
-	wl_payload_check(output, "output", WL_MAX_PAYLOAD_BYTES);
-	artifacts = wl_payload_text_array(PG_GETARG_ARRAYTYPE_P(6), "artifacts");
-	schema_version = PG_GETARG_INT32(7);
-	if (schema_version < 1)
+	c.result_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(4), "result_id");
+	c.output = PG_GETARG_JSONB_P(5);
+	c.artifacts = wl_payload_text_array(PG_GETARG_ARRAYTYPE_P(6), "artifacts");
+	c.schema_version = PG_GETARG_INT32(7);
+	if (c.schema_version < 1)
 		wl_refuse(WL_E_INVALID, errdetail("schema_version must be 1 or more."));
 
 	SPI_connect();
-	if (!wl_store_lock(fence.workload_id, &row))
-		wl_refuse(WL_E_NOT_FOUND, errdetail("No workload \"%s\".", fence.workload_id));
-	if (wl_store_result_find(result_id, &owner, &prov, &doc))
-	{
-		if (strcmp(owner, row.workload_id) != 0)
-			wl_refuse(WL_E_RESULT_DUPLICATE,
-					  errdetail("Result \"%s\" belongs to another workload.", result_id));
-		if (!same_fence(&prov, &fence))
-			wl_refuse(WL_E_STALE_FENCE,
-					  errdetail("Result \"%s\" was stored by another claim.", result_id));
-		doc = wl_store_transfer(doc);
-		SPI_finish();
-		PG_RETURN_JSONB_P(doc);
-	}
-	wl_fence_check(&row, &fence);
-	wl_json_begin(&b);
-	wl_json_int(&b, "fencing_token", row.fencing_token);
-	wl_json_int(&b, "attempt", row.attempt_count);
-	wl_json_str(&b, "result_id", result_id);
-	wl_fence_release(&row);
-	wl_store_transition(&row, WL_SUCCEEDED, fence.worker_id, wl_json_end(&b));
-	wl_store_attempt_close(&row, "SUCCEEDED", NULL, NULL);
-	doc = wl_store_result_put(&row, &fence, result_id, output, artifacts, schema_version);
-	if (doc == NULL)
-		wl_refuse(WL_E_RESULT_DUPLICATE,
-				  errdetail("Result \"%s\" was just stored for another workload.", result_id));
+	err = complete_one(&c, &doc, &detail);
+	if (err != WL_E_COUNT)
+		wl_refuse(err, errdetail_internal("%s", detail));
 	doc = wl_store_transfer(doc);
 	SPI_finish();
 	PG_RETURN_JSONB_P(doc);
+}
+
+static const char *const item_fields[] = {
+	"workload_id", "claim_id", "fencing_token", "result_id", "output",
+	"artifacts", "schema_version", NULL
+};
+
+/*
+ * parse_item reads one workload_complete_many item into c; a malformed item
+ * is WL_E_INVALID with *detail (the batch goes on without it).
+ */
+static WlErr
+parse_item(JsonbValue *item, const char *worker_id, WlCompletion *c, char **detail)
+{
+	JsonbContainer *o;
+	JsonbValue *v;
+	int64		n;
+
+	memset(c, 0, sizeof(*c));
+	c->fence.worker_id = (char *) worker_id;
+	c->schema_version = 1;
+	if (item->type != jbvBinary || !JsonContainerIsObject(item->val.binary.data))
+		return (*detail = "Each item must be an object.", WL_E_INVALID);
+	o = item->val.binary.data;
+	/* read the id first, so even a refused item says which workload it was */
+	c->fence.workload_id = wl_json_get_text(o, "workload_id");
+	if (!wl_json_keys_within(o, item_fields, detail))
+		return WL_E_INVALID;
+	c->fence.claim_id = wl_json_get_text(o, "claim_id");
+	c->result_id = wl_json_get_text(o, "result_id");
+	if (!c->fence.workload_id || !c->fence.claim_id || !c->result_id ||
+		!c->fence.workload_id[0] || !c->fence.claim_id[0] || !c->result_id[0] ||
+		strlen(c->result_id) > WL_MAX_ID_LEN)
+		return (*detail = "workload_id, claim_id and result_id must be non-blank strings.", WL_E_INVALID);
+	if (!wl_json_get_int(o, "fencing_token", &c->fence.fencing_token))
+		return (*detail = "fencing_token must be an integer.", WL_E_INVALID);
+	if ((v = wl_json_get(o, "output")) == NULL)
+		return (*detail = "output is required.", WL_E_INVALID);
+	c->output = JsonbValueToJsonb(v);
+	if (wl_json_get(o, "artifacts") != NULL)
+	{
+		c->artifacts = wl_json_get_strings(o, "artifacts");
+		if (c->artifacts == NULL)
+			return (*detail = "artifacts must be an array of strings.", WL_E_INVALID);
+	}
+	else
+		c->artifacts = construct_empty_array(TEXTOID);
+	if (wl_json_get(o, "schema_version") != NULL)
+	{
+		if (!wl_json_get_int(o, "schema_version", &n) || n < 1 || n > INT_MAX)
+			return (*detail = "schema_version must be an integer of 1 or more.", WL_E_INVALID);
+		c->schema_version = (int) n;
+	}
+	return WL_E_COUNT;
+}
+
+typedef struct WlBatchItem
+{
+	WlCompletion c;
+	WlErr		err;
+	char	   *detail;
+} WlBatchItem;
+
+static int
+item_cmp(const void *a, const void *b)
+{
+	const WlBatchItem *x = a;
+	const WlBatchItem *y = b;
+
+	/* malformed items (no id) first; then by id, so batches lock rows in one order */
+	if (x->c.fence.workload_id == NULL || y->c.fence.workload_id == NULL)
+		return (x->c.fence.workload_id != NULL) - (y->c.fence.workload_id != NULL);
+	return strcmp(x->c.fence.workload_id, y->c.fence.workload_id);
+}
+
+/*
+ * workload_complete_many(worker_id, items jsonb) -> TABLE(workload_id,
+ * outcome, code, result): completes every item in this one transaction.
+ * Each is decided on its own: a refused item ("refused", its code) writes
+ * nothing and the others still complete.  Items are taken in workload_id
+ * order so two batches never lock rows in opposite orders.
+ */
+PG_FUNCTION_INFO_V1(workload_complete_many);
+Datum
+workload_complete_many(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *worker_id;
+	Jsonb	   *items;
+	int			n;
+	WlBatchItem *batch;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	int			k = 0;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		wl_refuse(WL_E_INVALID, errdetail("worker_id and items must not be NULL."));
+	worker_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(0), "worker_id");
+	items = PG_GETARG_JSONB_P(1);
+	if (!JB_ROOT_IS_ARRAY(items) || JB_ROOT_IS_SCALAR(items))
+		wl_refuse(WL_E_INVALID, errdetail("items must be a JSON array."));
+	n = JB_ROOT_COUNT(items);
+	if (n > WL_MAX_BATCH)
+		wl_refuse(WL_E_INVALID, errdetail("items has %d entries; the limit is %d.", n, WL_MAX_BATCH));
+
+	batch = palloc0(sizeof(WlBatchItem) * (n + 1));
+	it = JsonbIteratorInit(&items->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		batch[k].err = parse_item(&v, worker_id, &batch[k].c, &batch[k].detail);
+		k++;
+	}
+	qsort(batch, n, sizeof(WlBatchItem), item_cmp);
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	for (int i = 0; i < n; i++)
+	{
+		WlBatchItem *b = &batch[i];
+		Jsonb	   *doc = NULL;
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		if (b->err == WL_E_COUNT)
+			b->err = complete_one(&b->c, &doc, &b->detail);
+		values[0] = b->c.fence.workload_id ? CStringGetTextDatum(b->c.fence.workload_id) : (Datum) 0;
+		nulls[0] = b->c.fence.workload_id == NULL;
+		values[1] = CStringGetTextDatum(b->err == WL_E_COUNT ? "succeeded" : "refused");
+		values[2] = b->err == WL_E_COUNT ? (Datum) 0 : CStringGetTextDatum(wl_errors[b->err].token);
+		nulls[2] = b->err == WL_E_COUNT;
+		values[3] = b->err == WL_E_COUNT ? JsonbPGetDatum(doc) : (Datum) 0;
+		nulls[3] = b->err != WL_E_COUNT;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	SPI_finish();
+	return (Datum) 0;
 }
 
 /*

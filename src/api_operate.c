@@ -224,3 +224,42 @@ workload_recover_expired(PG_FUNCTION_ARGS)
 	SPI_finish();
 	return (Datum) 0;
 }
+
+#define WL_MAX_PURGE_BATCH 100000
+
+/*
+ * workload_purge(older_than, batch_size, include_dead_letter) -> how many it
+ * deleted: one bounded batch of SUCCEEDED and CANCELLED (and, when asked,
+ * DEAD_LETTER) workloads last changed before now - older_than, with their
+ * attempts, checkpoints, results, events and dependency rows.  Rows a
+ * worker or client holds are skipped, so it is safe beside them; call it
+ * until it returns 0.
+ */
+PG_FUNCTION_INFO_V1(workload_purge);
+Datum
+workload_purge(PG_FUNCTION_ARGS)
+{
+	Interval   *older;
+	int			batch;
+	Datum		args[3];
+	uint64		n;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		wl_refuse(WL_E_INVALID,
+				  errdetail("older_than, batch_size and include_dead_letter must not be NULL."));
+	older = PG_GETARG_INTERVAL_P(0);
+	batch = PG_GETARG_INT32(1);
+	if (batch < 1 || batch > WL_MAX_PURGE_BATCH)
+		wl_refuse(WL_E_INVALID, errdetail("batch_size must be from 1 to %d.", WL_MAX_PURGE_BATCH));
+	if (older->month < 0 || older->day < 0 || older->time < 0)
+		wl_refuse(WL_E_INVALID, errdetail("older_than must not be negative."));
+	args[0] = DirectFunctionCall2(timestamptz_mi_interval, TimestampTzGetDatum(wl_now()),
+								  IntervalPGetDatum(older));
+	args[1] = Int32GetDatum(batch);
+	args[2] = BoolGetDatum(PG_GETARG_BOOL(2));
+	SPI_connect();
+	wl_store_run(P_PURGE, args, NULL, 0, SPI_OK_DELETE);
+	n = SPI_processed;
+	SPI_finish();
+	PG_RETURN_INT64((int64) n);
+}

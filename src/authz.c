@@ -53,11 +53,11 @@ wl_authz_grant_current(Jsonb *snapshot, const char **why)
 	TimestampTz ts;
 
 	if (status == NULL || strcmp(status, "active") != 0)
-		return (*why = "the grant is not active", false);
+		return (*why = "The grant is not active", false);
 	if (issued == NULL || !wl_clock_parse(issued, &ts) || ts > now)
-		return (*why = "the grant is not yet valid or has no valid issued_at", false);
+		return (*why = "The grant is not yet valid or has no valid issued_at", false);
 	if (expires == NULL || !wl_clock_parse(expires, &ts) || ts <= now)
-		return (*why = "the grant has expired or has no valid expires_at", false);
+		return (*why = "The grant has expired or has no valid expires_at", false);
 	return true;
 }
 

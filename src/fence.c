@@ -34,6 +34,41 @@ wl_fence_from_args(FunctionCallInfo fcinfo, int first, WlFence *f)
 }
 
 /*
+ * wl_fence_verdict judges a fence against the locked row without raising:
+ * WL_E_CLAIM_INVALID, WL_E_STALE_FENCE, WL_E_LEASE_EXPIRED, or WL_E_COUNT
+ * when the fence holds; *detail says why.
+ */
+WlErr
+wl_fence_verdict(const WlRow *row, const WlFence *f, char **detail)
+{
+	if (row->claim_id == NULL)
+	{
+		*detail = psprintf("Workload \"%s\" is %s and held by no worker.",
+						   row->workload_id, wl_state_name(row->state));
+		return WL_E_CLAIM_INVALID;
+	}
+	if (strcmp(row->claim_id, f->claim_id) != 0 ||
+		strcmp(row->worker_id, f->worker_id) != 0 ||
+		row->fencing_token != f->fencing_token)
+	{
+		if (row->fencing_token != f->fencing_token)
+			*detail = psprintf("Workload \"%s\" holds fencing token " INT64_FORMAT "; the request carried " INT64_FORMAT ".",
+							   row->workload_id, row->fencing_token, f->fencing_token);
+		else
+			*detail = psprintf("Workload \"%s\" is held under fencing token " INT64_FORMAT " by another claim or worker.",
+							   row->workload_id, row->fencing_token);
+		return WL_E_STALE_FENCE;
+	}
+	if (row->lease_expires_at <= wl_now())
+	{
+		*detail = psprintf("The lease on workload \"%s\" expired at %s.", row->workload_id,
+						   timestamptz_to_str(row->lease_expires_at));
+		return WL_E_LEASE_EXPIRED;
+	}
+	return WL_E_COUNT;
+}
+
+/*
  * wl_fence_check raises WORKLOAD_CLAIM_INVALID, WORKLOAD_STALE_FENCE or
  * WORKLOAD_LEASE_EXPIRED.  The caller holds the row lock, so the check and
  * the write that follows see the same row version.
@@ -41,20 +76,11 @@ wl_fence_from_args(FunctionCallInfo fcinfo, int first, WlFence *f)
 void
 wl_fence_check(const WlRow *row, const WlFence *f)
 {
-	if (row->claim_id == NULL)
-		wl_refuse(WL_E_CLAIM_INVALID,
-				  errdetail("Workload \"%s\" is %s and held by no worker.",
-							row->workload_id, wl_state_name(row->state)));
-	if (strcmp(row->claim_id, f->claim_id) != 0 ||
-		strcmp(row->worker_id, f->worker_id) != 0 ||
-		row->fencing_token != f->fencing_token)
-		wl_refuse(WL_E_STALE_FENCE,
-				  errdetail("Workload \"%s\" holds fencing token " INT64_FORMAT "; the request carried " INT64_FORMAT ".",
-							row->workload_id, row->fencing_token, f->fencing_token));
-	if (row->lease_expires_at <= wl_now())
-		wl_refuse(WL_E_LEASE_EXPIRED,
-				  errdetail("The lease on workload \"%s\" expired at %s.", row->workload_id,
-							timestamptz_to_str(row->lease_expires_at)));
+	char	   *detail;
+	WlErr		err = wl_fence_verdict(row, f, &detail);
+
+	if (err != WL_E_COUNT)
+		wl_refuse(err, errdetail_internal("%s", detail));
 }
 
 /* wl_fence_lock locks the fenced workload (WORKLOAD_NOT_FOUND) and checks the fence. */

@@ -5,6 +5,7 @@
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 
+#include "errors.h"
 #include "store.h"
 
 typedef struct WlFence
@@ -16,6 +17,7 @@ typedef struct WlFence
 } WlFence;
 
 extern void wl_fence_from_args(FunctionCallInfo fcinfo, int first, WlFence *f);
+extern WlErr wl_fence_verdict(const WlRow *row, const WlFence *f, char **detail);
 extern void wl_fence_check(const WlRow *row, const WlFence *f);
 extern void wl_fence_lock(const WlFence *f, WlRow *row);
 extern void wl_fence_release(WlRow *row);

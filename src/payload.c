@@ -6,6 +6,7 @@
 #include "postgres.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 
 #include "catalog/pg_type.h"
@@ -54,13 +55,13 @@ is_secret_key(const char *s, int len)
 }
 
 /*
- * wl_payload_check refuses a value larger than max_bytes or nested deeper
- * than WL_MAX_DEPTH (WORKLOAD_INVALID), and one that carries a secret key or
- * value at any depth (WORKLOAD_SECRET_REJECTED).  Messages name the key,
- * never a secret value.
+ * wl_payload_verdict judges a value without raising: WL_E_INVALID when it is
+ * larger than max_bytes or nested deeper than WL_MAX_DEPTH,
+ * WL_E_SECRET_REJECTED when it carries a secret key or value at any depth,
+ * else WL_E_COUNT.  *detail names the key, never a secret value.
  */
-void
-wl_payload_check(Jsonb *j, const char *what, Size max_bytes)
+WlErr
+wl_payload_verdict(Jsonb *j, const char *what, Size max_bytes, char **detail)
 {
 	JsonbIterator *it;
 	JsonbValue	v;
@@ -68,9 +69,11 @@ wl_payload_check(Jsonb *j, const char *what, Size max_bytes)
 	int			depth = 0;
 
 	if (VARSIZE(j) > max_bytes)
-		wl_refuse(WL_E_INVALID,
-				  errdetail("%s is %zu bytes; the limit is %zu.", what,
-							(size_t) VARSIZE(j), (size_t) max_bytes));
+	{
+		*detail = psprintf("%s is %zu bytes; the limit is %zu.", what,
+						   (size_t) VARSIZE(j), (size_t) max_bytes);
+		return WL_E_INVALID;
+	}
 	it = JsonbIteratorInit(&j->root);
 	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
 	{
@@ -79,8 +82,10 @@ wl_payload_check(Jsonb *j, const char *what, Size max_bytes)
 			case WJB_BEGIN_ARRAY:
 			case WJB_BEGIN_OBJECT:
 				if (++depth > WL_MAX_DEPTH)
-					wl_refuse(WL_E_INVALID,
-							  errdetail("%s is nested deeper than %d levels.", what, WL_MAX_DEPTH));
+				{
+					*detail = psprintf("%s is nested deeper than %d levels.", what, WL_MAX_DEPTH);
+					return WL_E_INVALID;
+				}
 				break;
 			case WJB_END_ARRAY:
 			case WJB_END_OBJECT:
@@ -88,25 +93,43 @@ wl_payload_check(Jsonb *j, const char *what, Size max_bytes)
 				break;
 			case WJB_KEY:
 				if (is_secret_key(v.val.string.val, v.val.string.len))
-					wl_refuse(WL_E_SECRET_REJECTED,
-							  errdetail("%s has a key \"%.*s\"; pass secrets as secret:// references.",
-										what, v.val.string.len, v.val.string.val));
+				{
+					*detail = psprintf("%s has a key \"%.*s\"; pass secrets as secret:// references.",
+									   what, v.val.string.len, v.val.string.val);
+					return WL_E_SECRET_REJECTED;
+				}
 				if (is_secret_string(v.val.string.val, v.val.string.len))
-					wl_refuse(WL_E_SECRET_REJECTED,
-							  errdetail("%s has a key that looks like a credential.", what));
+				{
+					*detail = psprintf("%s has a key that looks like a credential.", what);
+					return WL_E_SECRET_REJECTED;
+				}
 				break;
 			case WJB_VALUE:
 			case WJB_ELEM:
 				if (v.type == jbvString &&
 					is_secret_string(v.val.string.val, v.val.string.len))
-					wl_refuse(WL_E_SECRET_REJECTED,
-							  errdetail("%s has a string value that looks like a credential; pass secrets as secret:// references.",
-										what));
+				{
+					*detail = psprintf("%s has a string value that looks like a credential; pass secrets as secret:// references.",
+									   what);
+					return WL_E_SECRET_REJECTED;
+				}
 				break;
 			default:
 				break;
 		}
 	}
+	return WL_E_COUNT;
+}
+
+/* wl_payload_check raises what wl_payload_verdict finds. */
+void
+wl_payload_check(Jsonb *j, const char *what, Size max_bytes)
+{
+	char	   *detail;
+	WlErr		err = wl_payload_verdict(j, what, max_bytes, &detail);
+
+	if (err != WL_E_COUNT)
+		wl_refuse(err, errdetail_internal("%s", detail));
 }
 
 /* wl_payload_check_text applies the secret value rules and a length limit to text. */
@@ -376,4 +399,67 @@ wl_json_get_strings(JsonbContainer *c, const char *key)
 		items[n++] = PointerGetDatum(cstring_to_text_with_len(e.val.string.val, e.val.string.len));
 	}
 	return construct_array(items, n, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
+/*
+ * wl_json_keys_within: every key of object c is in the NULL-terminated list
+ * allowed; else false, with *unknown naming the first other key.
+ */
+bool
+wl_json_keys_within(JsonbContainer *c, const char *const *allowed, char **unknown)
+{
+	JsonbIterator *it = JsonbIteratorInit(c);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		bool		found = false;
+
+		if (tok != WJB_KEY)
+			continue;
+		for (int i = 0; allowed[i] && !found; i++)
+			found = strlen(allowed[i]) == (size_t) v.val.string.len &&
+				strncmp(allowed[i], v.val.string.val, v.val.string.len) == 0;
+		if (!found)
+		{
+			*unknown = pnstrdup(v.val.string.val, Min(v.val.string.len, 64));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* wl_json_int_value accepts an integral number ("12", "12.000") in int64 range. */
+bool
+wl_json_int_value(JsonbValue *v, int64 *out)
+{
+	char	   *s;
+	char	   *dot;
+	char	   *end;
+
+	if (v == NULL || v->type != jbvNumeric)
+		return false;
+	s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	if ((dot = strchr(s, '.')) != NULL)
+	{
+		for (char *p = dot + 1; *p; p++)
+		{
+			if (*p != '0')
+				return false;
+		}
+		*dot = '\0';
+	}
+	if (!(isdigit((unsigned char) s[0]) || (s[0] == '-' && isdigit((unsigned char) s[1]))))
+		return false;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/* wl_json_get_int reads the integer at key; false if absent or not an integer. */
+bool
+wl_json_get_int(JsonbContainer *c, const char *key, int64 *out)
+{
+	return wl_json_int_value(wl_json_get(c, key), out);
 }

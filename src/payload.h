@@ -6,6 +6,7 @@
 #include "utils/array.h"
 #include "utils/jsonb.h"
 
+#include "errors.h"
 #include "states.h"
 
 #define WL_MAX_PAYLOAD_BYTES	(1024 * 1024)	/* input, state, output */
@@ -15,6 +16,7 @@
 #define WL_MAX_ID_LEN			256
 #define WL_MAX_ERROR_LEN		(64 * 1024)
 #define WL_MAX_ARRAY_ITEMS		256
+#define WL_MAX_BATCH			1000	/* claim max_items, complete_many items */
 
 typedef struct WlSpec
 {
@@ -48,6 +50,7 @@ typedef struct WlSpec
 } WlSpec;
 
 extern void wl_payload_parse_spec(Jsonb *spec, WlSpec *out);
+extern WlErr wl_payload_verdict(Jsonb *j, const char *what, Size max_bytes, char **detail);
 extern void wl_payload_check(Jsonb *j, const char *what, Size max_bytes);
 extern void wl_payload_check_text(const char *s, const char *what, Size max_len);
 extern char *wl_payload_id_arg(text *t, const char *what);
@@ -59,6 +62,9 @@ extern JsonbValue *wl_json_get(JsonbContainer *c, const char *key);
 extern JsonbContainer *wl_json_get_object(JsonbContainer *c, const char *key);
 extern char *wl_json_get_text(JsonbContainer *c, const char *key);
 extern ArrayType *wl_json_get_strings(JsonbContainer *c, const char *key);
+extern bool wl_json_keys_within(JsonbContainer *c, const char *const *allowed, char **unknown);
+extern bool wl_json_int_value(JsonbValue *v, int64 *out);
+extern bool wl_json_get_int(JsonbContainer *c, const char *key, int64 *out);
 
 /* A small builder for jsonb objects made in C (evidence, answers). */
 typedef struct WlJson

@@ -6,14 +6,12 @@
 #include "postgres.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
-#include "utils/numeric.h"
 
 #include "errors.h"
 #include "payload.h"
@@ -77,17 +75,10 @@ field(JsonbContainer *c, const char *key)
 static void
 check_keys(JsonbContainer *c, const char *const *allowed, const char *where)
 {
-	JsonbIterator *it = JsonbIteratorInit(c);
-	JsonbValue	v;
-	JsonbIteratorToken tok;
+	char	   *key;
 
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		if (tok == WJB_KEY && !in_list(allowed, v.val.string.val, v.val.string.len))
-			wl_refuse(WL_E_INVALID,
-					  errdetail("%s has an unknown field \"%.*s\".", where,
-								Min(v.val.string.len, 64), v.val.string.val));
-	}
+	if (!wl_json_keys_within(c, allowed, &key))
+		wl_refuse(WL_E_INVALID, errdetail("%s has an unknown field \"%s\".", where, key));
 }
 
 static JsonbContainer *
@@ -142,30 +133,6 @@ text_field(JsonbContainer *c, const char *key, const char *where, bool required)
 	return text_value(v, where, key, WL_MAX_ID_LEN);
 }
 
-/* numeric_exact_int64 accepts integral numerics ("12", "12.000") in int64 range. */
-static bool
-numeric_exact_int64(Numeric n, int64 *out)
-{
-	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(n)));
-	char	   *dot = strchr(s, '.');
-	char	   *end;
-
-	if (dot)
-	{
-		for (char *p = dot + 1; *p; p++)
-		{
-			if (*p != '0')
-				return false;
-		}
-		*dot = '\0';
-	}
-	if (!(isdigit((unsigned char) s[0]) || (s[0] == '-' && isdigit((unsigned char) s[1]))))
-		return false;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return errno == 0 && *end == '\0';
-}
-
 static bool
 int_field(JsonbContainer *c, const char *key, const char *where,
 		  int64 min, int64 max, int64 *out)
@@ -174,7 +141,7 @@ int_field(JsonbContainer *c, const char *key, const char *where,
 
 	if (v == NULL || v->type == jbvNull)
 		return false;
-	if (v->type != jbvNumeric || !numeric_exact_int64(v->val.numeric, out) ||
+	if (!wl_json_int_value(v, out) ||
 		*out < min || *out > max)
 		wl_refuse(WL_E_INVALID,
 				  errdetail("%s.%s must be an integer from " INT64_FORMAT " to " INT64_FORMAT ".",
@@ -208,7 +175,9 @@ text_array_field(JsonbContainer *c, const char *key, const char *where)
 	{
 		if (tok != WJB_ELEM)
 			continue;
-		items[count++] = CStringGetTextDatum(text_value(&e, where, key, WL_MAX_ID_LEN));
+		/* an element's refusal names the element: "spec.capability_snapshot[]" */
+		items[count++] = CStringGetTextDatum(text_value(&e, where, psprintf("%s[]", key),
+														WL_MAX_ID_LEN));
 	}
 	return construct_array(items, count, TEXTOID, -1, false, TYPALIGN_INT);
 }

@@ -238,6 +238,27 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 		"SELECT d.workload_id FROM workload.dependencies d "
 		"WHERE d.depends_on = $1 AND d.required_state <> $2 ORDER BY d.workload_id",
 	2, {TEXTOID, ST}},
+	/*
+	 * Retention: one bounded batch of finished workloads older than $1, with
+	 * everything that hangs off them, skipping rows someone holds and
+	 * workloads a not-yet-finished dependent still waits on.
+	 */
+	[P_PURGE] = {
+		"WITH doomed AS (SELECT w.workload_id FROM workload.workloads w "
+		"  WHERE w.state IN ('SUCCEEDED', 'CANCELLED', 'DEAD_LETTER') "
+		"    AND (w.state <> 'DEAD_LETTER' OR $3) AND w.updated_at < $1 "
+		"    AND NOT EXISTS (SELECT 1 FROM workload.dependencies d "
+		"      JOIN workload.workloads x ON x.workload_id = d.workload_id "
+		"      WHERE d.depends_on = w.workload_id AND x.state NOT IN ('SUCCEEDED', 'CANCELLED')) "
+		"  ORDER BY w.updated_at LIMIT $2 FOR UPDATE OF w SKIP LOCKED), "
+		"ev AS (DELETE FROM workload.events e USING doomed WHERE e.workload_id = doomed.workload_id), "
+		"at AS (DELETE FROM workload.attempts a USING doomed WHERE a.workload_id = doomed.workload_id), "
+		"ck AS (DELETE FROM workload.checkpoints c USING doomed WHERE c.workload_id = doomed.workload_id), "
+		"rs AS (DELETE FROM workload.results r USING doomed WHERE r.workload_id = doomed.workload_id), "
+		"dp AS (DELETE FROM workload.dependencies d USING doomed WHERE d.workload_id = doomed.workload_id), "
+		"sp AS (DELETE FROM workload.specs s USING doomed WHERE s.workload_id = doomed.workload_id) "
+		"DELETE FROM workload.workloads w USING doomed WHERE w.workload_id = doomed.workload_id",
+	3, {TIMESTAMPTZOID, INT4OID, BOOLOID}},
 };
 
 /* Backend-lifetime cache: the enum type, its label OIDs, the saved plans. */

@@ -65,6 +65,7 @@ typedef enum WlPlanId
 	P_CONTEXT,
 	P_EXPIRED,
 	P_DEPENDENTS,
+	P_PURGE,
 	P_COUNT
 } WlPlanId;
 
