@@ -6,6 +6,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$1; db=$2; shift 2
 mkdir -p "$out"
+cd "$root"   # tests include test/include/helpers.sql relative to here
 ln -sfn "$root/expected" "$out/expected"
 exec /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress --inputdir="$root/test" \
 	--outputdir="$out" --bindir=/usr/lib/postgresql/15/bin --load-extension=pgcrypto \

@@ -1,6 +1,12 @@
--- Helpers shared by the regress tests (included with \ir, not a test itself).
+-- Helpers shared by the regress tests (included with \i, not a test itself).
+-- pg_regress runs every test in one database, so each test starts from a
+-- freshly created extension: no test sees another's workloads, events or keys.
 -- t.grant builds an authorization snapshot; t.spec a valid workload spec.
-CREATE SCHEMA IF NOT EXISTS t;
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS t CASCADE;
+DROP EXTENSION IF EXISTS workload CASCADE;
+CREATE EXTENSION workload;
+CREATE SCHEMA t;
 
 CREATE OR REPLACE FUNCTION t.grant(tenant text DEFAULT 'acme', app text DEFAULT 'billing',
         subject_id text DEFAULT 'planner', caps text[] DEFAULT ARRAY['*'],
@@ -49,3 +55,4 @@ CREATE OR REPLACE FUNCTION t.fingerprint() RETURNS text LANGUAGE sql AS $$
         UNION ALL SELECT 'e' || md5(e::text) FROM workload.events e
         UNION ALL SELECT 'd' || md5(d::text) FROM workload.dependencies d) q(x)
 $$;
+RESET client_min_messages;

@@ -1,0 +1,143 @@
+-- INSERT, UPDATE, DELETE, TRUNCATE, MERGE and COPY on the workload tables are refused with WORKLOAD_RAW_WRITE_DENIED, even for a superuser and under session_replication_role = replica, and change nothing; the API still works afterwards (SPEC section 5).
+\set SHOW_CONTEXT never
+\set ECHO none
+\i test/include/helpers.sql
+\set ECHO all
+SET workload.clock_override = '2026-01-01 00:00:00+00';
+
+-- one workload that has been through every table: spec, row, events, attempt, checkpoint, result, dependency
+SELECT t.create('parent') AS parent \gset
+SELECT t.create('child', jsonb_build_object('dependencies', jsonb_build_array(jsonb_build_object('workload_id', :'parent')))) AS child \gset
+SELECT claim_id, fencing_token FROM workload_claim_id(:'parent', 'w1', '{}') \gset
+SELECT workload_start(:'parent', :'claim_id', 'w1', :fencing_token);
+SELECT workload_checkpoint(:'parent', :'claim_id', 'w1', :fencing_token, '{"step": 1}') IS NOT NULL AS checkpointed;
+SELECT workload_complete(:'parent', :'claim_id', 'w1', :fencing_token, 'r1', '[1]') IS NOT NULL AS completed;
+SELECT (SELECT count(*) FROM workload.specs) AS specs, (SELECT count(*) FROM workload.workloads) AS workloads,
+       (SELECT count(*) FROM workload.attempts) AS attempts, (SELECT count(*) FROM workload.checkpoints) AS checkpoints,
+       (SELECT count(*) FROM workload.results) AS results, (SELECT count(*) FROM workload.events) AS events,
+       (SELECT count(*) FROM workload.dependencies) AS dependencies;
+SELECT rolsuper AS superuser FROM pg_roles WHERE rolname = current_user;
+SELECT t.fingerprint() AS before \gset
+
+-- workload.workloads
+INSERT INTO workload.workloads (workload_id, tenant_id, application_id, state, priority, capability_snapshot,
+    has_dependencies, created_at, updated_at, state_entered_at, next_attempt_at, attempt_count, retry_count,
+    fencing_token, checkpoint_sequence)
+VALUES ('workload_forged', 'acme', 'billing', 'READY', 100, '{}', false, now(), now(), now(), now(), 0, 0, 0, 0);
+\echo :SQLSTATE
+UPDATE workload.workloads SET state = 'SUCCEEDED' WHERE workload_id = :'child';
+\echo :SQLSTATE
+UPDATE workload.workloads SET fencing_token = fencing_token + 1 WHERE false;
+\echo :SQLSTATE
+DELETE FROM workload.workloads WHERE workload_id = :'child';
+\echo :SQLSTATE
+TRUNCATE workload.workloads;
+\echo :SQLSTATE
+-- workload.specs
+INSERT INTO workload.specs SELECT * FROM workload.specs WHERE false;
+\echo :SQLSTATE
+UPDATE workload.specs SET authorization_snapshot = '{}', max_attempts = 1000;
+\echo :SQLSTATE
+DELETE FROM workload.specs;
+\echo :SQLSTATE
+TRUNCATE workload.specs;
+\echo :SQLSTATE
+-- workload.attempts
+INSERT INTO workload.attempts SELECT * FROM workload.attempts;
+\echo :SQLSTATE
+UPDATE workload.attempts SET outcome = 'FAILED';
+\echo :SQLSTATE
+DELETE FROM workload.attempts;
+\echo :SQLSTATE
+TRUNCATE workload.attempts;
+\echo :SQLSTATE
+-- workload.checkpoints
+INSERT INTO workload.checkpoints SELECT workload_id, sequence + 1, checkpoint_id, attempt_number, fencing_token,
+    '{"step": 99}', state_hash, created_at FROM workload.checkpoints;
+\echo :SQLSTATE
+UPDATE workload.checkpoints SET state = '{"step": 99}';
+\echo :SQLSTATE
+DELETE FROM workload.checkpoints;
+\echo :SQLSTATE
+TRUNCATE workload.checkpoints;
+\echo :SQLSTATE
+-- workload.results
+INSERT INTO workload.results SELECT 'r2', workload_id, output, output_hash, artifacts, schema_version, claim_id,
+    worker_id, fencing_token, attempt_number, created_at FROM workload.results;
+\echo :SQLSTATE
+UPDATE workload.results SET output = '[2]';
+\echo :SQLSTATE
+DELETE FROM workload.results;
+\echo :SQLSTATE
+TRUNCATE workload.results;
+\echo :SQLSTATE
+-- workload.events
+INSERT INTO workload.events (workload_id, tenant_id, application_id, event_type, from_state, to_state, actor, at, db_role, evidence)
+VALUES (:'child', 'acme', 'billing', 'workload.completed', 'READY', 'SUCCEEDED', 'forger', now(), current_user, '{}');
+\echo :SQLSTATE
+UPDATE workload.events SET actor = 'someone else';
+\echo :SQLSTATE
+DELETE FROM workload.events;
+\echo :SQLSTATE
+TRUNCATE workload.events;
+\echo :SQLSTATE
+-- workload.dependencies
+INSERT INTO workload.dependencies VALUES (:'parent', :'child', 'SUCCEEDED');
+\echo :SQLSTATE
+UPDATE workload.dependencies SET required_state = 'FAILED';
+\echo :SQLSTATE
+DELETE FROM workload.dependencies;
+\echo :SQLSTATE
+TRUNCATE workload.dependencies;
+\echo :SQLSTATE
+-- all of them at once, and the other ways in: MERGE, COPY, INSERT ... ON CONFLICT
+TRUNCATE workload.workloads, workload.specs, workload.attempts, workload.checkpoints, workload.results,
+         workload.events, workload.dependencies;
+\echo :SQLSTATE
+MERGE INTO workload.workloads w USING (SELECT :'child' AS id) s ON w.workload_id = s.id
+WHEN MATCHED THEN UPDATE SET state = 'SUCCEEDED';
+\echo :SQLSTATE
+COPY workload.dependencies FROM stdin;
+workload_x	workload_y	SUCCEEDED
+\.
+\echo :SQLSTATE
+INSERT INTO workload.dependencies VALUES (:'child', :'parent', 'FAILED')
+ON CONFLICT (workload_id, depends_on) DO UPDATE SET required_state = 'FAILED';
+\echo :SQLSTATE
+-- a writable CTE and a function body are raw writes too
+WITH gone AS (DELETE FROM workload.events RETURNING 1) SELECT count(*) FROM gone;
+\echo :SQLSTATE
+CREATE OR REPLACE FUNCTION t.sneak() RETURNS void LANGUAGE sql AS $$ UPDATE workload.workloads SET priority = 1000 $$;
+SELECT t.sneak();
+\echo :SQLSTATE
+SELECT t.fingerprint() = :'before' AS unchanged;
+
+-- the same under session_replication_role = replica, which skips ordinary triggers
+SET session_replication_role = replica;
+CREATE OR REPLACE FUNCTION t.raw_write(sql text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE sql;
+    RETURN 'not refused';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ' ' || SQLERRM;
+END
+$$;
+SELECT tbl, op, t.raw_write(format(sql, tbl)) AS outcome
+FROM unnest(ARRAY['workloads', 'specs', 'attempts', 'checkpoints', 'results', 'events', 'dependencies']) tbl,
+     (VALUES (1, 'insert', 'INSERT INTO workload.%1$I OVERRIDING SYSTEM VALUE SELECT * FROM workload.%1$I'),
+             (2, 'update', 'UPDATE workload.%I SET workload_id = workload_id'),
+             (3, 'delete', 'DELETE FROM workload.%I'),
+             (4, 'truncate', 'TRUNCATE workload.%I')) ops(n, op, sql)
+ORDER BY tbl, n;
+SELECT t.fingerprint() = :'before' AS unchanged;
+RESET session_replication_role;
+
+-- the raw-write triggers are still there and ALWAYS enabled
+SELECT c.relname, tg.tgenabled
+FROM pg_trigger tg JOIN pg_class c ON c.oid = tg.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'workload' AND tg.tgname LIKE '%raw_write%' ORDER BY c.relname;
+
+-- the API still works: the child, whose dependency succeeded, runs to completion
+SELECT claim_id, fencing_token FROM workload_claim('w2', '{}', 'acme', 'billing', start => true) \gset
+SELECT workload_complete(:'child', :'claim_id', 'w2', :fencing_token, 'r-child', '[2]')->>'result_id' AS result_id;
+SELECT workload_get(:'child')->>'state' AS child_state, workload_create(t.spec('after'))->>'state' AS new_workload;
