@@ -7,22 +7,20 @@
 CREATE EXTENSION workload CASCADE;
 
 \echo
-\echo '== 1. A client creates a workload (the grant names the requester, tenant and app)'
+\echo '== 1. An admin signs a grant; a client creates a workload under it'
 SELECT workload_create(jsonb_build_object(
     'tenant_id', 'acme', 'application_id', 'billing', 'environment', 'demo',
     'definition_id', 'invoice.render', 'definition_revision', 'r1', 'trigger', 'api',
     'input', jsonb_build_object('invoice', 1042),
     'requested_by', jsonb_build_object('kind', 'agent', 'id', 'planner'),
-    'authorization_snapshot', jsonb_build_object(
-        'grant', jsonb_build_object('contract_version', 1, 'id', 'g-1',
+    'authorization_snapshot', workload_sign_grant(jsonb_build_object('contract_version', 1, 'id', 'g-1',
             'issuer', jsonb_build_object('kind', 'service', 'id', 'iam'),
             'subject', jsonb_build_object('kind', 'agent', 'id', 'planner'),
             'tenant_id', 'acme', 'application_id', 'billing',
             'capabilities', jsonb_build_array('pdf'), 'resources', '[]'::jsonb,
             'constraints', jsonb_build_object('subject_attributes', '{}'::jsonb),
             'issued_at', '2020-01-01T00:00:00Z', 'expires_at', '2100-01-01T00:00:00Z',
-            'parent_grant', NULL, 'revision', 1, 'status', 'active'),
-        'key_id', 'k1', 'signature', 'unsigned'),
+            'parent_grant', NULL, 'revision', 1, 'status', 'active')),
     'capability_snapshot', jsonb_build_array('pdf'),
     'retry_policy', jsonb_build_object('max_attempts', 2, 'initial_delay_ms', 0),
     'idempotency_key', 'invoice-1042')) ->> 'workload_id' AS id \gset

@@ -38,6 +38,7 @@ CREATE TABLE workload.specs (
     governing_snapshots  jsonb,
     contract_version     integer NOT NULL,
     created_by           name NOT NULL,
+    run_authority        jsonb NOT NULL,
     CONSTRAINT specs_idempotency_key UNIQUE (tenant_id, application_id, idempotency_key)
 );
 
@@ -152,6 +153,29 @@ CREATE TABLE workload.dependencies (
 );
 CREATE INDEX dependencies_depends_on_idx ON workload.dependencies (depends_on);
 
+-- Server-held HMAC keys.  Never readable by any role but the owner.
+CREATE TABLE workload.signing_keys (
+    key_id               text PRIMARY KEY,
+    secret               bytea NOT NULL CHECK (pg_catalog.length(secret) OPERATOR(pg_catalog.=) 32),
+    created_at           timestamptz NOT NULL,
+    retired_at           timestamptz
+);
+
+CREATE TABLE workload.revoked_grants (
+    grant_id             text PRIMARY KEY,
+    revoked_at           timestamptz NOT NULL,
+    revoked_by           name NOT NULL
+);
+
+-- Which roles act in which tenant and application (roles that are neither
+-- superuser nor workload_admin act nowhere else).
+CREATE TABLE workload.tenant_members (
+    role                 name NOT NULL,
+    tenant_id            text NOT NULL,
+    application_id       text NOT NULL,
+    CONSTRAINT tenant_members_pkey PRIMARY KEY (role, tenant_id, application_id)
+);
+
 -- Raw writes are refused: only the C module, while it executes its own
 -- statements, may write.  ENABLE ALWAYS keeps the trigger on under
 -- session_replication_role = replica.
@@ -163,7 +187,8 @@ DECLARE
     t text;
 BEGIN
     FOREACH t IN ARRAY ARRAY['specs', 'workloads', 'attempts', 'checkpoints',
-                             'results', 'events', 'dependencies']
+                             'results', 'events', 'dependencies', 'signing_keys',
+                             'revoked_grants', 'tenant_members']
     LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON workload.%I '
@@ -193,6 +218,7 @@ $$;
 GRANT workload_client, workload_worker TO workload_admin;
 GRANT USAGE ON SCHEMA workload TO workload_admin;
 GRANT SELECT ON ALL TABLES IN SCHEMA workload TO workload_admin;
+REVOKE ALL ON workload.signing_keys FROM workload_admin;
 
 -- Internal helpers (schema workload, not part of the API).
 CREATE FUNCTION workload.claim_id_for(workload_id text, fencing_token bigint, worker_id text)
@@ -339,6 +365,49 @@ CREATE FUNCTION @extschema@.workload_purge(older_than interval, batch_size integ
     AS 'MODULE_PATHNAME', 'workload_purge';
 COMMENT ON FUNCTION @extschema@.workload_purge(interval, integer, boolean) IS 'delete one bounded batch of finished workloads older than older_than';
 
+-- Authority: keys, grants, tenants (SPEC section 5).
+CREATE FUNCTION @extschema@.workload_rotate_signing_key()
+    RETURNS text LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_rotate_signing_key';
+COMMENT ON FUNCTION @extschema@.workload_rotate_signing_key() IS 'add a new signing key (32 random bytes) and sign with it from now on';
+
+CREATE FUNCTION @extschema@.workload_retire_signing_key(key_id text)
+    RETURNS void LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_retire_signing_key';
+COMMENT ON FUNCTION @extschema@.workload_retire_signing_key(text) IS 'stop trusting a signing key';
+
+CREATE FUNCTION @extschema@.workload_sign_grant("grant" jsonb)
+    RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_sign_grant';
+COMMENT ON FUNCTION @extschema@.workload_sign_grant(jsonb) IS 'sign a grant under the current key';
+
+CREATE FUNCTION @extschema@.workload_verify_grant(signed jsonb)
+    RETURNS boolean LANGUAGE C STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_verify_grant';
+COMMENT ON FUNCTION @extschema@.workload_verify_grant(jsonb) IS 'whether a signed grant holds now: signature, key, revocation, status, validity';
+
+CREATE FUNCTION @extschema@.workload_revoke_grant(grant_id text)
+    RETURNS void LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_revoke_grant';
+COMMENT ON FUNCTION @extschema@.workload_revoke_grant(text) IS 'revoke a grant by id';
+
+CREATE FUNCTION @extschema@.workload_add_tenant_member(role name, tenant_id text, application_id text)
+    RETURNS void LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_add_tenant_member';
+COMMENT ON FUNCTION @extschema@.workload_add_tenant_member(name, text, text) IS 'let a role act in a tenant and application';
+
+CREATE FUNCTION @extschema@.workload_remove_tenant_member(role name, tenant_id text, application_id text)
+    RETURNS void LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_remove_tenant_member';
+COMMENT ON FUNCTION @extschema@.workload_remove_tenant_member(name, text, text) IS 'stop a role acting in a tenant and application';
+
 CREATE FUNCTION @extschema@.workload_can_transition(from_state @extschema@.workload_state, to_state @extschema@.workload_state)
     RETURNS boolean LANGUAGE C IMMUTABLE
     AS 'MODULE_PATHNAME', 'workload_can_transition';
@@ -373,7 +442,8 @@ DECLARE
     client_fns text[] := ARRAY[
         'workload_create(jsonb)', 'workload_get(text)',
         'workload_list(text, text, @extschema@.workload_state, integer)',
-        'workload_history(text)', 'workload_cancel(text, text)', 'workload_retry(text, text)'];
+        'workload_history(text)', 'workload_cancel(text, text)', 'workload_retry(text, text)',
+        'workload_verify_grant(jsonb)'];
     worker_fns text[] := ARRAY[
         'workload_get(text)', 'workload_history(text)',
         'workload_claim(text, text[], text, text, interval, integer, boolean)',
@@ -387,7 +457,10 @@ DECLARE
         'workload_confirm_cancel(text, text, text, bigint)',
         'workload_execution_context(text, text, text, bigint, text[])'];
     admin_fns text[] := ARRAY['workload_timeout(text, text)', 'workload_recover_expired()',
-        'workload_purge(interval, integer, boolean)'];
+        'workload_purge(interval, integer, boolean)', 'workload_rotate_signing_key()',
+        'workload_retire_signing_key(text)', 'workload_sign_grant(jsonb)',
+        'workload_revoke_grant(text)', 'workload_add_tenant_member(name, text, text)',
+        'workload_remove_tenant_member(name, text, text)'];
 BEGIN
     FOREACH f IN ARRAY client_fns OPERATOR(pg_catalog.||) worker_fns OPERATOR(pg_catalog.||) admin_fns LOOP
         EXECUTE 'REVOKE ALL ON FUNCTION @extschema@.' OPERATOR(pg_catalog.||) f OPERATOR(pg_catalog.||) ' FROM PUBLIC';
@@ -403,3 +476,6 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- The first signing key.
+SELECT @extschema@.workload_rotate_signing_key();

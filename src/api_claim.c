@@ -12,6 +12,7 @@
 #include "utils/jsonb.h"
 #include "utils/timestamp.h"
 
+#include "authz.h"
 #include "clock.h"
 #include "compat.h"
 #include "errors.h"
@@ -116,6 +117,7 @@ workload_claim(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
+	wl_authz_require_member(tenant, app);
 	/* The claim statement moves READY rows to CLAIMED; the table must allow it. */
 	wl_state_require("(claim)", WL_READY, WL_CLAIMED);
 	claim_args(args, tenant, app, caps, max_items, worker, lease, NULL);

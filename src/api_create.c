@@ -79,8 +79,8 @@ dependency_states(const WlSpec *spec)
 static bool
 insert_spec(const WlSpec *spec, const char *workload_id, const char *input_hash)
 {
-	Datum		a[24];
-	char		nulls[24];
+	Datum		a[25];
+	char		nulls[25];
 
 	memset(nulls, ' ', sizeof(nulls));
 	a[0] = CStringGetTextDatum(workload_id);
@@ -109,6 +109,7 @@ insert_spec(const WlSpec *spec, const char *workload_id, const char *input_hash)
 		nulls[21] = 'n';
 	a[22] = Int32GetDatum(WL_CONTRACT_VERSION);
 	a[23] = wl_authz_caller_name();
+	a[24] = JsonbPGetDatum(wl_authz_run_authority(spec, workload_id));
 	wl_store_run(P_SPEC_PUT, a, nulls, 0, SPI_OK_INSERT);
 	return SPI_processed == 1;
 }
@@ -138,9 +139,10 @@ insert_row(const WlSpec *spec, const char *workload_id)
 }
 
 /*
- * create_new records CREATED then READY; a dependency already final in
+ * create_new records CREATED, then READY; a dependency already final in
  * another state than the one required means the workload can never run, so
- * it is cancelled at once, with the reason.
+ * it goes from CREATED straight to CANCELLED, with the reason, and no
+ * worker is woken for it.
  */
 static void
 create_new(const WlSpec *spec, const char *workload_id, const WlState *dep_now)
@@ -152,7 +154,6 @@ create_new(const WlSpec *spec, const char *workload_id, const WlState *dep_now)
 	if (!wl_store_lock(workload_id, &row))
 		elog(ERROR, "workload \"%s\" vanished after insert", workload_id);
 	wl_store_event(&row, WL_CREATED, false, WL_CREATED, actor, NULL);
-	wl_store_transition(&row, WL_READY, actor, NULL);
 	for (int i = 0; i < spec->ndeps; i++)
 	{
 		if (wl_state_is_final(dep_now[i]) && dep_now[i] != spec->dep_states[i])
@@ -164,9 +165,10 @@ create_new(const WlSpec *spec, const char *workload_id, const WlState *dep_now)
 			wl_json_str(&b, "dependency", spec->dep_ids[i]);
 			wl_json_str(&b, "dependency_state", wl_state_name(dep_now[i]));
 			wl_store_transition(&row, WL_CANCELLED, actor, wl_json_end(&b));
-			break;
+			return;
 		}
 	}
+	wl_store_transition(&row, WL_READY, actor, NULL);
 }
 
 /*
@@ -186,13 +188,14 @@ workload_create(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		wl_refuse(WL_E_INVALID, errdetail("spec must not be NULL."));
 	wl_payload_parse_spec(PG_GETARG_JSONB_P(0), &spec);
-	wl_authz_check_snapshot(&spec);
 	input_hash = wl_jsonb_hash(spec.input);
 	workload_id = wl_workload_id(spec.tenant_id, spec.application_id,
 								 spec.idempotency_key, spec.definition_revision,
 								 input_hash);
 
 	SPI_connect();
+	wl_authz_require_member(spec.tenant_id, spec.application_id);
+	wl_authz_check_snapshot(&spec);
 	doc = existing_for_key(&spec, workload_id);
 	if (doc == NULL)
 	{

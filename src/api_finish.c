@@ -417,11 +417,12 @@ workload_execution_context(PG_FUNCTION_ARGS)
 	args[0] = CStringGetTextDatum(row.workload_id);
 	t = wl_store_run(P_CONTEXT, args, NULL, 1, SPI_OK_SELECT);
 	snapshot = DatumGetJsonbP(wl_store_datum(t, 0, 1, &isnull));
-	if (!wl_authz_grant_current(snapshot, &why))
-		wl_refuse(WL_E_AUTHORIZATION_DENIED, errdetail("%s.", why));
+	if (!wl_authz_verify(snapshot, &why))
+		wl_refuse(WL_E_AUTHORIZATION_DENIED,
+				  errdetail("The authorization snapshot does not hold: %s.", why));
+	wl_authz_check_run_authority(DatumGetJsonbP(wl_store_datum(t, 0, 6, &isnull)),
+								 row.workload_id, row.tenant_id, row.application_id);
 	granted = wl_json_get_strings(wl_json_get_object(&snapshot->root, "grant"), "capabilities");
-	if (granted == NULL)
-		wl_refuse(WL_E_AUTHORIZATION_DENIED, errdetail("The grant has no capabilities."));
 
 	wl_json_begin(&b);
 	wl_json_str(&b, "workload_id", row.workload_id);

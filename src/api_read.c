@@ -9,6 +9,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
+#include "authz.h"
 #include "compat.h"
 #include "errors.h"
 #include "payload.h"
@@ -79,6 +80,7 @@ workload_list(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	SPI_connect();
+	wl_authz_require_member(TextDatumGetCString(args[0]), TextDatumGetCString(args[1]));
 	t = wl_store_run(P_LIST, args, nulls, 0, SPI_OK_SELECT);
 	put_rows(rsinfo, t, SPI_processed);
 	SPI_finish();

@@ -5,6 +5,7 @@
 #include "postgres.h"
 
 #include "common/cryptohash.h"
+#include "common/hmac.h"
 #include "common/sha2.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -29,6 +30,50 @@ wl_sha256_hex(const char *data, size_t len)
 	hex_encode((const char *) digest, PG_SHA256_DIGEST_LENGTH, hex);
 	hex[PG_SHA256_DIGEST_LENGTH * 2] = '\0';
 	return hex;
+}
+
+/*
+ * wl_hmac_hex returns the lower-case hex HMAC-SHA256 of data under key: the
+ * same bytes as pgcrypto's encode(hmac(data, key, 'sha256'), 'hex').
+ */
+char *
+wl_hmac_hex(const uint8 *key, size_t keylen, const char *data, size_t len)
+{
+	pg_hmac_ctx *ctx = pg_hmac_create(PG_SHA256);
+	uint8		mac[PG_SHA256_DIGEST_LENGTH];
+	char	   *hex = palloc(PG_SHA256_DIGEST_LENGTH * 2 + 1);
+
+	if (ctx == NULL)
+		elog(ERROR, "could not create HMAC context");
+	if (pg_hmac_init(ctx, key, keylen) < 0 ||
+		pg_hmac_update(ctx, (const uint8 *) data, len) < 0 ||
+		pg_hmac_final(ctx, mac, sizeof(mac)) < 0)
+		elog(ERROR, "could not compute HMAC: %s", pg_hmac_error(ctx));
+	pg_hmac_free(ctx);
+	hex_encode((const char *) mac, PG_SHA256_DIGEST_LENGTH, hex);
+	hex[PG_SHA256_DIGEST_LENGTH * 2] = '\0';
+	return hex;
+}
+
+/* wl_hex_equal compares two hex strings in time independent of where they differ. */
+bool
+wl_hex_equal(const char *a, const char *b)
+{
+	size_t		la = strlen(a);
+	size_t		lb = strlen(b);
+	unsigned char diff = la != lb;
+
+	for (size_t i = 0; i < la && i < lb; i++)
+		diff |= (unsigned char) (a[i] ^ b[i]);
+	return diff == 0;
+}
+
+/* wl_random_bytes fills buf from the strong random source behind gen_random_bytes. */
+void
+wl_random_bytes(uint8 *buf, size_t len)
+{
+	if (!pg_strong_random(buf, len))
+		elog(ERROR, "could not generate random bytes");
 }
 
 /* wl_jsonb_text is the jsonb value's text form, exactly as jsonb::text prints it. */

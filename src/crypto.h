@@ -5,6 +5,9 @@
 #include "utils/jsonb.h"
 
 extern char *wl_sha256_hex(const char *data, size_t len);
+extern char *wl_hmac_hex(const uint8 *key, size_t keylen, const char *data, size_t len);
+extern bool wl_hex_equal(const char *a, const char *b);
+extern void wl_random_bytes(uint8 *buf, size_t len);
 extern char *wl_jsonb_text(Jsonb *j);
 extern char *wl_jsonb_hash(Jsonb *j);
 extern char *wl_workload_id(const char *tenant_id, const char *application_id,

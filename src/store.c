@@ -31,7 +31,7 @@
 #include "store.h"
 
 #define ST ((Oid) 1)			/* placeholder: the workload_state type */
-#define MAX_ARGS 24
+#define MAX_ARGS 25
 
 typedef struct WlPlanDef
 {
@@ -125,12 +125,12 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 		"  environment, definition_id, definition_revision, trigger, input, input_hash, "
 		"  requested_by, authorization_snapshot, connection_scopes, max_attempts, "
 		"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, "
-		"  completion_criteria, governing_snapshots, contract_version, created_by) "
+		"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority) "
 		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
-		"  $18, $19, $20, $21, $22, $23, $24) ON CONFLICT DO NOTHING",
-	24, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
+		"  $18, $19, $20, $21, $22, $23, $24, $25) ON CONFLICT DO NOTHING",
+	25, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
 		TEXTOID, JSONBOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID,
-	TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID}},
+	TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID}},
 	[P_ROW_PUT] = {
 		"INSERT INTO workload.workloads (workload_id, tenant_id, application_id, state, priority, "
 		"  capability_snapshot, has_dependencies, created_at, updated_at, state_entered_at, "
@@ -227,7 +227,8 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 	1, {TEXTOID}},
 	[P_CONTEXT] = {
 		"SELECT s.authorization_snapshot, s.connection_scopes, s.definition_id, "
-		"  s.definition_revision, s.environment FROM workload.specs s WHERE s.workload_id = $1",
+		"  s.definition_revision, s.environment, s.run_authority "
+		"FROM workload.specs s WHERE s.workload_id = $1",
 	1, {TEXTOID}},
 	[P_EXPIRED] = {
 		"SELECT w.workload_id FROM workload.workloads w "
@@ -259,6 +260,41 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 		"sp AS (DELETE FROM workload.specs s USING doomed WHERE s.workload_id = doomed.workload_id) "
 		"DELETE FROM workload.workloads w USING doomed WHERE w.workload_id = doomed.workload_id",
 	3, {TIMESTAMPTZOID, INT4OID, BOOLOID}},
+	[P_KEY_CURRENT] = {
+		"SELECT k.key_id, k.secret FROM workload.signing_keys k WHERE k.retired_at IS NULL "
+		"ORDER BY k.created_at DESC, k.key_id DESC LIMIT 1",
+	0, {InvalidOid}},
+	[P_KEY_GET] = {
+		"SELECT k.secret, k.retired_at IS NOT NULL FROM workload.signing_keys k WHERE k.key_id = $1",
+	1, {TEXTOID}},
+	[P_KEY_PUT] = {
+		"INSERT INTO workload.signing_keys (key_id, secret, created_at) VALUES ($1, $2, $3)",
+	3, {TEXTOID, BYTEAOID, TIMESTAMPTZOID}},
+	[P_KEY_RETIRE] = {
+		"UPDATE workload.signing_keys SET retired_at = $2 WHERE key_id = $1 AND retired_at IS NULL",
+	2, {TEXTOID, TIMESTAMPTZOID}},
+	[P_KEY_OTHERS] = {
+		"SELECT count(*) FROM workload.signing_keys WHERE retired_at IS NULL AND key_id <> $1",
+	1, {TEXTOID}},
+	[P_REVOKED] = {
+		"SELECT 1 FROM workload.revoked_grants WHERE grant_id = $1",
+	1, {TEXTOID}},
+	[P_REVOKE_PUT] = {
+		"INSERT INTO workload.revoked_grants (grant_id, revoked_at, revoked_by) VALUES ($1, $2, $3) "
+		"ON CONFLICT DO NOTHING",
+	3, {TEXTOID, TIMESTAMPTZOID, NAMEOID}},
+	/* A role is a member through itself or any role it belongs to. */
+	[P_MEMBER] = {
+		"SELECT 1 FROM workload.tenant_members m JOIN pg_roles r ON r.rolname = m.role "
+		"WHERE m.tenant_id = $2 AND m.application_id = $3 AND pg_has_role($1, r.oid, 'MEMBER') LIMIT 1",
+	3, {OIDOID, TEXTOID, TEXTOID}},
+	[P_MEMBER_PUT] = {
+		"INSERT INTO workload.tenant_members (role, tenant_id, application_id) VALUES ($1, $2, $3) "
+		"ON CONFLICT DO NOTHING",
+	3, {NAMEOID, TEXTOID, TEXTOID}},
+	[P_MEMBER_DEL] = {
+		"DELETE FROM workload.tenant_members WHERE role = $1 AND tenant_id = $2 AND application_id = $3",
+	3, {NAMEOID, TEXTOID, TEXTOID}},
 };
 
 /* Backend-lifetime cache: the enum type, its label OIDs, the saved plans. */

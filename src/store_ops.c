@@ -22,7 +22,9 @@
 
 /*
  * wl_store_lock locks the workload row (FOR NO KEY UPDATE, waiting) and
- * reads it into row.  Returns false when there is no such workload.
+ * reads it into row.  Returns false when there is no such workload, or when
+ * it belongs to a tenant and application the caller may not act in: its
+ * existence is not revealed.
  */
 bool
 wl_store_lock(const char *workload_id, WlRow *row)
@@ -53,7 +55,7 @@ wl_store_lock(const char *workload_id, WlRow *row)
 	row->last_heartbeat_at = wl_store_ts(t, 0, 14, &isnull);
 	row->has_heartbeat = !isnull;
 	row->capability_snapshot = DatumGetArrayTypeP(wl_store_datum(t, 0, 15, &isnull));
-	return true;
+	return wl_authz_member(row->tenant_id, row->application_id);
 }
 
 /* wl_store_save writes the row's mutable columns; the caller holds its lock. */
@@ -283,11 +285,19 @@ wl_store_one_jsonb(WlPlanId id, const char *arg, int col)
 	return isnull ? NULL : DatumGetJsonbP(d);
 }
 
-/* wl_store_document: the workload document (full adds attempts, checkpoints, result, events). */
+/*
+ * wl_store_document: the workload document (full adds attempts,
+ * checkpoints, result, events); NULL when there is none the caller may see.
+ */
 Jsonb *
 wl_store_document(const char *workload_id, bool full)
 {
-	return wl_store_one_jsonb(full ? P_DOC_FULL : P_DOC, workload_id, 1);
+	Jsonb	   *doc = wl_store_one_jsonb(full ? P_DOC_FULL : P_DOC, workload_id, 1);
+
+	if (doc && !wl_authz_member(wl_json_get_text(&doc->root, "tenant_id"),
+								wl_json_get_text(&doc->root, "application_id")))
+		return NULL;
+	return doc;
 }
 
 /* wl_store_transfer copies a jsonb value out of SPI memory into the caller's context. */

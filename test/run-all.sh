@@ -64,7 +64,16 @@ docs_check() {
 	else
 		echo "not ok - README does not document:$missing"
 	fi
-	psql -X -qAt -d postgres -c "DROP DATABASE wl_docs_check" >/dev/null
+	# the README's quick start runs as written
+	psql -X -qAt -d postgres -c "CREATE DATABASE wl_quick_start" >/dev/null
+	awk '/^## Quick start/{f=1} f&&/^```sql/{g=1;next} g&&/^```/{exit} g' "$WL_ROOT/README.md" >"$WL_TMP/quick.sql"
+	if psql -X -q -v ON_ERROR_STOP=1 -d wl_quick_start -f "$WL_TMP/quick.sql" >"$WL_TMP/quick.out" 2>&1 \
+		&& grep -q '"outcome": "succeeded"' "$WL_TMP/quick.out"; then
+		echo "ok - README quick start runs and completes its workload"
+	else
+		echo "not ok - README quick start fails:"; cat "$WL_TMP/quick.out"
+	fi
+	psql -X -qAt -d postgres -c "DROP DATABASE wl_quick_start" -c "DROP DATABASE wl_docs_check" >/dev/null
 }
 run_suite docs docs_check
 

@@ -8,12 +8,12 @@ DROP EXTENSION IF EXISTS workload CASCADE;
 CREATE EXTENSION workload;
 CREATE SCHEMA t;
 
-CREATE OR REPLACE FUNCTION t.grant(tenant text DEFAULT 'acme', app text DEFAULT 'billing',
+-- t.unsigned_grant: the grant alone, to sign (or tamper with) by hand.
+CREATE OR REPLACE FUNCTION t.unsigned_grant(tenant text DEFAULT 'acme', app text DEFAULT 'billing',
         subject_id text DEFAULT 'planner', caps text[] DEFAULT ARRAY['*'],
         status text DEFAULT 'active', expires text DEFAULT '2100-01-01T00:00:00Z')
 RETURNS jsonb LANGUAGE sql AS $$
     SELECT jsonb_build_object(
-        'grant', jsonb_build_object(
             'contract_version', 1, 'id', 'grant-' || tenant || '-' || subject_id,
             'issuer', jsonb_build_object('kind', 'service', 'id', 'issuer'),
             'subject', jsonb_build_object('kind', 'agent', 'id', subject_id),
@@ -21,8 +21,15 @@ RETURNS jsonb LANGUAGE sql AS $$
             'capabilities', to_jsonb(caps), 'resources', '[]'::jsonb,
             'constraints', jsonb_build_object('subject_attributes', '{}'::jsonb),
             'issued_at', '2020-01-01T00:00:00Z', 'expires_at', expires,
-            'parent_grant', NULL, 'revision', 1, 'status', status),
-        'key_id', 'key-test', 'signature', 'unsigned')
+            'parent_grant', NULL, 'revision', 1, 'status', status)
+$$;
+
+-- t.grant builds a grant and signs it under the server key (workload_sign_grant).
+CREATE OR REPLACE FUNCTION t.grant(tenant text DEFAULT 'acme', app text DEFAULT 'billing',
+        subject_id text DEFAULT 'planner', caps text[] DEFAULT ARRAY['*'],
+        status text DEFAULT 'active', expires text DEFAULT '2100-01-01T00:00:00Z')
+RETURNS jsonb LANGUAGE sql AS $$
+    SELECT workload_sign_grant(t.unsigned_grant(tenant, app, subject_id, caps, status, expires))
 $$;
 
 CREATE OR REPLACE FUNCTION t.spec(key text, extra jsonb DEFAULT '{}',

@@ -1,4 +1,4 @@
--- workload_create refuses (WORKLOAD_UNAUTHORIZED) an authorization snapshot that does not bind the requester, tenant and application, is not active, not yet valid or expired, or does not cover capability_snapshot (SPEC section 5; signatures are not checked here).
+-- workload_create refuses (WORKLOAD_UNAUTHORIZED) an authorization snapshot that does not bind the requester, tenant and application, is not active, not yet valid or expired, or does not cover capability_snapshot (SPEC section 5; each variant is properly signed, so the refusal is for the reason named, not the signature).
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -14,7 +14,7 @@ SELECT workload_create(t.spec('a1', jsonb_build_object('authorization_snapshot',
 SELECT workload_create(t.spec('a2', '{"requested_by": {"kind": "agent", "id": "intruder"}}'));
 \echo :SQLSTATE
 SELECT workload_create(t.spec('a3', jsonb_build_object('authorization_snapshot',
-    jsonb_set(t.grant(), '{grant,subject,kind}', '"human"'))));
+    workload_sign_grant(jsonb_set(t.unsigned_grant(), '{subject,kind}', '"human"')))));
 \echo :SQLSTATE
 SELECT workload_create(t.spec('a4', '{"requested_by": {"kind": "service", "id": "planner"}}'));
 \echo :SQLSTATE
@@ -46,12 +46,12 @@ SELECT workload_create(t.spec('d2', jsonb_build_object('authorization_snapshot',
 \echo :SQLSTATE
 SELECT workload_create(t.spec('d3', jsonb_build_object('authorization_snapshot', t.grant() #- '{grant,expires_at}')));
 \echo :SQLSTATE
-SELECT workload_create(t.spec('d4', jsonb_build_object('authorization_snapshot', t.grant(expires => 'someday'))));
+SELECT workload_create(t.spec('d4', jsonb_build_object('authorization_snapshot', jsonb_set(t.grant(), '{grant,expires_at}', '"someday"'))));
 \echo :SQLSTATE
 
 -- not yet valid: issued after now
 SELECT workload_create(t.spec('e1', jsonb_build_object('authorization_snapshot',
-    jsonb_set(t.grant(), '{grant,issued_at}', '"2026-01-01T00:00:01Z"'))));
+    workload_sign_grant(jsonb_set(t.unsigned_grant(), '{issued_at}', '"2026-01-01T00:00:01Z"')))));
 \echo :SQLSTATE
 SELECT workload_create(t.spec('e2', jsonb_build_object('authorization_snapshot', t.grant() #- '{grant,issued_at}')));
 \echo :SQLSTATE
@@ -84,10 +84,10 @@ SELECT workload_create(t.spec('ok3', jsonb_build_object('capability_snapshot', '
 SELECT workload_create(t.spec('ok4', jsonb_build_object('authorization_snapshot', t.grant(caps => ARRAY[]::text[]))))->>'state' AS nothing_asked;
 -- valid from the very instant it was issued, until just before it expires
 SELECT workload_create(t.spec('ok5', jsonb_build_object('authorization_snapshot',
-    jsonb_set(t.grant(expires => '2026-01-01T00:00:00.000001Z'), '{grant,issued_at}', '"2026-01-01T00:00:00Z"'))))->>'state' AS window_edges;
+    workload_sign_grant(jsonb_set(t.unsigned_grant(expires => '2026-01-01T00:00:00.000001Z'), '{issued_at}', '"2026-01-01T00:00:00Z"')))))->>'state' AS window_edges;
 -- a human requester with a grant whose subject is that human
 SELECT workload_create(t.spec('ok6', '{"requested_by": {"kind": "human", "id": "planner"}}' ||
-    jsonb_build_object('authorization_snapshot', jsonb_set(t.grant(), '{grant,subject,kind}', '"human"'))))->>'state' AS human;
+    jsonb_build_object('authorization_snapshot', workload_sign_grant(jsonb_set(t.unsigned_grant(), '{subject,kind}', '"human"')))))->>'state' AS human;
 -- the same grant later in time: expired once the clock passes expires_at
 SET workload.clock_override = '2100-01-01 00:00:00+00';
 SELECT workload_create(t.spec('late'));

@@ -1,0 +1,11 @@
+/* keys.h: the server's signing keys (keys.c). */
+#ifndef WL_KEYS_H
+#define WL_KEYS_H
+
+#include "utils/jsonb.h"
+
+extern char *wl_keys_mac_current(const char *text, char **key_id);
+extern bool wl_keys_mac_check(const char *key_id, const char *text, const char *mac,
+							  const char **why);
+
+#endif

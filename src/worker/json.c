@@ -1,0 +1,275 @@
+/*
+ * json.c: a strict RFC 8259 syntax check (no tree is built) for the
+ * command's stdout and its file-descriptor-3 lines, the "progress" line
+ * test, and UTF-8 repair of error text.  The server still parses and
+ * limits every value; this only lets the worker decide invalid_output
+ * itself and tell progress from checkpoints.
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "worker.h"
+
+#define MAX_DEPTH 512
+
+typedef struct Scan
+{
+	const char *p;
+	const char *end;
+	int			depth;
+} Scan;
+
+static bool scan_value(Scan *s);
+
+static void
+skip_ws(Scan *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
+		s->p++;
+}
+
+static bool
+is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool
+scan_string(Scan *s)
+{
+	if (s->p >= s->end || *s->p != '"')
+		return false;
+	s->p++;
+	while (s->p < s->end)
+	{
+		unsigned char c = (unsigned char) *s->p++;
+
+		if (c == '"')
+			return true;
+		if (c < 0x20)
+			return false;
+		if (c != '\\')
+			continue;
+		if (s->p >= s->end)
+			return false;
+		c = (unsigned char) *s->p++;
+		if (c == 'u')
+		{
+			if (s->end - s->p < 4 || !is_hex(s->p[0]) || !is_hex(s->p[1]) ||
+				!is_hex(s->p[2]) || !is_hex(s->p[3]))
+				return false;
+			s->p += 4;
+		}
+		else if (!strchr("\"\\/bfnrt", c) || c == '\0')
+			return false;
+	}
+	return false;
+}
+
+static bool
+scan_digits(Scan *s)
+{
+	const char *start = s->p;
+
+	while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
+		s->p++;
+	return s->p > start;
+}
+
+static bool
+scan_number(Scan *s)
+{
+	if (s->p < s->end && *s->p == '-')
+		s->p++;
+	if (s->p < s->end && *s->p == '0')
+		s->p++;
+	else if (!scan_digits(s))
+		return false;
+	if (s->p < s->end && *s->p == '.')
+	{
+		s->p++;
+		if (!scan_digits(s))
+			return false;
+	}
+	if (s->p < s->end && (*s->p == 'e' || *s->p == 'E'))
+	{
+		s->p++;
+		if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
+			s->p++;
+		if (!scan_digits(s))
+			return false;
+	}
+	return true;
+}
+
+static bool
+scan_literal(Scan *s, const char *word)
+{
+	size_t		n = strlen(word);
+
+	if ((size_t) (s->end - s->p) < n || memcmp(s->p, word, n) != 0)
+		return false;
+	s->p += n;
+	return true;
+}
+
+/* scan_container reads an object or an array; s->p is on '{' or '['. */
+static bool
+scan_container(Scan *s)
+{
+	bool		object = (*s->p == '{');
+	char		close = object ? '}' : ']';
+
+	if (++s->depth > MAX_DEPTH)
+		return false;
+	s->p++;
+	skip_ws(s);
+	if (s->p < s->end && *s->p == close)
+	{
+		s->p++;
+		s->depth--;
+		return true;
+	}
+	for (;;)
+	{
+		if (object)
+		{
+			if (!scan_string(s))
+				return false;
+			skip_ws(s);
+			if (s->p >= s->end || *s->p++ != ':')
+				return false;
+		}
+		if (!scan_value(s))
+			return false;
+		skip_ws(s);
+		if (s->p >= s->end)
+			return false;
+		if (*s->p == close)
+			break;
+		if (*s->p++ != ',')
+			return false;
+		skip_ws(s);
+	}
+	s->p++;
+	s->depth--;
+	return true;
+}
+
+static bool
+scan_value(Scan *s)
+{
+	skip_ws(s);
+	if (s->p >= s->end)
+		return false;
+	switch (*s->p)
+	{
+		case '{':
+		case '[':
+			return scan_container(s);
+		case '"':
+			return scan_string(s);
+		case 't':
+			return scan_literal(s, "true");
+		case 'f':
+			return scan_literal(s, "false");
+		case 'n':
+			return scan_literal(s, "null");
+		default:
+			return scan_number(s);
+	}
+}
+
+/* wlw_json_valid says whether s[0..len) is exactly one JSON value. */
+bool
+wlw_json_valid(const char *s, size_t len)
+{
+	Scan		sc = {s, s + len, 0};
+
+	if (memchr(s, '\0', len) != NULL || !scan_value(&sc))
+		return false;
+	skip_ws(&sc);
+	return sc.p == sc.end;
+}
+
+/*
+ * wlw_json_progress says whether a valid JSON line is an object with
+ * exactly one member, "progress"; if so *value/*vlen span that member's
+ * value.  Any other valid line is a checkpoint.
+ */
+bool
+wlw_json_progress(const char *s, size_t len, const char **value, size_t *vlen)
+{
+	Scan		sc = {s, s + len, 0};
+
+	skip_ws(&sc);
+	if (sc.p >= sc.end || *sc.p != '{')
+		return false;
+	sc.p++;
+	skip_ws(&sc);
+	if (!scan_literal(&sc, "\"progress\""))
+		return false;
+	skip_ws(&sc);
+	if (sc.p >= sc.end || *sc.p++ != ':')
+		return false;
+	skip_ws(&sc);
+	*value = sc.p;
+	if (!scan_value(&sc))
+		return false;
+	*vlen = sc.p - *value;
+	skip_ws(&sc);
+	return sc.p < sc.end && *sc.p == '}';
+}
+
+/* utf8_len gives the length of a valid UTF-8 sequence at s, or 0. */
+static size_t
+utf8_len(const unsigned char *s, size_t left)
+{
+	size_t		n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		n = 2;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		n = 3;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		n = 4;
+	else
+		return 0;
+	if (n > left)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	/* overlong 3/4-byte forms, surrogates, above U+10FFFF */
+	if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0) ||
+		(s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/*
+ * wlw_utf8_sanitize replaces, in place, every NUL byte and every byte that
+ * does not start a valid UTF-8 sequence with '?', so stderr can be sent as
+ * text whatever the command wrote.
+ */
+void
+wlw_utf8_sanitize(char *s, size_t len)
+{
+	size_t		i = 0;
+
+	while (i < len)
+	{
+		size_t		n = (s[i] == '\0') ? 0 : utf8_len((unsigned char *) s + i, len - i);
+
+		if (n == 0)
+		{
+			s[i++] = '?';
+			continue;
+		}
+		i += n;
+	}
+}
