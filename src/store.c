@@ -285,7 +285,7 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 	3, {TEXTOID, TIMESTAMPTZOID, NAMEOID}},
 	/* A role is a member through itself or any role it belongs to. */
 	[P_MEMBER] = {
-		"SELECT 1 FROM workload.tenant_members m JOIN pg_roles r ON r.rolname = m.role "
+		"SELECT 1 FROM workload.tenant_members m JOIN pg_catalog.pg_roles r ON r.rolname = m.role "
 		"WHERE m.tenant_id = $2 AND m.application_id = $3 AND pg_has_role($1, r.oid, 'MEMBER') LIMIT 1",
 	3, {OIDOID, TEXTOID, TEXTOID}},
 	[P_MEMBER_PUT] = {

@@ -97,3 +97,30 @@ DROP FUNCTION public.evil_agg_final(jsonb), public.lower(text), public.to_jsonb(
 DROP OPERATOR public.= (text, text);
 DROP FUNCTION public.evil_texteq(text, text);
 SELECT to_jsonb(ARRAY['x']) AS to_jsonb_array, lower('ABC') AS lower;
+
+-- pg_temp: a caller's temporary look-alikes of the catalogs and of our tables
+-- are not picked up either, also on the tenant-membership path of a
+-- non-admin role (pg_temp comes last in every pinned path)
+SET client_min_messages = warning;
+DROP ROLE IF EXISTS sp_member;
+RESET client_min_messages;
+CREATE ROLE sp_member;
+GRANT workload_client, workload_worker TO sp_member;
+SELECT workload_add_tenant_member('sp_member', 'acme', 'billing');
+CREATE TEMP TABLE pg_roles (rolname name, oid oid);
+CREATE TEMP TABLE tenant_members (role name, tenant_id text, application_id text);
+CREATE TEMP TABLE workloads (workload_id text);
+CREATE TEMP TABLE specs (workload_id text);
+GRANT ALL ON pg_temp.pg_roles, pg_temp.tenant_members, pg_temp.workloads, pg_temp.specs TO sp_member;
+SELECT t.spec('temp-path') AS spec3 \gset
+SET ROLE sp_member;
+SET search_path = pg_temp, public;
+SELECT public.workload_create(:'spec3') ->> 'state' AS created_as_member;
+SELECT count(*) AS listed_as_member FROM public.workload_list('acme', 'billing');
+SELECT public.workload_list('globex', 'billing');
+\echo :SQLSTATE
+RESET search_path;
+RESET ROLE;
+DROP TABLE pg_temp.pg_roles, pg_temp.tenant_members, pg_temp.workloads, pg_temp.specs;
+DROP OWNED BY sp_member;
+DROP ROLE sp_member;
