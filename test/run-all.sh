@@ -73,6 +73,18 @@ docs_check() {
 	else
 		echo "not ok - README quick start fails:"; cat "$WL_TMP/quick.out"
 	fi
+	# the examples run after it; only the two refusals they announce may fail
+	awk '/^### Examples/{f=1} f&&/^```sql/{g=1;next} g&&/^```/{exit} g' "$WL_ROOT/README.md" >"$WL_TMP/examples.sql"
+	cat "$WL_TMP/quick.sql" "$WL_TMP/examples.sql" >"$WL_TMP/both.sql"
+	psql -X -q -d wl_quick_start -c "DROP EXTENSION workload CASCADE" >/dev/null 2>&1
+	psql -X -q -d wl_quick_start -f "$WL_TMP/both.sql" >"$WL_TMP/examples.out" 2>&1 || true
+	local errors
+	errors=$(grep -c 'ERROR:' "$WL_TMP/examples.out" || true)
+	if [ "$errors" = 3 ] && grep -q 'WORKLOAD_TRANSITION_DENIED' "$WL_TMP/examples.out"; then
+		echo "ok - README examples run (with the 3 refusals they announce)"
+	else
+		echo "not ok - README examples: $errors errors"; grep -B2 -A2 'ERROR:' "$WL_TMP/examples.out"
+	fi
 	psql -X -qAt -d postgres -c "DROP DATABASE wl_quick_start" -c "DROP DATABASE wl_docs_check" >/dev/null
 }
 run_suite docs docs_check
