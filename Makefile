@@ -12,11 +12,16 @@ ISOLATION      = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.s
 ISOLATION_OPTS = --inputdir=test --outputdir=.
 TAP_TESTS   = 1
 PROVE_TESTS = $(wildcard test/t/*.pl)
-EXTRA_CLEAN = results regression.diffs regression.out output_iso tmp_check log
+WORKER      = src/worker/workload-worker
+EXTRA_CLEAN = results regression.diffs regression.out output_iso tmp_check log $(WORKER)
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PGXS does not track header dependencies: every object depends on every
+# header, so a changed struct can never meet a stale object.
+$(OBJS): $(wildcard src/*.h)
 
 # Split targets so the test command can report each suite on its own.
 installcheck-regress:
@@ -26,3 +31,20 @@ installcheck-isolation:
 	$(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) $(ISOLATION)
 
 .PHONY: installcheck-regress installcheck-isolation
+
+# The reference worker (a libpq client, not part of the module), installed
+# beside pg_config --bindir.
+all: $(WORKER)
+$(WORKER): $(wildcard src/worker/*.c src/worker/*.h)
+	$(CC) $(CFLAGS) -I$(libpq_srcdir) $(filter %.c,$^) -o $@ $(libpq)
+
+install: install-worker
+install-worker: $(WORKER)
+	$(MKDIR_P) '$(DESTDIR)$(bindir)'
+	$(INSTALL_PROGRAM) $(WORKER) '$(DESTDIR)$(bindir)/workload-worker'
+
+uninstall: uninstall-worker
+uninstall-worker:
+	rm -f '$(DESTDIR)$(bindir)/workload-worker'
+
+.PHONY: install-worker uninstall-worker

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# demo/run.sh: the demo on a throwaway cluster (as root on Debian 12).
-# Installs what is missing, builds, starts a cluster, walks one workload
-# through claim, lease loss, recovery, fencing and completion, and stops.
+# demo/run.sh: the demo, as root on Debian 12.  Installs what is missing,
+# builds, starts a throwaway cluster, creates ~300 workloads (priorities,
+# dependencies, deliberate failures), runs four workload-workers on them,
+# kills one with SIGKILL and pauses another mid-run, and shows the recovery,
+# the fence refusing the late completions, and a summary per state.  About
+# two minutes; everything it starts is stopped on exit.
+# DEMO_LOGS=dir keeps the workers' logs.  demo/walkthrough.sh is the SQL-only tour.
 set -euo pipefail
 WL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$WL_ROOT/scripts/cluster.sh"
@@ -9,4 +13,224 @@ wl_need_root
 wl_install_deps
 wl_build
 wl_cluster_start
-psql -X -q -f "$WL_ROOT/demo/walkthrough.sql"
+
+WORKER_BIN=$(pg_config --bindir)/workload-worker
+DEMO=$(mktemp -d /tmp/workload-demo.XXXXXX)
+export PGDATABASE=demo
+LEASE=4
+declare -A WPID=()
+RECOVERY_PID=""
+TTY=0; [ -t 1 ] && TTY=1
+
+demo_stop() {
+	local id
+	for id in "${!WPID[@]}"; do
+		kill -CONT "${WPID[$id]}" 2>/dev/null || true
+		kill -KILL "${WPID[$id]}" 2>/dev/null || true
+	done
+	if [ -n "$RECOVERY_PID" ]; then kill "$RECOVERY_PID" 2>/dev/null || true; fi
+	wait 2>/dev/null || true
+	if [ -n "${DEMO_LOGS:-}" ]; then mkdir -p "$DEMO_LOGS" && cp "$DEMO"/*.log "$DEMO_LOGS"/ 2>/dev/null || true; fi
+	rm -rf "$DEMO"
+	wl_cluster_stop
+}
+trap demo_stop EXIT
+
+q() { psql -X -qAt -v ON_ERROR_STOP=1 -c "$1"; }
+clear_line() { if [ "$TTY" = 1 ]; then printf '\r\033[K'; fi; }
+say() { clear_line; echo "$*"; }
+elapsed() { awk -v s="$START" -v n="$(date +%s.%N)" 'BEGIN { printf "%5.1fs", n - s }'; }
+
+echo "== creating the workloads"
+psql -X -d postgres -qc "CREATE DATABASE demo"
+psql -X -q -f "$WL_ROOT/demo/workloads.sql"
+N=$(q "SELECT count(*) FROM demo.created")
+q "SELECT '   ' || count(*) || ' ' || kind || CASE kind
+        WHEN 'render' THEN ' (priority 0)'
+        WHEN 'urgent' THEN ' (renders created last, priority 10)'
+        WHEN 'encode' THEN ' (four checkpointed steps each)'
+        WHEN 'upload' THEN ' (fail once with exit 75, then succeed)'
+        WHEN 'corrupt' THEN ' (exit 1: not retried)'
+        WHEN 'poison' THEN ' (SIGKILL themselves: retried, then dead-lettered)'
+        WHEN 'legacy' THEN ' (print no JSON: invalid_output)'
+        WHEN 'publish' THEN ' (each waits for 3 renders; 2 wait for a corrupt frame)'
+        WHEN 'archive' THEN ' (60 s each, priority 5: to be cancelled)' END
+   FROM demo.created GROUP BY kind ORDER BY min(seq)"
+echo "   = $N workloads in tenant acme, application media, all READY"
+
+echo "== recovery scheduler: a psql loop calls workload_recover_expired() every second"
+echo "   (the stand-in for the background worker, which is not built yet)"
+(
+	trap 'exit 0' TERM
+	while :; do
+		psql -X -qAt -c "SELECT 'recovered ' || r FROM workload_recover_expired() r" \
+			>>"$DEMO/recovery.log" 2>&1
+		sleep 1
+	done
+) &
+RECOVERY_PID=$!
+
+for i in 1 2 3 4; do
+	batch=1; [ $i = 3 ] && batch=4
+	"$WORKER_BIN" --dsn "dbname=demo user=demo_worker" --tenant acme --application media \
+		--capability media --worker-id "worker-$i" --lease $LEASE --batch $batch --poll 1 \
+		--exec "$WL_ROOT/demo/task.sh" >"$DEMO/worker-$i.log" 2>&1 &
+	WPID[worker-$i]=$!
+done
+echo "== started worker-1..worker-4 (workload-worker, role demo_worker, lease ${LEASE}s,"
+echo "   heartbeat every $(awk -v l=$LEASE 'BEGIN { printf "%.1f", l / 3 }')s; worker-3 claims 4 at a time)"
+START=$(date +%s.%N)
+
+STATUS_SQL="SELECT count(*) FILTER (WHERE state IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')),
+    count(*) FILTER (WHERE state = 'READY'),
+    count(*) FILTER (WHERE state IN ('CLAIMED', 'RUNNING', 'CHECKPOINTED', 'CANCELLATION_REQUESTED')),
+    count(*) FILTER (WHERE state = 'SUCCEEDED'), count(*) FILTER (WHERE state = 'DEAD_LETTER'),
+    count(*) FILTER (WHERE state = 'CANCELLED'),
+    (SELECT count(*) FROM workload.attempts WHERE outcome = 'WORKER_LOST'),
+    count(*) FILTER (WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED') AND NOT EXISTS (
+        SELECT 1 FROM workload.dependencies d JOIN workload.workloads x ON x.workload_id = d.depends_on
+        WHERE d.workload_id = w.workload_id AND x.state = 'DEAD_LETTER'))
+  FROM workload.workloads w"
+
+cancelled_archives=0; killed=0; paused=0; resumed=0; last_print=0; printed=
+paused_id=""
+while :; do
+	IFS='|' read -r done ready running ok dead cancelled lost open < <(q "$STATUS_SQL" | tr -d '\n'; echo)
+	line="$(elapsed)  done $done/$N  ready $ready  running $running  succeeded $ok  dead-letter $dead  cancelled $cancelled  lost $lost"
+	if [ "$TTY" = 1 ]; then printf '\r\033[K%s' "$line"
+	elif [ $((SECONDS - last_print)) -ge 3 ]; then echo "$line"; last_print=$SECONDS; printed=$line; fi
+
+	# the operator cancels the two archives once both run
+	if [ $cancelled_archives = 0 ] && [ "$(q "SELECT count(*) FROM demo.created c JOIN workload.workloads w USING (workload_id)
+	        WHERE c.kind = 'archive' AND w.state = 'RUNNING'")" = 2 ]; then
+		say "== $(elapsed): the operator cancels the 2 archives while they run (workload_cancel):"
+		q "SELECT '   ' || c.workload_id || ' on ' || w.worker_id || ': ' || workload_cancel(c.workload_id, 'operator')
+		   FROM demo.created c JOIN workload.workloads w USING (workload_id) WHERE c.kind = 'archive'"
+		cancelled_archives=1
+	fi
+
+	# SIGKILL worker-3 once a fifth is done and it holds claims
+	if [ $killed = 0 ] && [ "$done" -ge $((N / 5)) ] && [ "$(q "SELECT count(*) FROM workload.workloads
+	        WHERE worker_id = 'worker-3' AND state IN ('RUNNING', 'CHECKPOINTED')")" -ge 2 ]; then
+		kill -KILL "${WPID[worker-3]}"
+		wait "${WPID[worker-3]}" 2>/dev/null || true
+		KILLED_AT=$(date +%s.%N)
+		sleep 0.3
+		q "SELECT workload_id || '|' || claim_id || '|' || fencing_token || '|' || attempt_count
+		   FROM workload.workloads WHERE worker_id = 'worker-3' ORDER BY 1" >"$DEMO/held"
+		say "== $(elapsed): SIGKILL worker-3 (pid ${WPID[worker-3]}) while it holds $(wc -l <"$DEMO/held") claims:"
+		q "SELECT '   ' || w.workload_id || '  ' || c.kind || ' #' || c.n || '  ' || w.state || ', fencing token ' || w.fencing_token
+		   FROM workload.workloads w JOIN demo.created c USING (workload_id) WHERE w.worker_id = 'worker-3' ORDER BY 1"
+		unset 'WPID[worker-3]'
+		killed=1
+	fi
+
+	# SIGSTOP worker-4 (a long pause) halfway, while it runs a command
+	if [ $paused = 0 ] && [ $killed = 1 ] && [ "$done" -ge $((N / 2)) ]; then
+		kill -STOP "${WPID[worker-4]}"
+		sleep 0.2
+		paused_id=$(q "SELECT workload_id FROM workload.workloads JOIN demo.created c USING (workload_id)
+		               WHERE worker_id = 'worker-4' AND state = 'RUNNING' AND c.kind IN ('render', 'publish')")
+		if [ -n "$paused_id" ]; then
+			q "SELECT claim_id || '|' || fencing_token FROM workload.workloads WHERE workload_id = '$paused_id'" >"$DEMO/paused"
+			say "== $(elapsed): SIGSTOP worker-4 (a stalled worker) while it runs $paused_id"
+			paused=1
+		else
+			kill -CONT "${WPID[worker-4]}"	# between two renders: try again
+		fi
+	fi
+	if [ $paused = 1 ] && [ $resumed = 0 ] && [ "$(q "SELECT (worker_id IS NOT NULL AND worker_id <> 'worker-4')
+	        OR state IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED') FROM workload.workloads WHERE workload_id = '$paused_id'")" = t ]; then
+		say "== $(elapsed): worker-4's lease ran out; the scheduler recovered $paused_id and it is now"
+		say "   $(q "SELECT w.state || coalesce(' on ' || w.worker_id, ' by ' || r.worker_id, '') || ', fencing token ' || w.fencing_token
+		            FROM workload.workloads w LEFT JOIN workload.results r USING (workload_id) WHERE workload_id = '$paused_id'"); SIGCONT worker-4"
+		kill -CONT "${WPID[worker-4]}"
+		resumed=1
+	fi
+
+	if [ "$open" = 0 ] && { [ $paused = 0 ] || [ $resumed = 1 ]; }; then break; fi
+	if awk -v s="$START" -v n="$(date +%s.%N)" 'BEGIN { exit !(n - s > 240) }'; then
+		say "== gave up waiting after 240 s"; break
+	fi
+	sleep 0.5
+done
+clear_line
+[ "$line" = "$printed" ] || echo "$line"
+
+echo "== $(elapsed): nothing left to run but the 2 publishes waiting for a dead-lettered corrupt frame;"
+echo "   the operator cancels that frame, and its dependents are cancelled with it:"
+corrupt=$(q "SELECT depends_on FROM workload.dependencies d JOIN demo.created c USING (workload_id)
+             WHERE c.kind = 'publish' AND c.n = 13")
+q "SELECT '   ' || '$corrupt' || ': ' || workload_cancel('$corrupt', 'operator')"
+q "SELECT '   ' || c.kind || ' #' || c.n || ': ' || w.state || ' (' || (SELECT evidence ->> 'cause' FROM workload.events e
+          WHERE e.workload_id = w.workload_id AND e.to_state = 'CANCELLED') || ')'
+   FROM workload.workloads w JOIN demo.created c USING (workload_id) WHERE c.kind = 'publish' AND c.n IN (13, 14) ORDER BY c.n"
+
+echo "== stopping the workers with SIGTERM (each lets its command finish, then exits)"
+for id in worker-1 worker-2 worker-4; do
+	kill -TERM "${WPID[$id]}"
+	rc=0; wait "${WPID[$id]}" || rc=$?
+	echo "   $id exited with status $rc"
+	unset "WPID[$id]"
+done
+kill "$RECOVERY_PID"; wait "$RECOVERY_PID" 2>/dev/null || true; RECOVERY_PID=""
+
+echo
+echo "== recovery: what happened to worker-3's claims"
+while IFS='|' read -r id claim token attempt; do
+	q "SELECT '   ' || c.kind || ' #' || c.n || ': ' || string_agg('attempt ' || a.attempt_number || ' ' || a.worker_id || ' '
+	          || coalesce(a.outcome, 'running'), ' -> ' ORDER BY a.attempt_number)
+	          || ' (recovered ' || (SELECT to_char(extract(epoch FROM min(e.at)) - $KILLED_AT, 'FM990.0')
+	                                FROM workload.events e WHERE e.workload_id = '$id' AND e.to_state = 'RECOVERING')
+	          || 's after the SIGKILL)'
+	   FROM workload.attempts a JOIN demo.created c USING (workload_id) WHERE a.workload_id = '$id' GROUP BY c.kind, c.n"
+done <"$DEMO/held"
+echo "   the scheduler recovered $(grep -c '^recovered' "$DEMO/recovery.log" || true) expired lease(s) in all"
+if [ -n "$(q "SELECT 1 FROM demo.created c JOIN workload.workloads w USING (workload_id)
+             WHERE c.workload_id IN ($(cut -d'|' -f1 "$DEMO/held" | sed "s/.*/'&'/" | paste -sd,)) AND c.kind = 'encode'")" ]; then
+	q "SELECT '   encode #' || c.n || ' resumed after step ' || (w.output ->> 'resumed_after_step') || ' (its last checkpoint)'
+	   FROM workload.results w JOIN demo.created c USING (workload_id)
+	   WHERE c.workload_id IN ($(cut -d'|' -f1 "$DEMO/held" | sed "s/.*/'&'/" | paste -sd,)) AND c.kind = 'encode'"
+fi
+
+echo
+echo "== cancellation: the archives, cancelled while running"
+q "SELECT '   archive #' || c.n || ': ' || w.state || ', confirmed by ' || e2.actor || ' '
+          || to_char(extract(epoch FROM e2.at - e1.at), 'FM990.0') || 's after the request (heartbeat every '
+          || to_char($LEASE / 3.0, 'FM0.0') || 's)'
+   FROM demo.created c JOIN workload.workloads w USING (workload_id)
+   JOIN workload.events e1 ON e1.workload_id = c.workload_id AND e1.to_state = 'CANCELLATION_REQUESTED'
+   JOIN workload.events e2 ON e2.workload_id = c.workload_id AND e2.to_state = 'CANCELLED'
+   WHERE c.kind = 'archive' ORDER BY c.n"
+
+echo
+echo "== the fence: late completions are refused"
+echo "   worker-3's completion, replayed as if its request arrived late (its claim, its fencing token):"
+while IFS='|' read -r id claim token attempt; do
+	echo "   $id token $token: $(q "SELECT demo.try_complete('$id', '$claim', 'worker-3', $token, '$id:$attempt', '{\"late\": true}')")"
+done <"$DEMO/held"
+if [ -s "$DEMO/paused" ]; then
+	echo "   worker-4, resumed after its lease ran out, tried to complete $paused_id itself; its log:"
+	grep -E "$paused_id: .*(refused|succeeded)" "$DEMO/worker-4.log" | sed 's/^/   /' | head -n 3
+fi
+echo "   each succeeded workload has exactly one result: $(q "SELECT CASE WHEN count(*) = 0 THEN 'yes' ELSE 'NO' END
+     FROM workload.workloads w WHERE (SELECT count(*) FROM workload.results r WHERE r.workload_id = w.workload_id)
+     <> CASE WHEN w.state = 'SUCCEEDED' THEN 1 ELSE 0 END"); claims still held: $(q "SELECT count(*) FROM workload.workloads WHERE claim_id IS NOT NULL")"
+
+echo
+echo "== summary per state (counted from workload.workloads; workload_stats() is not built yet)"
+psql -X -q -P footer=off -c "SELECT coalesce(c.kind, 'total') AS kind,
+        count(*) FILTER (WHERE w.state = 'SUCCEEDED') AS succeeded,
+        count(*) FILTER (WHERE w.state = 'DEAD_LETTER') AS dead_letter,
+        count(*) FILTER (WHERE w.state = 'CANCELLED') AS cancelled,
+        count(*) FILTER (WHERE w.state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')) AS other,
+        sum(w.attempt_count) AS attempts
+    FROM demo.created c JOIN workload.workloads w USING (workload_id)
+    GROUP BY ROLLUP (c.kind) ORDER BY c.kind IS NULL, min(c.seq)" | sed '/^$/d; s/^/   /'
+q "SELECT '   attempts that did not succeed, by kind: ' || string_agg(k || ' ' || n, ', ' ORDER BY n DESC, k) FROM
+   (SELECT lower(coalesce(failure_kind, outcome)) k, count(*) n FROM workload.attempts WHERE outcome <> 'SUCCEEDED' GROUP BY 1) s"
+q "SELECT '   the 20 urgent renders (created last, priority 10) finished at positions '
+          || min(pos) || '..' || max(pos) || ' of ' || (SELECT count(*) FROM workload.results)
+   FROM (SELECT c.kind, row_number() OVER (ORDER BY r.created_at) pos
+         FROM workload.results r JOIN demo.created c USING (workload_id)) s WHERE kind = 'urgent'"
+echo "   total $(elapsed) since the workers started; stopping the cluster"

@@ -66,6 +66,17 @@ CREATE TABLE workload.workloads (
     last_heartbeat_at    timestamptz,
     last_failure         jsonb,
     progress             jsonb,
+    -- the spec's timeouts (NULL = none), kept here so the tick needs no join
+    queue_ms             bigint,
+    claim_ms             bigint,
+    execution_ms         bigint,
+    heartbeat_ms         bigint,
+    overall_ms           bigint,
+    -- the next moment the tick must look at this row (a timeout or a wait's
+    -- deadline); written on state changes only, never by a heartbeat
+    deadline_at          timestamptz,
+    wait_count           integer NOT NULL,  -- attempts that ended in a wait
+    has_criteria         boolean NOT NULL,  -- completion_criteria is not empty
     CONSTRAINT workloads_claim_complete_check CHECK
         ((claim_id IS NULL) OPERATOR(pg_catalog.=) (worker_id IS NULL) AND
          (claim_id IS NULL) OPERATOR(pg_catalog.=) (lease_expires_at IS NULL))
@@ -77,11 +88,17 @@ CREATE INDEX workloads_claim_idx ON workload.workloads
     (tenant_id, application_id, priority DESC, created_at, seq)
     WHERE state OPERATOR(pg_catalog.=) 'READY';
 -- Retention reads finished rows, oldest first.
-CREATE INDEX workloads_finished_idx ON workload.workloads (updated_at)
+-- Keyed on state_entered_at (when it finished), which only transitions
+-- change: an index on updated_at would make every heartbeat a non-HOT update.
+CREATE INDEX workloads_finished_idx ON workload.workloads (state_entered_at)
     WHERE state OPERATOR(pg_catalog.=) ANY (ARRAY['SUCCEEDED', 'CANCELLED', 'DEAD_LETTER']::@extschema@.workload_state[]);
 -- Lease recovery reads only rows that hold a claim.
 CREATE INDEX workloads_claimed_idx ON workload.workloads (workload_id)
     WHERE claim_id IS NOT NULL;
+-- The tick reads rows whose deadline has come, soonest first.  Heartbeats
+-- never change deadline_at, so they stay HOT updates.
+CREATE INDEX workloads_deadline_idx ON workload.workloads (deadline_at)
+    WHERE deadline_at IS NOT NULL;
 -- workload_list: one tenant and application, best first.
 CREATE INDEX workloads_tenant_idx ON workload.workloads
     (tenant_id, application_id, priority DESC, created_at, seq);
@@ -112,6 +129,9 @@ CREATE TABLE workload.checkpoints (
     state                jsonb NOT NULL,
     state_hash           text NOT NULL,
     created_at           timestamptz NOT NULL,
+    -- HMAC of checkpoint_id:workload_id:sequence:state_hash under key_id
+    key_id               text NOT NULL,
+    tag                  text NOT NULL,
     CONSTRAINT checkpoints_pkey PRIMARY KEY (workload_id, sequence)
 );
 
@@ -153,6 +173,50 @@ CREATE TABLE workload.dependencies (
 );
 CREATE INDEX dependencies_depends_on_idx ON workload.dependencies (depends_on);
 
+-- Durable waits (SPEC section 7): one row per wait of a workload.  Open
+-- while resolved_at is NULL; the wake (signal payload, approval decision)
+-- is kept here for workload_resume.
+CREATE TABLE workload.waits (
+    workload_id          text NOT NULL,
+    wait_number          integer NOT NULL,
+    tenant_id            text NOT NULL,
+    application_id       text NOT NULL,
+    kind                 text NOT NULL CHECK (kind OPERATOR(pg_catalog.=) ANY (ARRAY['event', 'schedule', 'human_approval'])),
+    wake_key             text,
+    deadline             timestamptz NOT NULL,
+    attempt_number       integer NOT NULL,
+    fencing_token        bigint NOT NULL,
+    created_at           timestamptz NOT NULL,
+    resolved_at          timestamptz,
+    outcome              text,
+    payload              jsonb,
+    approved             boolean,
+    approver             text,
+    note                 text,
+    CONSTRAINT waits_pkey PRIMARY KEY (workload_id, wait_number)
+);
+-- workload_signal finds open event waits of one tenant and application by key.
+CREATE INDEX waits_open_key_idx ON workload.waits (tenant_id, application_id, wake_key)
+    WHERE resolved_at IS NULL;
+
+-- Compensation steps (sagas, SPEC section 7), bound to the authorization
+-- digest of their workload; compensation_id is the workload that undoes it.
+CREATE TABLE workload.compensations (
+    workload_id          text NOT NULL,
+    step                 integer NOT NULL,
+    capability_id        text NOT NULL,
+    input                jsonb NOT NULL,
+    input_hash           text NOT NULL,
+    authorization_digest text NOT NULL,
+    attempt_number       integer NOT NULL,
+    fencing_token        bigint NOT NULL,
+    created_at           timestamptz NOT NULL,
+    compensation_id      text,
+    compensated_at       timestamptz,
+    compensated_by       text,
+    CONSTRAINT compensations_pkey PRIMARY KEY (workload_id, step)
+);
+
 -- Server-held HMAC keys.  Never readable by any role but the owner.
 CREATE TABLE workload.signing_keys (
     key_id               text PRIMARY KEY,
@@ -188,7 +252,7 @@ DECLARE
 BEGIN
     FOREACH t IN ARRAY ARRAY['specs', 'workloads', 'attempts', 'checkpoints',
                              'results', 'events', 'dependencies', 'signing_keys',
-                             'revoked_grants', 'tenant_members']
+                             'revoked_grants', 'tenant_members', 'waits', 'compensations']
     LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON workload.%I '
@@ -225,6 +289,13 @@ CREATE FUNCTION workload.claim_id_for(workload_id text, fencing_token bigint, wo
     RETURNS text LANGUAGE C IMMUTABLE PARALLEL SAFE
     AS 'MODULE_PATHNAME', 'workload_claim_id_for';
 REVOKE ALL ON FUNCTION workload.claim_id_for(text, bigint, text) FROM PUBLIC;
+
+CREATE FUNCTION workload.claim_deadline(created_at timestamptz, claimed_at timestamptz,
+        claim_ms bigint, overall_ms bigint)
+    RETURNS timestamptz LANGUAGE C IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'workload_claim_deadline';
+COMMENT ON FUNCTION workload.claim_deadline(timestamptz, timestamptz, bigint, bigint) IS 'the deadline rule for a claimed row, callable from the claim statement';
+REVOKE ALL ON FUNCTION workload.claim_deadline(timestamptz, timestamptz, bigint, bigint) FROM PUBLIC;
 
 CREATE FUNCTION workload.state_names() RETURNS SETOF text
     LANGUAGE C IMMUTABLE AS 'MODULE_PATHNAME', 'workload_state_names';
@@ -365,6 +436,52 @@ CREATE FUNCTION @extschema@.workload_purge(older_than interval, batch_size integ
     AS 'MODULE_PATHNAME', 'workload_purge';
 COMMENT ON FUNCTION @extschema@.workload_purge(interval, integer, boolean) IS 'delete one bounded batch of finished workloads older than older_than';
 
+CREATE FUNCTION @extschema@.workload_tick()
+    RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_tick';
+COMMENT ON FUNCTION @extschema@.workload_tick() IS 'one maintenance pass: expired leases, timeouts, due and overdue waits; returns counts';
+
+-- Durable orchestration (SPEC section 7).
+CREATE FUNCTION @extschema@.workload_resume(workload_id text, claim_id text, worker_id text,
+        fencing_token bigint, expected_snapshots jsonb DEFAULT NULL)
+    RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_resume';
+COMMENT ON FUNCTION @extschema@.workload_resume(text, text, text, bigint, jsonb) IS 'the verified latest checkpoint and the last wake, for the run that holds the claim';
+
+CREATE FUNCTION @extschema@.workload_wait(workload_id text, claim_id text, worker_id text,
+        fencing_token bigint, kind text, wake_key text, deadline timestamptz)
+    RETURNS @extschema@.workload_state LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_wait';
+COMMENT ON FUNCTION @extschema@.workload_wait(text, text, text, bigint, text, text, timestamptz) IS 'release the claim and wait for an event, a time or a human approval: WAITING';
+
+CREATE FUNCTION @extschema@.workload_signal(tenant_id text, application_id text, wake_key text, payload jsonb)
+    RETURNS integer LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_signal';
+COMMENT ON FUNCTION @extschema@.workload_signal(text, text, text, jsonb) IS 'wake the event waits on wake_key with a payload; returns how many woke';
+
+CREATE FUNCTION @extschema@.workload_approve(workload_id text, approver text, approved boolean, note text)
+    RETURNS boolean LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_approve';
+COMMENT ON FUNCTION @extschema@.workload_approve(text, text, boolean, text) IS 'answer a human_approval wait either way; false when there was none to answer';
+
+CREATE FUNCTION @extschema@.workload_add_compensation(workload_id text, claim_id text, worker_id text,
+        fencing_token bigint, capability_id text, input jsonb)
+    RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_add_compensation';
+COMMENT ON FUNCTION @extschema@.workload_add_compensation(text, text, text, bigint, text, jsonb) IS 'record an undo step bound to the workload''s authorization';
+
+CREATE FUNCTION @extschema@.workload_compensate(workload_id text, actor text)
+    RETURNS SETOF text LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_compensate';
+COMMENT ON FUNCTION @extschema@.workload_compensate(text, text) IS 'create the compensation workloads of a failed or cancelled workload, last step first (idempotent)';
+
 -- Authority: keys, grants, tenants (SPEC section 5).
 CREATE FUNCTION @extschema@.workload_rotate_signing_key()
     RETURNS text LANGUAGE C VOLATILE SECURITY DEFINER
@@ -443,7 +560,8 @@ DECLARE
         'workload_create(jsonb)', 'workload_get(text)',
         'workload_list(text, text, @extschema@.workload_state, integer)',
         'workload_history(text)', 'workload_cancel(text, text)', 'workload_retry(text, text)',
-        'workload_verify_grant(jsonb)'];
+        'workload_verify_grant(jsonb)', 'workload_signal(text, text, text, jsonb)',
+        'workload_approve(text, text, boolean, text)', 'workload_compensate(text, text)'];
     worker_fns text[] := ARRAY[
         'workload_get(text)', 'workload_history(text)',
         'workload_claim(text, text[], text, text, interval, integer, boolean)',
@@ -455,8 +573,12 @@ DECLARE
         'workload_complete_many(text, jsonb)',
         'workload_fail(text, text, text, bigint, text, text)',
         'workload_confirm_cancel(text, text, text, bigint)',
-        'workload_execution_context(text, text, text, bigint, text[])'];
+        'workload_execution_context(text, text, text, bigint, text[])',
+        'workload_resume(text, text, text, bigint, jsonb)',
+        'workload_wait(text, text, text, bigint, text, text, timestamptz)',
+        'workload_add_compensation(text, text, text, bigint, text, jsonb)'];
     admin_fns text[] := ARRAY['workload_timeout(text, text)', 'workload_recover_expired()',
+        'workload_tick()',
         'workload_purge(interval, integer, boolean)', 'workload_rotate_signing_key()',
         'workload_retire_signing_key(text)', 'workload_sign_grant(jsonb)',
         'workload_revoke_grant(text)', 'workload_add_tenant_member(name, text, text)',

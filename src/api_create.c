@@ -14,6 +14,7 @@
 
 #include "authz.h"
 #include "clock.h"
+#include "create.h"
 #include "crypto.h"
 #include "errors.h"
 #include "payload.h"
@@ -114,10 +115,29 @@ insert_spec(const WlSpec *spec, const char *workload_id, const char *input_hash)
 	return SPI_processed == 1;
 }
 
+/* timeout_arg: timeouts.<key> in ms as a parameter, NULL when absent. */
+static Datum
+timeout_arg(const WlSpec *spec, const char *key, char *null)
+{
+	int64		ms;
+
+	if (!wl_json_get_int(&spec->timeouts->root, key, &ms))
+	{
+		*null = 'n';
+		return (Datum) 0;
+	}
+	*null = ' ';
+	return Int64GetDatum(ms);
+}
+
 static void
 insert_row(const WlSpec *spec, const char *workload_id)
 {
-	Datum		a[7];
+	static const char *const timeout_keys[] = {
+		"queue_ms", "claim_ms", "execution_ms", "heartbeat_ms", "overall_ms"
+	};
+	Datum		a[13];
+	char		nulls[13];
 
 	a[0] = CStringGetTextDatum(workload_id);
 	a[1] = CStringGetTextDatum(spec->tenant_id);
@@ -126,7 +146,11 @@ insert_row(const WlSpec *spec, const char *workload_id)
 	a[4] = PointerGetDatum(spec->capability_snapshot);
 	a[5] = BoolGetDatum(spec->ndeps > 0);
 	a[6] = TimestampTzGetDatum(wl_now());
-	wl_store_run(P_ROW_PUT, a, NULL, 0, SPI_OK_INSERT);
+	memset(nulls, ' ', sizeof(nulls));
+	for (int i = 0; i < lengthof(timeout_keys); i++)
+		a[7 + i] = timeout_arg(spec, timeout_keys[i], &nulls[7 + i]);
+	a[12] = BoolGetDatum(JsonContainerSize(&spec->completion_criteria->root) > 0);
+	wl_store_run(P_ROW_PUT, a, nulls, 0, SPI_OK_INSERT);
 	for (int i = 0; i < spec->ndeps; i++)
 	{
 		Datum		d[3];
@@ -172,6 +196,38 @@ create_new(const WlSpec *spec, const char *workload_id, const WlState *dep_now)
 }
 
 /*
+ * wl_create_workload creates the workload a parsed spec describes, or
+ * returns the one its idempotency key already created: the one create path,
+ * for workload_create and for compensation workloads.  Raises
+ * WORKLOAD_UNAUTHORIZED, WORKLOAD_IDEMPOTENCY_CONFLICT, WORKLOAD_NOT_FOUND
+ * (dependency).  Caller is connected to SPI; the document is in SPI memory.
+ */
+Jsonb *
+wl_create_workload(const WlSpec *spec)
+{
+	char	   *input_hash = wl_jsonb_hash(spec->input);
+	char	   *workload_id = wl_workload_id(spec->tenant_id, spec->application_id,
+											 spec->idempotency_key,
+											 spec->definition_revision, input_hash);
+	Jsonb	   *doc;
+
+	wl_authz_require_member(spec->tenant_id, spec->application_id);
+	wl_authz_check_snapshot(spec);
+	doc = existing_for_key(spec, workload_id);
+	if (doc == NULL)
+	{
+		WlState    *dep_now = dependency_states(spec);
+
+		if (insert_spec(spec, workload_id, input_hash))
+			create_new(spec, workload_id, dep_now);
+		doc = existing_for_key(spec, workload_id);
+		if (doc == NULL)
+			elog(ERROR, "workload \"%s\" not visible after create", workload_id);
+	}
+	return doc;
+}
+
+/*
  * workload_create(spec jsonb) -> jsonb: the workload document.  Same
  * (tenant, application, idempotency_key) with the same input and revision
  * returns the existing workload unchanged.
@@ -181,33 +237,13 @@ Datum
 workload_create(PG_FUNCTION_ARGS)
 {
 	WlSpec		spec;
-	char	   *input_hash;
-	char	   *workload_id;
 	Jsonb	   *doc;
 
 	if (PG_ARGISNULL(0))
 		wl_refuse(WL_E_INVALID, errdetail("spec must not be NULL."));
 	wl_payload_parse_spec(PG_GETARG_JSONB_P(0), &spec);
-	input_hash = wl_jsonb_hash(spec.input);
-	workload_id = wl_workload_id(spec.tenant_id, spec.application_id,
-								 spec.idempotency_key, spec.definition_revision,
-								 input_hash);
-
 	SPI_connect();
-	wl_authz_require_member(spec.tenant_id, spec.application_id);
-	wl_authz_check_snapshot(&spec);
-	doc = existing_for_key(&spec, workload_id);
-	if (doc == NULL)
-	{
-		WlState    *dep_now = dependency_states(&spec);
-
-		if (insert_spec(&spec, workload_id, input_hash))
-			create_new(&spec, workload_id, dep_now);
-		doc = existing_for_key(&spec, workload_id);
-		if (doc == NULL)
-			elog(ERROR, "workload \"%s\" not visible after create", workload_id);
-	}
-	doc = wl_store_transfer(doc);
+	doc = wl_store_transfer(wl_create_workload(&spec));
 	SPI_finish();
 	PG_RETURN_JSONB_P(doc);
 }

@@ -22,14 +22,15 @@
 #include "crypto.h"
 #include "errors.h"
 #include "fence.h"
+#include "orchestration.h"
 #include "payload.h"
 #include "retry.h"
 #include "store.h"
 
 /*
  * workload_checkpoint(workload_id, claim_id, worker_id, fencing_token, state)
- * appends checkpoint n+1 with its state_hash; RUNNING or CHECKPOINTED ->
- * CHECKPOINTED.
+ * appends checkpoint n+1 with its state_hash and its authentication tag
+ * (workload_resume verifies both); RUNNING or CHECKPOINTED -> CHECKPOINTED.
  */
 PG_FUNCTION_INFO_V1(workload_checkpoint);
 Datum
@@ -41,6 +42,8 @@ workload_checkpoint(PG_FUNCTION_ARGS)
 	char	   *hash;
 	Jsonb	   *doc;
 	WlJson		b;
+	char	   *key_id;
+	char	   *tag;
 
 	wl_fence_from_args(fcinfo, 0, &fence);
 	if (PG_ARGISNULL(4))
@@ -57,7 +60,9 @@ workload_checkpoint(PG_FUNCTION_ARGS)
 	wl_json_int(&b, "sequence", row.checkpoint_sequence);
 	wl_json_str(&b, "state_hash", hash);
 	wl_store_transition(&row, WL_CHECKPOINTED, fence.worker_id, wl_json_end(&b));
-	doc = wl_store_transfer(wl_store_checkpoint_put(&row, state, hash));
+	tag = wl_orch_checkpoint_tag(wl_checkpoint_id(row.workload_id, row.checkpoint_sequence),
+								 row.workload_id, row.checkpoint_sequence, hash, &key_id);
+	doc = wl_store_transfer(wl_store_checkpoint_put(&row, state, hash, key_id, tag));
 	SPI_finish();
 	PG_RETURN_JSONB_P(doc);
 }
@@ -83,21 +88,25 @@ typedef struct WlCompletion
 /*
  * complete_one decides and applies one completion without raising for a
  * refusal: returns WL_E_COUNT and the result in *doc, or the refusal and
- * *detail.  The same result_id again from the same claim returns the stored
+ * *detail.  An output that does not meet the workload's completion criteria
+ * is not a refusal: the attempt fails for good (wl_orch_criteria_fail),
+ * *unmet is set and *doc says why.  The same result_id again from the same claim returns the stored
  * result; from another claim it is WL_E_STALE_FENCE; a result_id of another
  * workload is WL_E_RESULT_DUPLICATE.  Cancellation wins: a workload in
  * CANCELLATION_REQUESTED refuses with WL_E_TRANSITION_DENIED.  Takes the row
  * lock; on a refusal nothing has been written.
  */
 static WlErr
-complete_one(const WlCompletion *c, Jsonb **doc, char **detail)
+complete_one(const WlCompletion *c, Jsonb **doc, char **detail, bool *unmet)
 {
 	WlRow		row;
 	WlFence		prov;
 	char	   *owner;
 	WlErr		err;
 	WlJson		b;
+	char	   *reason;
 
+	*unmet = false;
 	if (!wl_store_lock(c->fence.workload_id, &row))
 	{
 		*detail = psprintf("No workload \"%s\".", c->fence.workload_id);
@@ -127,6 +136,13 @@ complete_one(const WlCompletion *c, Jsonb **doc, char **detail)
 	}
 	if ((err = wl_payload_verdict(c->output, "output", WL_MAX_PAYLOAD_BYTES, detail)) != WL_E_COUNT)
 		return err;
+	if (row.has_criteria &&
+		(reason = wl_orch_criteria_unmet(row.workload_id, c->output)) != NULL)
+	{
+		*unmet = true;
+		*doc = wl_orch_criteria_fail(&row, c->fence.worker_id, c->result_id, reason);
+		return WL_E_COUNT;
+	}
 
 	wl_json_begin(&b);
 	wl_json_int(&b, "fencing_token", row.fencing_token);
@@ -156,6 +172,7 @@ workload_complete(PG_FUNCTION_ARGS)
 	Jsonb	   *doc;
 	char	   *detail;
 	WlErr		err;
+	bool		unmet;
 
 	wl_fence_from_args(fcinfo, 0, &c.fence);
 	if (PG_ARGISNULL(4) || PG_ARGISNULL(5) || PG_ARGISNULL(6) || PG_ARGISNULL(7))
@@ -169,7 +186,7 @@ workload_complete(PG_FUNCTION_ARGS)
 		wl_refuse(WL_E_INVALID, errdetail("schema_version must be 1 or more."));
 
 	SPI_connect();
-	err = complete_one(&c, &doc, &detail);
+	err = complete_one(&c, &doc, &detail, &unmet);
 	if (err != WL_E_COUNT)
 		wl_refuse(err, errdetail_internal("%s", detail));
 	doc = wl_store_transfer(doc);
@@ -254,8 +271,10 @@ item_cmp(const void *a, const void *b)
  * workload_complete_many(worker_id, items jsonb) -> TABLE(workload_id,
  * outcome, code, result): completes every item in this one transaction.
  * Each is decided on its own: a refused item ("refused", its code) writes
- * nothing and the others still complete.  Items are taken in workload_id
- * order so two batches never lock rows in opposite orders.
+ * nothing and the others still complete.  An item whose output misses the
+ * completion criteria is "completion_criteria_unmet" (code NULL, result
+ * the reason): its workload is dead-lettered.  Items are taken in
+ * workload_id order so two batches never lock rows in opposite orders.
  */
 PG_FUNCTION_INFO_V1(workload_complete_many);
 Datum
@@ -300,12 +319,14 @@ workload_complete_many(PG_FUNCTION_ARGS)
 		Jsonb	   *doc = NULL;
 		Datum		values[4];
 		bool		nulls[4] = {false, false, false, false};
+		bool		unmet = false;
 
 		if (b->err == WL_E_COUNT)
-			b->err = complete_one(&b->c, &doc, &b->detail);
+			b->err = complete_one(&b->c, &doc, &b->detail, &unmet);
 		values[0] = b->c.fence.workload_id ? CStringGetTextDatum(b->c.fence.workload_id) : (Datum) 0;
 		nulls[0] = b->c.fence.workload_id == NULL;
-		values[1] = CStringGetTextDatum(b->err == WL_E_COUNT ? "succeeded" : "refused");
+		values[1] = CStringGetTextDatum(b->err != WL_E_COUNT ? "refused" :
+										unmet ? "completion_criteria_unmet" : "succeeded");
 		values[2] = b->err == WL_E_COUNT ? (Datum) 0 : CStringGetTextDatum(wl_errors[b->err].token);
 		nulls[2] = b->err == WL_E_COUNT;
 		values[3] = b->err == WL_E_COUNT ? JsonbPGetDatum(doc) : (Datum) 0;

@@ -94,30 +94,6 @@ workload_retry(PG_FUNCTION_ARGS)
 }
 
 /*
- * wl_timeout_now moves a locked row to TIMED_OUT, ending its attempt and
- * claim, then on under the retry policy (kind "timeout") or, when final, to
- * DEAD_LETTER.  Returns the state it ends in.
- */
-static WlState
-timeout_now(WlRow *row, const char *actor, const char *cause, bool final)
-{
-	Jsonb	   *evidence = wl_fence_evidence(row, cause);
-
-	wl_state_require(row->workload_id, row->state, WL_TIMED_OUT);
-	if (row->claim_id)
-		wl_store_attempt_close(row, "TIMED_OUT", "timeout", NULL);
-	wl_fence_release(row);
-	wl_store_transition(row, WL_TIMED_OUT, actor, evidence);
-	if (final)
-	{
-		wl_store_transition(row, WL_DEAD_LETTER, "workload.timeout",
-							wl_fence_evidence(row, "timeout_final"));
-		return row->state;
-	}
-	return wl_retry_or_dead_letter(row, "timeout", "workload.timeout");
-}
-
-/*
  * workload_timeout(workload_id, actor) -> the state it ends in: TIMED_OUT,
  * then READY if "timeout" is in retry_on and attempts remain, else DEAD_LETTER.
  */
@@ -131,7 +107,7 @@ workload_timeout(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	locked_for_actor(fcinfo, &row, &actor);
-	end = timeout_now(&row, actor, "timeout", false);
+	end = wl_retry_timeout(&row, actor, "timeout", false);
 	SPI_finish();
 	PG_RETURN_DATUM(wl_store_state_datum(end));
 }
@@ -162,12 +138,17 @@ recover_one(WlRow *row)
  * wl_recover_expired recovers every workload whose lease expired before now,
  * in batches; rows another transaction holds are skipped (they are being
  * written right now, and the next pass sees them).  Calls emit for each id.
+ * Stops after limit workloads (0: no limit); *more says whether it stopped
+ * with some left.
  */
 uint64
-wl_recover_expired(void (*emit) (const char *id, void *arg), void *arg)
+wl_recover_expired(void (*emit) (const char *id, void *arg), void *arg,
+				   uint64 limit, bool *more)
 {
 	uint64		total = 0;
 
+	if (more)
+		*more = false;
 	for (;;)
 	{
 		Datum		args[2];
@@ -175,8 +156,14 @@ wl_recover_expired(void (*emit) (const char *id, void *arg), void *arg)
 		uint64		n;
 		char	  **ids;
 
+		if (limit > 0 && total >= limit)
+		{
+			if (more)
+				*more = true;
+			break;
+		}
 		args[0] = TimestampTzGetDatum(wl_now());
-		args[1] = Int32GetDatum(WL_RECOVER_BATCH);
+		args[1] = Int32GetDatum(limit > 0 ? (int) Min(WL_RECOVER_BATCH, limit - total) : WL_RECOVER_BATCH);
 		t = wl_store_run(P_EXPIRED, args, NULL, 0, SPI_OK_SELECT);
 		n = SPI_processed;
 		if (n == 0)
@@ -189,7 +176,7 @@ wl_recover_expired(void (*emit) (const char *id, void *arg), void *arg)
 			WlRow		row;
 
 			if (!wl_store_lock(ids[i], &row) || row.claim_id == NULL ||
-				row.lease_expires_at >= wl_now())
+				row.lease_expires_at > wl_now())
 				continue;
 			recover_one(&row);
 			if (emit)
@@ -220,7 +207,7 @@ workload_recover_expired(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	SPI_connect();
-	wl_recover_expired(emit_id, rsinfo);
+	wl_recover_expired(emit_id, rsinfo, 0, NULL);
 	SPI_finish();
 	return (Datum) 0;
 }

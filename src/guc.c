@@ -4,6 +4,7 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include "clock.h"
@@ -12,6 +13,8 @@
 
 static char *clock_override_text = NULL;
 int			wl_run_authority_ttl_s = 86400;
+char	   *wl_tick_databases = NULL;
+int			wl_tick_interval_ms = 1000;
 
 static bool
 check_clock_override(char **newval, void **extra, GucSource source)
@@ -56,6 +59,31 @@ wl_guc_init(void)
 							86400, 60, INT_MAX,
 							PGC_SUSET,
 							GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	/*
+	 * PostgreSQL allows a PGC_POSTMASTER setting to be defined only while
+	 * shared_preload_libraries is processed; that is also the only time the
+	 * background worker reads it.
+	 */
+	if (process_shared_preload_libraries_in_progress)
+		DefineCustomStringVariable("workload.database",
+								   "Databases the background worker runs workload_tick in.",
+								   "A comma-separated list of database names, one worker each; "
+								   "empty starts none.",
+								   &wl_tick_databases,
+								   "postgres",
+								   PGC_POSTMASTER,
+								   GUC_LIST_INPUT,
+								   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("workload.tick_interval",
+							"How often the background worker runs workload_tick.",
+							NULL,
+							&wl_tick_interval_ms,
+							1000, 10, 3600 * 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("workload");

@@ -3,6 +3,8 @@
 #define WL_GUC_H
 
 extern int	wl_run_authority_ttl_s;
+extern char *wl_tick_databases;
+extern int	wl_tick_interval_ms;
 extern void wl_guc_init(void);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "fmgr.h"
 
+#include "bgworker.h"
 #include "guc.h"
 #include "store.h"
 
@@ -18,4 +19,5 @@ _PG_init(void)
 {
 	wl_guc_init();
 	wl_store_init();
+	wl_bgworker_init();
 }

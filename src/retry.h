@@ -6,5 +6,6 @@
 
 extern int64 wl_retry_delay_ms(const WlPolicy *p, int retry_count);
 extern WlState wl_retry_or_dead_letter(WlRow *row, const char *kind, const char *actor);
+extern WlState wl_retry_timeout(WlRow *row, const char *actor, const char *cause, bool final);
 
 #endif

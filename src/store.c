@@ -5,7 +5,9 @@
  * one of these plans runs.
  *
  * Lock order, everywhere: the workload row (FOR NO KEY UPDATE), then its
- * attempts, checkpoints, results and events.  Dependencies are read FOR KEY
+ * attempts, checkpoints, results, events, waits and compensation steps.
+ * workload_signal reads open waits without locking them, then locks each
+ * workload row in workload_id order and re-reads its wait under that lock.  Dependencies are read FOR KEY
  * SHARE, which never waits for a worker holding the dependency's row.
  */
 #include "postgres.h"
@@ -31,6 +33,12 @@
 #include "store.h"
 
 #define ST ((Oid) 1)			/* placeholder: the workload_state type */
+
+/*
+ * The advisory lock that makes workload_tick a single runner ('workload' in
+ * ASCII, as a bigint).  Defined here and nowhere else.
+ */
+#define WL_TICK_LOCK_KEY "8606223218634613092"
 #define MAX_ARGS 25
 
 typedef struct WlPlanDef
@@ -73,7 +81,23 @@ typedef struct WlPlanDef
 #define CHECKPOINT_DOC \
 	"jsonb_build_object('checkpoint_id', c.checkpoint_id, 'workload_id', c.workload_id, " \
 	"'sequence', c.sequence, 'attempt', c.attempt_number, 'fencing_token', c.fencing_token, " \
-	"'state_hash', c.state_hash, 'created_at', c.created_at)"
+	"'state_hash', c.state_hash, 'created_at', c.created_at, 'key_id', c.key_id, 'tag', c.tag)"
+
+#define WAIT_DOC \
+	"jsonb_build_object('wait_number', x.wait_number, 'kind', x.kind, 'wake_key', x.wake_key, " \
+	"'deadline', x.deadline, 'attempt', x.attempt_number, 'created_at', x.created_at, " \
+	"'resolved_at', x.resolved_at, 'outcome', x.outcome) || CASE x.kind " \
+	"WHEN 'event' THEN jsonb_build_object('payload', x.payload) " \
+	"WHEN 'human_approval' THEN jsonb_build_object('approved', x.approved, " \
+	"  'approver', x.approver, 'note', x.note) ELSE '{}'::jsonb END"
+
+#define COMP_DOC \
+	"jsonb_build_object('workload_id', p.workload_id, 'step', p.step, " \
+	"'capability_id', p.capability_id, 'input', p.input, 'input_hash', p.input_hash, " \
+	"'authorization_digest', p.authorization_digest, 'attempt', p.attempt_number, " \
+	"'fencing_token', p.fencing_token, 'created_at', p.created_at, " \
+	"'compensation_id', p.compensation_id, 'compensated_at', p.compensated_at, " \
+	"'compensated_by', p.compensated_by)"
 
 #define FROM_DOC \
 	" FROM workload.workloads w JOIN workload.specs s ON s.workload_id = w.workload_id "
@@ -83,7 +107,8 @@ typedef struct WlPlanDef
 	"UPDATE workload.workloads w SET state = 'CLAIMED', fencing_token = w.fencing_token + 1, " \
 	"  attempt_count = w.attempt_count + 1, worker_id = $6, " \
 	"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $6), " \
-	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, last_heartbeat_at = NULL " \
+	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, last_heartbeat_at = NULL, " \
+	"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.overall_ms) " \
 	"FROM picked, workload.specs s " \
 	"WHERE w.workload_id = picked.workload_id AND s.workload_id = w.workload_id " \
 	"RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, " \
@@ -97,7 +122,8 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 		"SELECT w.tenant_id, w.application_id, w.state::text, w.attempt_count, w.retry_count, "
 		"  w.fencing_token, w.checkpoint_sequence, w.claim_id, w.worker_id, w.lease_expires_at, "
 		"  w.next_attempt_at, w.state_entered_at, w.created_at, w.last_heartbeat_at, "
-		"  w.capability_snapshot "
+		"  w.capability_snapshot, w.queue_ms, w.claim_ms, w.execution_ms, w.heartbeat_ms, "
+		"  w.overall_ms, w.deadline_at, w.wait_count, w.has_criteria "
 		"FROM workload.workloads w WHERE w.workload_id = $1 FOR NO KEY UPDATE",
 	1, {TEXTOID}},
 	[P_SAVE] = {
@@ -106,11 +132,12 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 		"  checkpoint_sequence = $9, claim_id = $10, worker_id = $11, lease_expires_at = $12, "
 		"  last_heartbeat_at = $13, "
 		"  last_failure = CASE WHEN $14 THEN $15 ELSE last_failure END, "
-		"  progress = CASE WHEN $16 THEN $17 ELSE progress END "
+		"  progress = CASE WHEN $16 THEN $17 ELSE progress END, "
+		"  deadline_at = $18, wait_count = $19 "
 		"WHERE workload_id = $1",
-	17, {TEXTOID, ST, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT8OID,
+	19, {TEXTOID, ST, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT8OID,
 		INT4OID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, BOOLOID, JSONBOID, BOOLOID,
-	JSONBOID}},
+	JSONBOID, TIMESTAMPTZOID, INT4OID}},
 	[P_EVENT] = {
 		"INSERT INTO workload.events (workload_id, tenant_id, application_id, event_type, "
 		"  from_state, to_state, actor, at, db_role, evidence) "
@@ -134,9 +161,12 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 	[P_ROW_PUT] = {
 		"INSERT INTO workload.workloads (workload_id, tenant_id, application_id, state, priority, "
 		"  capability_snapshot, has_dependencies, created_at, updated_at, state_entered_at, "
-		"  next_attempt_at, attempt_count, retry_count, fencing_token, checkpoint_sequence) "
-		"VALUES ($1, $2, $3, 'CREATED', $4, $5, $6, $7, $7, $7, $7, 0, 0, 0, 0)",
-	7, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID}},
+		"  next_attempt_at, attempt_count, retry_count, fencing_token, checkpoint_sequence, "
+		"  queue_ms, claim_ms, execution_ms, heartbeat_ms, overall_ms, wait_count, has_criteria) "
+		"VALUES ($1, $2, $3, 'CREATED', $4, $5, $6, $7, $7, $7, $7, 0, 0, 0, 0, "
+		"  $8, $9, $10, $11, $12, 0, $13)",
+	13, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID}},
 	[P_DEP_STATE] = {
 		"SELECT w.state::text FROM workload.workloads w "
 		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR KEY SHARE",
@@ -162,7 +192,11 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 		"'events', COALESCE((SELECT jsonb_agg(jsonb_build_object('sequence', e.sequence, "
 		"  'event_type', e.event_type, 'from_state', e.from_state, 'to_state', e.to_state, "
 		"  'actor', e.actor, 'at', e.at, 'db_role', e.db_role, 'evidence', e.evidence) "
-		"  ORDER BY e.sequence) FROM workload.events e WHERE e.workload_id = w.workload_id), '[]'))"
+		"  ORDER BY e.sequence) FROM workload.events e WHERE e.workload_id = w.workload_id), '[]'), "
+		"'waits', COALESCE((SELECT jsonb_agg(" WAIT_DOC " ORDER BY x.wait_number) "
+		"  FROM workload.waits x WHERE x.workload_id = w.workload_id), '[]'), "
+		"'compensations', COALESCE((SELECT jsonb_agg(" COMP_DOC " ORDER BY p.step) "
+		"  FROM workload.compensations p WHERE p.workload_id = w.workload_id), '[]'))"
 		FROM_DOC "WHERE w.workload_id = $1",
 	1, {TEXTOID}},
 	[P_LIST] = {
@@ -218,9 +252,10 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 	INT4OID, TIMESTAMPTZOID}},
 	[P_CHECKPOINT_PUT] = {
 		"INSERT INTO workload.checkpoints AS c (workload_id, sequence, checkpoint_id, "
-		"  attempt_number, fencing_token, state, state_hash, created_at) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING " CHECKPOINT_DOC,
-	8, {TEXTOID, INT4OID, TEXTOID, INT4OID, INT8OID, JSONBOID, TEXTOID, TIMESTAMPTZOID}},
+		"  attempt_number, fencing_token, state, state_hash, created_at, key_id, tag) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING " CHECKPOINT_DOC,
+	10, {TEXTOID, INT4OID, TEXTOID, INT4OID, INT8OID, JSONBOID, TEXTOID, TIMESTAMPTZOID,
+	TEXTOID, TEXTOID}},
 	[P_POLICY] = {
 		"SELECT s.max_attempts, s.initial_delay_ms, s.max_delay_ms, s.backoff, s.retry_on "
 		"FROM workload.specs s WHERE s.workload_id = $1",
@@ -232,7 +267,7 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 	1, {TEXTOID}},
 	[P_EXPIRED] = {
 		"SELECT w.workload_id FROM workload.workloads w "
-		"WHERE w.claim_id IS NOT NULL AND w.lease_expires_at < $1 "
+		"WHERE w.claim_id IS NOT NULL AND w.lease_expires_at <= $1 "
 		"ORDER BY w.lease_expires_at, w.workload_id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
 	2, {TIMESTAMPTZOID, INT4OID}},
 	[P_DEPENDENTS] = {
@@ -247,16 +282,18 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 	[P_PURGE] = {
 		"WITH doomed AS (SELECT w.workload_id FROM workload.workloads w "
 		"  WHERE w.state IN ('SUCCEEDED', 'CANCELLED', 'DEAD_LETTER') "
-		"    AND (w.state <> 'DEAD_LETTER' OR $3) AND w.updated_at < $1 "
+		"    AND (w.state <> 'DEAD_LETTER' OR $3) AND w.state_entered_at < $1 "
 		"    AND NOT EXISTS (SELECT 1 FROM workload.dependencies d "
 		"      JOIN workload.workloads x ON x.workload_id = d.workload_id "
 		"      WHERE d.depends_on = w.workload_id AND x.state NOT IN ('SUCCEEDED', 'CANCELLED')) "
-		"  ORDER BY w.updated_at LIMIT $2 FOR UPDATE OF w SKIP LOCKED), "
+		"  ORDER BY w.state_entered_at LIMIT $2 FOR UPDATE OF w SKIP LOCKED), "
 		"ev AS (DELETE FROM workload.events e USING doomed WHERE e.workload_id = doomed.workload_id), "
 		"at AS (DELETE FROM workload.attempts a USING doomed WHERE a.workload_id = doomed.workload_id), "
 		"ck AS (DELETE FROM workload.checkpoints c USING doomed WHERE c.workload_id = doomed.workload_id), "
 		"rs AS (DELETE FROM workload.results r USING doomed WHERE r.workload_id = doomed.workload_id), "
 		"dp AS (DELETE FROM workload.dependencies d USING doomed WHERE d.workload_id = doomed.workload_id), "
+		"wt AS (DELETE FROM workload.waits x USING doomed WHERE x.workload_id = doomed.workload_id), "
+		"cp AS (DELETE FROM workload.compensations p USING doomed WHERE p.workload_id = doomed.workload_id), "
 		"sp AS (DELETE FROM workload.specs s USING doomed WHERE s.workload_id = doomed.workload_id) "
 		"DELETE FROM workload.workloads w USING doomed WHERE w.workload_id = doomed.workload_id",
 	3, {TIMESTAMPTZOID, INT4OID, BOOLOID}},
@@ -295,6 +332,86 @@ static const WlPlanDef plan_defs[P_COUNT] = {
 	[P_MEMBER_DEL] = {
 		"DELETE FROM workload.tenant_members WHERE role = $1 AND tenant_id = $2 AND application_id = $3",
 	3, {NAMEOID, TEXTOID, TEXTOID}},
+
+	/* ---- the tick (tick.c) ---- */
+	[P_TICK_LOCK] = {
+		"SELECT pg_try_advisory_xact_lock(" WL_TICK_LOCK_KEY ")",
+	0, {InvalidOid}},
+	/* rows whose timeout or wait deadline has come, through workloads_deadline_idx */
+	[P_DEADLINE_DUE] = {
+		"SELECT w.workload_id FROM workload.workloads w WHERE w.deadline_at <= $1 "
+		"ORDER BY w.deadline_at, w.workload_id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
+	2, {TIMESTAMPTZOID, INT4OID}},
+	/*
+	 * Heartbeat timeouts: only rows holding a claim (workloads_claimed_idx);
+	 * silence counts from the last heartbeat, else from the claim.
+	 */
+	[P_HEARTBEAT_DUE] = {
+		"SELECT w.workload_id FROM workload.workloads w "
+		"JOIN workload.attempts a ON a.workload_id = w.workload_id "
+		"  AND a.attempt_number = w.attempt_count "
+		"WHERE w.claim_id IS NOT NULL AND w.heartbeat_ms IS NOT NULL "
+		"  AND w.state <> 'CANCELLATION_REQUESTED' "
+		"  AND COALESCE(w.last_heartbeat_at, a.claimed_at) "
+		"      + w.heartbeat_ms * interval '1 millisecond' <= $1 "
+		"ORDER BY w.workload_id LIMIT $2 FOR NO KEY UPDATE OF w SKIP LOCKED",
+	2, {TIMESTAMPTZOID, INT4OID}},
+
+	/* ---- orchestration (orchestration.c, waits.c) ---- */
+	[P_ORCH_SPEC] = {
+		"SELECT s.governing_snapshots, s.authorization_snapshot, s.run_authority, "
+		"  s.environment, s.completion_criteria, w.priority "
+		"FROM workload.specs s JOIN workload.workloads w ON w.workload_id = s.workload_id "
+		"WHERE s.workload_id = $1",
+	1, {TEXTOID}},
+	[P_CHECKPOINT_LAST] = {
+		"SELECT c.sequence, c.checkpoint_id, c.state, c.state_hash, c.key_id, c.tag, "
+		"  " CHECKPOINT_DOC " || jsonb_build_object('state', c.state) "
+		"FROM workload.checkpoints c WHERE c.workload_id = $1 ORDER BY c.sequence DESC LIMIT 1",
+	1, {TEXTOID}},
+	[P_WAIT_PUT] = {
+		"INSERT INTO workload.waits (workload_id, wait_number, tenant_id, application_id, kind, "
+		"  wake_key, deadline, attempt_number, fencing_token, created_at) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+	10, {TEXTOID, INT4OID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, INT4OID, INT8OID,
+	TIMESTAMPTZOID}},
+	[P_WAIT_OPEN] = {
+		"SELECT x.wait_number, x.kind, x.wake_key, x.deadline FROM workload.waits x "
+		"WHERE x.workload_id = $1 AND x.resolved_at IS NULL ORDER BY x.wait_number DESC LIMIT 1",
+	1, {TEXTOID}},
+	[P_WAIT_RESOLVE] = {
+		"UPDATE workload.waits SET resolved_at = $3, outcome = $4, payload = $5, approved = $6, "
+		"  approver = $7, note = $8 "
+		"WHERE workload_id = $1 AND wait_number = $2 AND resolved_at IS NULL",
+	8, {TEXTOID, INT4OID, TIMESTAMPTZOID, TEXTOID, JSONBOID, BOOLOID, TEXTOID, TEXTOID}},
+	[P_WAIT_CLOSE] = {
+		"UPDATE workload.waits SET resolved_at = $2, outcome = $3 "
+		"WHERE workload_id = $1 AND resolved_at IS NULL",
+	3, {TEXTOID, TIMESTAMPTZOID, TEXTOID}},
+	[P_WAIT_LAST] = {
+		"SELECT " WAIT_DOC " FROM workload.waits x "
+		"WHERE x.workload_id = $1 AND x.resolved_at IS NOT NULL "
+		"ORDER BY x.wait_number DESC LIMIT 1",
+	1, {TEXTOID}},
+	[P_WAIT_KEYED] = {
+		"SELECT DISTINCT x.workload_id FROM workload.waits x "
+		"WHERE x.tenant_id = $1 AND x.application_id = $2 AND x.wake_key = $3 "
+		"  AND x.resolved_at IS NULL AND x.kind = 'event' AND x.deadline > $4 "
+		"ORDER BY x.workload_id",
+	4, {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID}},
+	[P_COMP_PUT] = {
+		"INSERT INTO workload.compensations AS p (workload_id, step, capability_id, input, "
+		"  input_hash, authorization_digest, attempt_number, fencing_token, created_at) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING " COMP_DOC,
+	9, {TEXTOID, INT4OID, TEXTOID, JSONBOID, TEXTOID, TEXTOID, INT4OID, INT8OID, TIMESTAMPTZOID}},
+	[P_COMP_LIST] = {
+		"SELECT p.step, p.capability_id, p.input, p.authorization_digest, p.compensation_id "
+		"FROM workload.compensations p WHERE p.workload_id = $1 ORDER BY p.step",
+	1, {TEXTOID}},
+	[P_COMP_BIND] = {
+		"UPDATE workload.compensations SET compensation_id = $3, compensated_at = $4, "
+		"  compensated_by = $5 WHERE workload_id = $1 AND step = $2 AND compensation_id IS NULL",
+	5, {TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, TEXTOID}},
 };
 
 /* Backend-lifetime cache: the enum type, its label OIDs, the saved plans. */
@@ -342,6 +459,18 @@ extension_schema(Oid extoid)
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return nsp;
+}
+
+/*
+ * wl_store_api_schema: the schema the extension's API lives in, or
+ * InvalidOid when the extension is not installed in this database.
+ */
+Oid
+wl_store_api_schema(void)
+{
+	Oid			extoid = get_extension_oid("workload", true);
+
+	return OidIsValid(extoid) ? extension_schema(extoid) : InvalidOid;
 }
 
 static void

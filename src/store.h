@@ -12,6 +12,16 @@
 #include "payload.h"
 #include "states.h"
 
+/* The spec's timeouts in milliseconds; 0 = none. */
+typedef struct WlTimeouts
+{
+	int64		queue_ms;
+	int64		claim_ms;
+	int64		execution_ms;
+	int64		heartbeat_ms;
+	int64		overall_ms;
+} WlTimeouts;
+
 /* The hot row of one workload, as locked by wl_store_lock. */
 typedef struct WlRow
 {
@@ -36,6 +46,12 @@ typedef struct WlRow
 	Jsonb	   *last_failure;
 	bool		progress_changed;	/* write progress on save */
 	Jsonb	   *progress;
+	WlTimeouts	timeouts;
+	bool		has_deadline;	/* deadline_at: when the tick must look again */
+	TimestampTz deadline_at;
+	TimestampTz wait_until;		/* the deadline of the wait being entered */
+	int			wait_count;		/* attempts that ended in a wait */
+	bool		has_criteria;
 } WlRow;
 
 typedef enum WlPlanId
@@ -76,11 +92,26 @@ typedef enum WlPlanId
 	P_MEMBER,
 	P_MEMBER_PUT,
 	P_MEMBER_DEL,
+	P_TICK_LOCK,
+	P_DEADLINE_DUE,
+	P_HEARTBEAT_DUE,
+	P_ORCH_SPEC,
+	P_CHECKPOINT_LAST,
+	P_WAIT_PUT,
+	P_WAIT_OPEN,
+	P_WAIT_RESOLVE,
+	P_WAIT_CLOSE,
+	P_WAIT_LAST,
+	P_WAIT_KEYED,
+	P_COMP_PUT,
+	P_COMP_LIST,
+	P_COMP_BIND,
 	P_COUNT
 } WlPlanId;
 
 /* store.c */
 extern void wl_store_init(void);
+extern Oid	wl_store_api_schema(void);
 extern Oid	wl_store_state_oid(WlState s);
 extern WlState wl_store_state_from_oid(Oid oid);
 extern Datum wl_store_state_datum(WlState s);
@@ -127,6 +158,8 @@ extern Jsonb *wl_store_result_put(const WlRow *row, const struct WlFence *fence,
 								  const char *result_id, Jsonb *output,
 								  ArrayType *artifacts, int schema_version);
 extern Jsonb *wl_store_checkpoint_put(const WlRow *row, Jsonb *state,
-									  const char *state_hash);
+									  const char *state_hash, const char *key_id,
+									  const char *tag);
+extern void wl_store_wait_close(const WlRow *row, const char *outcome);
 
 #endif

@@ -19,6 +19,7 @@
 #include "errors.h"
 #include "fence.h"
 #include "store.h"
+#include "tick.h"
 
 /*
  * wl_store_lock locks the workload row (FOR NO KEY UPDATE, waiting) and
@@ -55,6 +56,15 @@ wl_store_lock(const char *workload_id, WlRow *row)
 	row->last_heartbeat_at = wl_store_ts(t, 0, 14, &isnull);
 	row->has_heartbeat = !isnull;
 	row->capability_snapshot = DatumGetArrayTypeP(wl_store_datum(t, 0, 15, &isnull));
+	row->timeouts.queue_ms = wl_store_int(t, 0, 16);
+	row->timeouts.claim_ms = wl_store_int(t, 0, 17);
+	row->timeouts.execution_ms = wl_store_int(t, 0, 18);
+	row->timeouts.heartbeat_ms = wl_store_int(t, 0, 19);
+	row->timeouts.overall_ms = wl_store_int(t, 0, 20);
+	row->deadline_at = wl_store_ts(t, 0, 21, &isnull);
+	row->has_deadline = !isnull;
+	row->wait_count = (int) wl_store_int(t, 0, 22);
+	row->has_criteria = wl_store_bool(t, 0, 23);
 	return wl_authz_member(row->tenant_id, row->application_id);
 }
 
@@ -62,8 +72,8 @@ wl_store_lock(const char *workload_id, WlRow *row)
 void
 wl_store_save(WlRow *row)
 {
-	Datum		args[17];
-	char		nulls[17];
+	Datum		args[19];
+	char		nulls[19];
 	TimestampTz now = wl_now();
 
 	memset(nulls, ' ', sizeof(nulls));
@@ -95,6 +105,10 @@ wl_store_save(WlRow *row)
 	args[16] = PointerGetDatum(row->progress);
 	if (row->progress == NULL)
 		nulls[16] = 'n';
+	args[17] = TimestampTzGetDatum(row->deadline_at);
+	if (!row->has_deadline)
+		nulls[17] = 'n';
+	args[18] = Int32GetDatum(row->wait_count);
 	wl_store_run(P_SAVE, args, nulls, 0, SPI_OK_UPDATE);
 	if (SPI_processed != 1)
 		elog(ERROR, "workload \"%s\" vanished while locked", row->workload_id);
@@ -141,9 +155,10 @@ static void cancel_unreachable_dependents(WlRow *row, const char *actor);
 /*
  * wl_store_transition moves a locked row to `to`: raises
  * WORKLOAD_TRANSITION_DENIED unless the table allows it, then saves the row
- * (with whatever else the caller changed), appends the event, notifies the
- * tenant's channel on READY, and on a final state cancels dependents that
- * waited for another outcome.
+ * (with whatever else the caller changed) with the deadline the tick keeps
+ * for the new state, closes a wait it leaves unanswered, appends the event,
+ * notifies the tenant's channel on READY, and on a final state cancels
+ * dependents that waited for another outcome.
  */
 void
 wl_store_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
@@ -153,7 +168,11 @@ wl_store_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
 	wl_state_require(row->workload_id, from, to);
 	row->state = to;
 	row->state_entered_at = wl_now();
+	wl_tick_deadline(row, from);
 	wl_store_save(row);
+	if (from == WL_WAITING)
+		wl_store_wait_close(row, to == WL_CANCELLED ? "cancelled" :
+							to == WL_TIMED_OUT ? "timed_out" : "woken");
 	wl_store_event(row, from, true, to, actor, evidence);
 	if (to == WL_READY)
 		Async_Notify(wl_channel(row->tenant_id, row->application_id), row->workload_id);
@@ -361,11 +380,31 @@ wl_store_result_put(const WlRow *row, const WlFence *fence, const char *result_i
 	return DatumGetJsonbP(wl_store_datum(t, 0, 1, &isnull));
 }
 
-/* wl_store_checkpoint_put appends checkpoint row->checkpoint_sequence. */
-Jsonb *
-wl_store_checkpoint_put(const WlRow *row, Jsonb *state, const char *state_hash)
+/*
+ * wl_store_wait_close resolves a wait the workload leaves without a wake
+ * (cancelled, timed out) with that outcome; a wait already answered is
+ * left as it is.
+ */
+void
+wl_store_wait_close(const WlRow *row, const char *outcome)
 {
-	Datum		a[8];
+	Datum		a[3];
+
+	a[0] = CStringGetTextDatum(row->workload_id);
+	a[1] = TimestampTzGetDatum(wl_now());
+	a[2] = CStringGetTextDatum(outcome);
+	wl_store_run(P_WAIT_CLOSE, a, NULL, 0, SPI_OK_UPDATE);
+}
+
+/*
+ * wl_store_checkpoint_put appends checkpoint row->checkpoint_sequence with
+ * its state hash and its authentication tag under key key_id.
+ */
+Jsonb *
+wl_store_checkpoint_put(const WlRow *row, Jsonb *state, const char *state_hash,
+						const char *key_id, const char *tag)
+{
+	Datum		a[10];
 	SPITupleTable *t;
 	bool		isnull;
 
@@ -377,6 +416,8 @@ wl_store_checkpoint_put(const WlRow *row, Jsonb *state, const char *state_hash)
 	a[5] = JsonbPGetDatum(state);
 	a[6] = CStringGetTextDatum(state_hash);
 	a[7] = TimestampTzGetDatum(wl_now());
+	a[8] = CStringGetTextDatum(key_id);
+	a[9] = CStringGetTextDatum(tag);
 	t = wl_store_run(P_CHECKPOINT_PUT, a, NULL, 0, SPI_OK_INSERT_RETURNING);
 	return DatumGetJsonbP(wl_store_datum(t, 0, 1, &isnull));
 }

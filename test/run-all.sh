@@ -39,6 +39,13 @@ run_suite() {
 run_suite regress make -s installcheck-regress
 run_suite isolation make -s installcheck-isolation
 
+# Tests that need a real server of their own or real processes (the
+# preloaded background worker, the reference worker end to end): bash
+# scripts printing TAP; each makes its own database or cluster.
+for t in "$WL_ROOT"/test/t/[0-9][0-9][0-9]_*.sh; do
+	run_suite "$(basename "$t" .sh)" bash "$t"
+done
+
 # The README's error table and function reference must match the installed extension.
 docs_check() {
 	psql -X -qAt -d postgres -c "CREATE DATABASE wl_docs_check" >/dev/null

@@ -196,7 +196,7 @@ wlw_json_valid(const char *s, size_t len)
 
 /*
  * wlw_json_progress says whether a valid JSON line is an object with
- * exactly one member, "progress"; if so *value/*vlen span that member's
+ * exactly one member, "progress"; if so *value and *vlen span that member's
  * value.  Any other valid line is a checkpoint.
  */
 bool

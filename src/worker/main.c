@@ -23,7 +23,7 @@
 WlwOptions	wlw_opt;
 volatile sig_atomic_t wlw_stop_requested = 0;
 int			wlw_signal_fd = -1;
-int64_t		wlw_drain_deadline = 0;
+volatile int64_t wlw_drain_deadline = 0;
 bool		wlw_busy = false;
 
 static int	signal_pipe[2] = {-1, -1};
@@ -68,7 +68,9 @@ static const char *usage_text =
 "                   stdout is {}; otherwise fail with kind invalid_output)\n"
 "  exit 75          fail, kind transient_connection (EX_TEMPFAIL; retried)\n"
 "  exit 124         fail, kind timeout (as timeout(1) exits; retried)\n"
-"  killed by signal fail, kind worker_failure (retried)\n"
+"  killed by signal fail, kind worker_failure (retried); so is exit 129-192,\n"
+"                   which is how /bin/sh reports a child killed by signal N\n"
+"                   (128 + N)\n"
 "  any other exit   fail, kind command_failed (not retried by default)\n"
 "The error text is the exit status and the last 4 KiB of stderr; stderr is\n"
 "also passed through to the worker's stderr.  Retries follow the workload's\n"
@@ -93,6 +95,8 @@ wlw_now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+static void vlog(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 static void
 vlog(const char *fmt, va_list ap)
@@ -143,9 +147,10 @@ on_signal(int signo)
 
 	if (signo == SIGTERM || signo == SIGINT)
 	{
-		wlw_stop_requested++;
-		/* a second request cuts the grace period short */
-		if (wlw_stop_requested > 1)
+		/* the first request starts the grace period; a second one ends it */
+		if (wlw_stop_requested++ == 0)
+			wlw_drain_deadline = wlw_now_ms() + (int64_t) (wlw_opt.grace_s * 1000);
+		else
 			wlw_drain_deadline = 0;
 	}
 	if (write(signal_pipe[1], &c, 1) < 0)
@@ -404,7 +409,10 @@ claim_loop(void)
 			continue;
 		}
 		if (notified)
+		{
+			wlw_debug("woken by NOTIFY");
 			sleep_ms = min_ms;
+		}
 		else if (sleep_ms < max_ms)
 			sleep_ms = (sleep_ms * 2 > max_ms) ? max_ms : sleep_ms * 2;
 	}

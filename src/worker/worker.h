@@ -1,8 +1,8 @@
 /*
  * worker.h: what the files of workload-worker share.  main.c owns options,
  * signals, logging and the claim loop; db.c owns the connection and every
- * SQL call; run.c owns the command (fork, pipes, heartbeats); json.c owns
- * JSON and UTF-8 checks.  Nothing here is linked into the extension.
+ * SQL call; run.c supervises the command (pipes, heartbeats, outcome);
+ * spawn.c starts it; json.c owns JSON and UTF-8 checks.  Nothing here is linked into the extension.
  */
 #ifndef WORKLOAD_WORKER_H
 #define WORKLOAD_WORKER_H
@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Exit statuses of the command that pick a failure kind (see --help). */
 #define WLW_EXIT_TRANSIENT	75		/* EX_TEMPFAIL -> transient_connection */
@@ -52,6 +53,17 @@ typedef struct WlwItem
 	bool		done;			/* attempt over: finished, lost or cancelled */
 } WlwItem;
 
+/* The running command: its process (group) id and our ends of its pipes. */
+typedef struct WlwChild
+{
+	pid_t		pid;
+	int			fd_in;
+	int			fd_out;
+	int			fd_err;
+	int			fd_ck;
+	char		ckpt_file[64];	/* WORKLOAD_CHECKPOINT_FILE, to remove after */
+} WlwChild;
+
 /* How a SQL call ended. */
 typedef enum WlwCall
 {
@@ -71,7 +83,7 @@ typedef struct WlwError
 extern WlwOptions wlw_opt;
 extern volatile sig_atomic_t wlw_stop_requested;
 extern int	wlw_signal_fd;
-extern int64_t wlw_drain_deadline;
+extern volatile int64_t wlw_drain_deadline;
 extern bool wlw_busy;
 extern void wlw_log(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 extern void wlw_debug(const char *fmt,...) __attribute__((format(printf, 1, 2)));
@@ -88,13 +100,17 @@ extern int	wlw_db_claim(WlwItem **items, WlwError *err, bool *conn_lost);
 extern WlwCall wlw_db_heartbeat(WlwItem *it, bool *cancel, WlwError *err);
 extern WlwCall wlw_db_checkpoint(WlwItem *it, const char *state, WlwError *err);
 extern WlwCall wlw_db_complete(WlwItem *it, const char *output, WlwError *err);
-extern WlwCall wlw_db_fail(WlwItem *it, const char *kind, const char *error, WlwError *err);
+extern WlwCall wlw_db_fail(WlwItem *it, const char *kind, const char *error, char **state,
+						   WlwError *err);
 extern WlwCall wlw_db_confirm_cancel(WlwItem *it, WlwError *err);
 extern char *wlw_db_last_checkpoint(WlwItem *it);
 extern void wlw_items_free(WlwItem *items, int n);
 
 /* run.c */
 extern void wlw_run_batch(WlwItem *items, int n);
+
+/* spawn.c */
+extern bool wlw_spawn(const WlwItem *it, const char *ckpt, WlwChild *c);
 
 /* json.c */
 extern bool wlw_json_valid(const char *s, size_t len);

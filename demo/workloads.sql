@@ -1,0 +1,125 @@
+-- demo/workloads.sql: the demo's database side, run once by demo/run.sh.
+-- Creates the extension, a login role for the workers that holds only
+-- workload_worker, and ~300 workloads in tenant "acme", application "media":
+-- renders, checkpointed encodes, flaky uploads, corrupt frames, poison pills,
+-- legacy thumbnails that print no JSON, publishes that depend on renders,
+-- long archives (to be cancelled) and urgent renders, created last with a
+-- higher priority.  demo.created records what each workload is.
+\set ON_ERROR_STOP on
+SET client_min_messages = warning;
+CREATE EXTENSION workload CASCADE;
+
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'demo_worker') THEN
+        CREATE ROLE demo_worker LOGIN IN ROLE workload_worker;
+    END IF;
+    IF to_regproc('workload_add_tenant_member') IS NOT NULL THEN
+        EXECUTE $q$SELECT workload_add_tenant_member('demo_worker', 'acme', 'media')$q$;
+    END IF;
+END
+$$;
+
+CREATE SCHEMA demo;
+CREATE TABLE demo.created (
+    workload_id text PRIMARY KEY,
+    kind        text NOT NULL,
+    n           integer NOT NULL,
+    priority    integer NOT NULL,
+    seq         integer GENERATED ALWAYS AS IDENTITY
+);
+
+-- demo.grant: the planner's grant, signed where this build signs grants.
+CREATE FUNCTION demo.grant() RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+    g jsonb := jsonb_build_object(
+        'contract_version', 1, 'id', 'grant-acme-media-planner',
+        'issuer', jsonb_build_object('kind', 'service', 'id', 'iam'),
+        'subject', jsonb_build_object('kind', 'agent', 'id', 'media-planner'),
+        'tenant_id', 'acme', 'application_id', 'media',
+        'capabilities', '["media"]'::jsonb, 'resources', '[]'::jsonb,
+        'constraints', jsonb_build_object('subject_attributes', '{}'::jsonb),
+        'issued_at', '2020-01-01T00:00:00Z', 'expires_at', '2100-01-01T00:00:00Z',
+        'parent_grant', NULL, 'revision', 1, 'status', 'active');
+    signed jsonb;
+BEGIN
+    IF to_regproc('workload_sign_grant') IS NOT NULL THEN
+        EXECUTE 'SELECT workload_sign_grant($1)' INTO signed USING g;
+        RETURN signed;
+    END IF;
+    RETURN jsonb_build_object('grant', g, 'key_id', 'k1', 'signature', 'unsigned');
+END
+$$;
+
+-- demo.create(kind, n, ms, priority, deps): one workload; returns its id.
+CREATE FUNCTION demo.create(kind text, n integer, ms integer, priority integer DEFAULT 0,
+        deps text[] DEFAULT '{}') RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    spec jsonb := jsonb_build_object(
+        'tenant_id', 'acme', 'application_id', 'media', 'environment', 'demo',
+        'definition_id', 'media.' || kind, 'definition_revision', 'r1', 'trigger', 'demo',
+        'input', jsonb_build_object('kind', kind, 'n', n, 'ms', ms),
+        'requested_by', jsonb_build_object('kind', 'agent', 'id', 'media-planner'),
+        'authorization_snapshot', demo.grant(),
+        'capability_snapshot', '["media"]'::jsonb,
+        'priority', priority,
+        'retry_policy', jsonb_build_object('max_attempts', 3, 'initial_delay_ms', 500,
+                                           'backoff', 'exponential'),
+        'idempotency_key', kind || '-' || n);
+    id text;
+BEGIN
+    IF cardinality(deps) > 0 THEN
+        spec := spec || jsonb_build_object('dependencies',
+            (SELECT jsonb_agg(jsonb_build_object('workload_id', d)) FROM unnest(deps) d));
+    END IF;
+    id := workload_create(spec) ->> 'workload_id';
+    INSERT INTO demo.created (workload_id, kind, n, priority) VALUES (id, kind, n, priority);
+    RETURN id;
+END
+$$;
+
+-- demo.try_complete: send a completion; the answer, or the refusal's SQLSTATE and message.
+CREATE FUNCTION demo.try_complete(id text, claim text, worker text, token bigint,
+        result_id text, output jsonb) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN 'accepted: ' || (workload_complete(id, claim, worker, token, result_id, output) ->> 'outcome');
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE || ' ' || SQLERRM;
+END
+$$;
+
+DO $$
+DECLARE
+    i integer;
+    k text;
+BEGIN
+    -- the bulk, in order of creation, with failures spread through it
+    FOR i IN 1..270 LOOP
+        k := CASE WHEN i % 60 = 23 THEN 'poison'
+                  WHEN i % 90 = 47 THEN 'legacy'
+                  WHEN i % 30 = 11 THEN 'corrupt'
+                  WHEN i % 18 = 5 THEN 'upload'
+                  WHEN i % 13 = 0 THEN 'encode'
+                  ELSE 'render' END;
+        PERFORM demo.create(k, i, CASE k WHEN 'encode' THEN 300 ELSE 120 + (i * 53) % 300 END);
+    END LOOP;
+    -- publishes wait for three renders each; two wait for a corrupt frame
+    FOR i IN 1..12 LOOP
+        PERFORM demo.create('publish', i, 100, 0, ARRAY(
+            SELECT c.workload_id FROM demo.created c WHERE c.kind = 'render' ORDER BY c.n
+            OFFSET (i - 1) * 20 LIMIT 3));
+    END LOOP;
+    FOR i IN 13..14 LOOP
+        PERFORM demo.create('publish', i, 100, 0, ARRAY(
+            SELECT c.workload_id FROM demo.created c WHERE c.kind = 'corrupt' ORDER BY c.n LIMIT 1));
+    END LOOP;
+    -- two long archives (the operator cancels them while they run)
+    FOR i IN 1..2 LOOP
+        PERFORM demo.create('archive', i, 60000, 5);
+    END LOOP;
+    -- urgent renders: created last, claimed first
+    FOR i IN 1001..1020 LOOP
+        PERFORM demo.create('urgent', i, 120, 10);
+    END LOOP;
+END
+$$;

@@ -1,0 +1,620 @@
+/*
+ * run.c: runs the command for each claimed workload, one at a time, in its
+ * own process group: input on stdin, output from stdout, stderr passed
+ * through (its tail kept as error text), JSON lines on fd 3 turned into
+ * checkpoints or progress.  One poll() loop serves the pipes, the
+ * heartbeat timer (every third of the lease, for every claimed workload
+ * not yet finished), cancellation, and the SIGTERM grace period.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "worker.h"
+
+typedef enum StopReason
+{
+	STOP_NONE,
+	STOP_CANCEL,				/* cancellation requested: kill, then confirm */
+	STOP_LOST,					/* fence refused: kill, report nothing */
+	STOP_INTERRUPTED			/* SIGTERM grace over: kill, fail as worker_failure */
+} StopReason;
+
+typedef struct Buf
+{
+	char	   *data;
+	size_t		len;
+	size_t		cap;
+	bool		overflow;
+} Buf;
+
+typedef struct Run
+{
+	WlwItem    *items;
+	int			n;
+	int			cur;
+	WlwItem    *it;
+	int64_t    *next_hb;
+	pid_t		pid;
+	int			fd_in;
+	int			fd_out;
+	int			fd_err;
+	int			fd_ck;
+	char	   *input;
+	size_t		input_len;
+	size_t		input_off;
+	Buf			out;
+	Buf			line;
+	char		tail[WLW_STDERR_TAIL];
+	size_t		tail_len;
+	bool		exited;
+	int			status;
+	int64_t		exited_at;
+	StopReason	stop;
+	int64_t		kill_at;
+} Run;
+
+static bool
+buf_add(Buf *b, const char *data, size_t len, size_t max)
+{
+	if (b->overflow || b->len + len > max)
+	{
+		b->overflow = true;
+		return false;
+	}
+	if (b->len + len + 1 > b->cap)
+	{
+		size_t		cap = b->cap ? b->cap : 4096;
+		char	   *p;
+
+		while (cap < b->len + len + 1)
+			cap *= 2;
+		p = realloc(b->data, cap);
+		if (p == NULL)
+		{
+			b->overflow = true;
+			return false;
+		}
+		b->data = p;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return true;
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* stop_command asks the command's process group to stop; SIGKILL follows. */
+static void
+stop_command(Run *r, StopReason why)
+{
+	if (r->stop == STOP_NONE || why == STOP_LOST)
+		r->stop = why;
+	if (r->exited || r->kill_at)
+		return;
+	killpg(r->pid, SIGTERM);
+	r->kill_at = wlw_now_ms() + WLW_KILL_AFTER_MS;
+}
+
+/*
+ * refused_by_fence logs that the fence refused a call (the workload is no
+ * longer ours) and stops the command if it is the running one.
+ */
+static void
+refused_by_fence(Run *r, WlwItem *it, const char *call, WlwError *err)
+{
+	bool		running = (r && it == r->it && !r->exited);
+
+	wlw_log("%s: %s refused by the fence (%s: %s); %s", it->workload_id, call,
+			err->sqlstate, err->message,
+			running ? "killing the command" : "moving on");
+	if (r && it == r->it)
+		stop_command(r, STOP_LOST);
+	else
+		it->done = true;
+}
+
+/* confirm_cancel ends an attempt whose cancellation was requested. */
+static void
+confirm_cancel(WlwItem *it)
+{
+	WlwError	err;
+	WlwCall		v = wlw_db_confirm_cancel(it, &err);
+
+	if (v == WLW_OK)
+		wlw_log("%s: cancelled (confirmed)", it->workload_id);
+	else
+		wlw_log("%s: could not confirm the cancellation: %s %s", it->workload_id,
+				err.sqlstate, err.message);
+	it->done = true;
+}
+
+/*
+ * fail_item fails the attempt with this kind.  Error text the server
+ * refuses as a secret is replaced by a note saying so.
+ */
+static void
+fail_item(WlwItem *it, const char *kind, const char *error)
+{
+	WlwError	err;
+	char	   *state = NULL;
+	char	   *text = strdup(error);
+	WlwCall		v;
+
+	wlw_utf8_sanitize(text, strlen(text));
+	v = wlw_db_fail(it, kind, text, &state, &err);
+	if (v == WLW_REFUSED && strcmp(err.sqlstate, "WL010") == 0)
+		v = wlw_db_fail(it, kind, "error text withheld: the server refused it as containing a secret",
+						&state, &err);
+	free(text);
+	if (v == WLW_OK)
+		wlw_log("%s: failed (%s), now %s", it->workload_id, kind, state ? state : "?");
+	else if (v == WLW_REFUSED && strcmp(err.sqlstate, "WL009") == 0)
+	{
+		it->done = false;
+		confirm_cancel(it);
+	}
+	else if (v == WLW_LOST)
+		refused_by_fence(NULL, it, "failure report", &err);
+	else
+		wlw_log("%s: could not report the failure: %s %s", it->workload_id, err.sqlstate,
+				err.message);
+	free(state);
+	it->done = true;
+}
+
+/* heartbeat_all renews every claimed workload of the batch not yet done. */
+static void
+heartbeat_all(Run *r)
+{
+	for (int i = r->cur; i < r->n; i++)
+	{
+		WlwItem    *it = &r->items[i];
+		WlwError	err;
+		bool		cancel = false;
+		WlwCall		v;
+
+		if (it->done || (i == r->cur && r->stop == STOP_LOST))
+			continue;
+		v = wlw_db_heartbeat(it, &cancel, &err);
+		wlw_debug("%s: heartbeat %s", it->workload_id, v == WLW_OK ? "ok" : err.message);
+		if (v == WLW_OK && cancel && !it->cancel_requested)
+		{
+			it->cancel_requested = true;
+			wlw_log("%s: cancellation requested", it->workload_id);
+			if (i == r->cur)
+				stop_command(r, STOP_CANCEL);
+			else
+				confirm_cancel(it);
+		}
+		else if (v == WLW_LOST)
+			refused_by_fence(r, it, "heartbeat", &err);
+		else if (v != WLW_OK)
+			wlw_log("%s: heartbeat failed: %s %s", it->workload_id, err.sqlstate, err.message);
+	}
+}
+
+/* fd3_line turns one line from fd 3 into progress or a checkpoint. */
+static void
+fd3_line(Run *r, char *line, size_t len)
+{
+	const char *value;
+	size_t		vlen;
+	WlwError	err;
+	WlwCall		v;
+
+	while (len > 0 && strchr(" \t\r\n", line[len - 1]))
+		line[--len] = '\0';
+	if (len == 0 || r->stop == STOP_LOST || r->it->done)
+		return;
+	if (!wlw_json_valid(line, len))
+	{
+		wlw_log("%s: fd 3: skipped a line that is not JSON", r->it->workload_id);
+		return;
+	}
+	if (wlw_json_progress(line, len, &value, &vlen))
+	{
+		free(r->it->progress);
+		r->it->progress = strndup(value, vlen);
+		wlw_debug("%s: progress %s", r->it->workload_id, r->it->progress);
+		return;
+	}
+	v = wlw_db_checkpoint(r->it, line, &err);
+	if (v == WLW_OK)
+		wlw_debug("%s: checkpoint %s", r->it->workload_id, line);
+	else if (v == WLW_LOST)
+		refused_by_fence(r, r->it, "checkpoint", &err);
+	else
+		wlw_log("%s: checkpoint refused: %s %s", r->it->workload_id, err.sqlstate, err.message);
+}
+
+static void
+split_fd3(Run *r, const char *data, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+	{
+		if (data[i] != '\n')
+		{
+			buf_add(&r->line, data + i, 1, WLW_MAX_FD3_LINE);
+			continue;
+		}
+		if (r->line.overflow)
+			wlw_log("%s: fd 3: skipped a line longer than %d bytes", r->it->workload_id,
+					WLW_MAX_FD3_LINE);
+		else if (r->line.len > 0)
+			fd3_line(r, r->line.data, r->line.len);
+		r->line.len = 0;
+		r->line.overflow = false;
+	}
+}
+
+static void
+keep_tail(Run *r, const char *data, size_t len)
+{
+	if (len >= WLW_STDERR_TAIL)
+	{
+		memcpy(r->tail, data + len - WLW_STDERR_TAIL, WLW_STDERR_TAIL);
+		r->tail_len = WLW_STDERR_TAIL;
+		return;
+	}
+	if (r->tail_len + len > WLW_STDERR_TAIL)
+	{
+		size_t		drop = r->tail_len + len - WLW_STDERR_TAIL;
+
+		memmove(r->tail, r->tail + drop, r->tail_len - drop);
+		r->tail_len -= drop;
+	}
+	memcpy(r->tail + r->tail_len, data, len);
+	r->tail_len += len;
+}
+
+/* read_pipe reads what is there; closes the descriptor at EOF. */
+static void
+read_pipe(Run *r, int *fd)
+{
+	char		buf[65536];
+
+	while (*fd >= 0)
+	{
+		ssize_t		got = read(*fd, buf, sizeof(buf));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 && errno == EAGAIN)
+			return;
+		if (got <= 0)
+		{
+			if (fd == &r->fd_ck && r->line.len > 0)
+				split_fd3(r, "\n", 1);	/* a last line without newline */
+			close_fd(fd);
+			return;
+		}
+		if (fd == &r->fd_out)
+			buf_add(&r->out, buf, got, WLW_MAX_STDOUT);
+		else if (fd == &r->fd_err)
+		{
+			if (write(STDERR_FILENO, buf, got) < 0)
+			{
+				/* our own stderr is gone; the tail is still kept */
+			}
+			keep_tail(r, buf, got);
+		}
+		else
+			split_fd3(r, buf, got);
+	}
+}
+
+static void
+write_input(Run *r)
+{
+	while (r->fd_in >= 0 && r->input_off < r->input_len)
+	{
+		ssize_t		put = write(r->fd_in, r->input + r->input_off, r->input_len - r->input_off);
+
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put < 0 && errno == EAGAIN)
+			return;
+		if (put < 0)
+			break;				/* EPIPE: the command does not read its input */
+		r->input_off += put;
+	}
+	close_fd(&r->fd_in);
+}
+
+static int
+poll_timeout(Run *r, int64_t now)
+{
+	int64_t		t = *r->next_hb;
+
+	if (r->kill_at && r->kill_at < t)
+		t = r->kill_at;
+	if (wlw_stop_requested && r->stop == STOP_NONE && wlw_drain_deadline < t)
+		t = wlw_drain_deadline;
+	if (r->exited && r->exited_at + 2000 < t)
+		t = r->exited_at + 2000;
+	t -= now;
+	return t < 0 ? 0 : (t > 1000 ? 1000 : (int) t);
+}
+
+static void
+wait_events(Run *r)
+{
+	struct pollfd fds[5];
+	int			nfds = 0;
+
+	fds[nfds++] = (struct pollfd) {wlw_signal_fd, POLLIN, 0};
+	if (r->fd_in >= 0)
+		fds[nfds++] = (struct pollfd) {r->fd_in, POLLOUT, 0};
+	if (r->fd_out >= 0)
+		fds[nfds++] = (struct pollfd) {r->fd_out, POLLIN, 0};
+	if (r->fd_err >= 0)
+		fds[nfds++] = (struct pollfd) {r->fd_err, POLLIN, 0};
+	if (r->fd_ck >= 0)
+		fds[nfds++] = (struct pollfd) {r->fd_ck, POLLIN, 0};
+	poll(fds, nfds, poll_timeout(r, wlw_now_ms()));
+	wlw_drain_signal_fd();
+	/* read everything readable, whatever poll said: EINTR leaves revents unset */
+	write_input(r);
+	read_pipe(r, &r->fd_out);
+	read_pipe(r, &r->fd_err);
+	read_pipe(r, &r->fd_ck);
+	if (!r->exited && waitpid(r->pid, &r->status, WNOHANG) == r->pid)
+	{
+		r->exited = true;
+		r->exited_at = wlw_now_ms();
+	}
+}
+
+/*
+ * supervise runs the loop until the command has exited and its pipes are
+ * drained (or, 2 s after it exited, something it left behind still holds
+ * them open).  The command's own exit is handled before a due heartbeat,
+ * so a worker that was paused reports what it has before it learns the
+ * workload is no longer its own.
+ */
+static void
+supervise(Run *r)
+{
+	int64_t		hb_ms = (int64_t) (wlw_opt.lease_s * 1000 / 3);
+
+	for (;;)
+	{
+		int64_t		now;
+
+		wait_events(r);
+		now = wlw_now_ms();
+		if (r->exited && r->fd_out < 0 && r->fd_err < 0 && r->fd_ck < 0)
+			break;
+		if (r->exited && now >= r->exited_at + 2000)
+			break;
+		if (now >= *r->next_hb)
+		{
+			heartbeat_all(r);
+			*r->next_hb = wlw_now_ms() + hb_ms;
+		}
+		if (wlw_stop_requested && r->stop == STOP_NONE && now >= wlw_drain_deadline)
+		{
+			wlw_log("%s: grace period over; killing the command", r->it->workload_id);
+			stop_command(r, STOP_INTERRUPTED);
+		}
+		if (r->kill_at && now >= r->kill_at)
+		{
+			killpg(r->pid, SIGKILL);
+			r->kill_at = 0;
+		}
+	}
+}
+
+static void
+describe_exit(Run *r, char *buf, size_t size)
+{
+	int			n;
+
+	if (WIFSIGNALED(r->status))
+		n = snprintf(buf, size, "command killed by signal %d (%s)", WTERMSIG(r->status),
+					 strsignal(WTERMSIG(r->status)));
+	else if (WEXITSTATUS(r->status) > 128 && WEXITSTATUS(r->status) <= 128 + 64)
+		n = snprintf(buf, size, "command exited with status %d (killed by signal %d, %s)",
+					 WEXITSTATUS(r->status), WEXITSTATUS(r->status) - 128,
+					 strsignal(WEXITSTATUS(r->status) - 128));
+	else
+		n = snprintf(buf, size, "command exited with status %d", WEXITSTATUS(r->status));
+	if (r->tail_len > 0 && n > 0 && (size_t) n + 2 < size)
+		snprintf(buf + n, size - n, "; stderr:\n%.*s", (int) r->tail_len, r->tail);
+}
+
+/* complete_output completes with stdout, or fails it as invalid_output. */
+static void
+complete_output(Run *r)
+{
+	const char *out = r->out.data ? r->out.data : "";
+	size_t		len = r->out.len;
+	WlwError	err;
+	WlwCall		v;
+	char		why[WLW_STDERR_TAIL + 700];
+
+	while (len > 0 && strchr(" \t\r\n", out[len - 1]))
+		r->out.data[--len] = '\0';
+	while (len > 0 && strchr(" \t\r\n", *out))
+		out++, len--;
+	if (len == 0)
+		out = "{}";
+	if (r->out.overflow || !wlw_json_valid(out, strlen(out)))
+	{
+		snprintf(why, sizeof(why), "stdout is %s; stderr:\n%.*s",
+				 r->out.overflow ? "larger than 4 MiB" : "not valid JSON",
+				 (int) r->tail_len, r->tail);
+		fail_item(r->it, "invalid_output", why);
+		return;
+	}
+	v = wlw_db_complete(r->it, out, &err);
+	if (v == WLW_OK)
+		wlw_log("%s: succeeded", r->it->workload_id);
+	else if (v == WLW_LOST)
+		refused_by_fence(NULL, r->it, "completion", &err);
+	else if (v == WLW_REFUSED && strcmp(err.sqlstate, "WL009") == 0)
+		confirm_cancel(r->it);	/* cancellation won */
+	else if (v == WLW_REFUSED)
+	{
+		snprintf(why, sizeof(why), "output refused: %s %s", err.sqlstate, err.message);
+		fail_item(r->it, "invalid_output", why);
+	}
+	else
+		wlw_log("%s: could not complete (%s); the lease will run out and the workload be retried",
+				r->it->workload_id, err.message);
+	r->it->done = true;
+}
+
+/* finish reports the attempt's outcome. */
+static void
+finish(Run *r)
+{
+	char		why[WLW_STDERR_TAIL + 200];
+	int			code;
+
+	if (r->it->done || r->stop == STOP_LOST)
+	{
+		r->it->done = true;
+		return;
+	}
+	if (r->stop == STOP_CANCEL)
+	{
+		confirm_cancel(r->it);
+		return;
+	}
+	if (r->stop == STOP_INTERRUPTED)
+	{
+		fail_item(r->it, "worker_failure",
+				  "the worker was stopped and the command did not finish within the grace period");
+		return;
+	}
+	if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0)
+	{
+		complete_output(r);
+		return;
+	}
+	describe_exit(r, why, sizeof(why));
+	code = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+	/* /bin/sh reports a child killed by signal N as exit status 128 + N */
+	if (WIFSIGNALED(r->status) || (code > 128 && code <= 128 + 64))
+		fail_item(r->it, "worker_failure", why);
+	else if (code == WLW_EXIT_TRANSIENT)
+		fail_item(r->it, "transient_connection", why);
+	else if (code == WLW_EXIT_TIMEOUT)
+		fail_item(r->it, "timeout", why);
+	else
+		fail_item(r->it, "command_failed", why);
+}
+
+static void
+cleanup(Run *r)
+{
+	if (r->pid <= 0)
+		r->exited = true;		/* never started: there is no group to signal */
+	if (!r->exited)
+	{
+		killpg(r->pid, SIGKILL);
+		while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+			;
+		r->exited = true;
+	}
+	/* whatever the command left behind in its group goes too */
+	if (r->pid > 0)
+		killpg(r->pid, SIGKILL);
+	close_fd(&r->fd_in);
+	close_fd(&r->fd_out);
+	close_fd(&r->fd_err);
+	close_fd(&r->fd_ck);
+	free(r->input);
+	free(r->out.data);
+	free(r->line.data);
+}
+
+/* run_one runs the command for items[cur] and reports how it ended. */
+static void
+run_one(WlwItem *items, int n, int cur, int64_t *next_hb)
+{
+	Run			r;
+	WlwChild	child;
+	char	   *ckpt = NULL;
+	const char *input;
+
+	memset(&r, 0, sizeof(r));
+	memset(&child, 0, sizeof(child));
+	r.items = items;
+	r.n = n;
+	r.cur = cur;
+	r.it = &items[cur];
+	r.next_hb = next_hb;
+	r.fd_in = r.fd_out = r.fd_err = r.fd_ck = -1;
+	if (r.it->checkpoint_sequence > 0)
+		ckpt = wlw_db_last_checkpoint(r.it);
+	input = r.it->input ? r.it->input : "null";
+	r.input_len = strlen(input) + 1;
+	r.input = malloc(r.input_len + 1);
+	snprintf(r.input, r.input_len + 1, "%s\n", input);
+	wlw_log("%s: running (attempt %d%s)", r.it->workload_id, r.it->attempt,
+			ckpt ? ", resuming from its last checkpoint" : "");
+	if (!wlw_spawn(r.it, ckpt, &child))
+	{
+		char		why[200];
+
+		snprintf(why, sizeof(why), "could not start the command: %s", strerror(errno));
+		r.exited = true;
+		fail_item(r.it, "worker_failure", why);
+	}
+	else
+	{
+		r.pid = child.pid;
+		r.fd_in = child.fd_in;
+		r.fd_out = child.fd_out;
+		r.fd_err = child.fd_err;
+		r.fd_ck = child.fd_ck;
+		supervise(&r);
+		finish(&r);
+	}
+	cleanup(&r);
+	if (child.ckpt_file[0])
+		unlink(child.ckpt_file);
+	free(ckpt);
+}
+
+/*
+ * wlw_run_batch runs the claimed workloads one after another.  Once the
+ * worker is stopping, those not started are failed as worker_failure so
+ * they are retried soon rather than after their lease.
+ */
+void
+wlw_run_batch(WlwItem *items, int n)
+{
+	int64_t		next_hb = wlw_now_ms() + (int64_t) (wlw_opt.lease_s * 1000 / 3);
+
+	wlw_busy = true;
+	for (int i = 0; i < n; i++)
+	{
+		if (items[i].done)
+			continue;
+		if (wlw_stop_requested)
+		{
+			fail_item(&items[i], "worker_failure", "not started: the worker was stopped");
+			continue;
+		}
+		run_one(items, n, i, &next_hb);
+	}
+	wlw_busy = false;
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# With the library in shared_preload_libraries, the background worker runs
+# workload_tick every workload.tick_interval in the databases named by
+# workload.database: it shows in pg_stat_activity, waits quietly until the
+# extension is installed, recovers an expired lease with nobody calling the
+# tick, comes back after it is terminated, follows a reload, and stops
+# cleanly with the server (SPEC section 4, workload_tick and the background
+# worker).  Run as root after "make install"; prints TAP.
+set -u
+WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$WL_ROOT/scripts/cluster.sh"
+wl_need_root
+
+n=0
+failed=0
+check() {
+	local desc=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc"
+		failed=$((failed + 1))
+	fi
+}
+q() { PGOPTIONS='-c client_min_messages=warning' psql -X -qAt -v ON_ERROR_STOP=1 -d postgres -c "$1"; }
+# wait_for SECONDS SQL EXPECTED: poll until SQL answers EXPECTED
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	while [ $SECONDS -lt $deadline ]; do
+		[ "$(q "$2" 2>/dev/null)" = "$3" ] && return 0
+		sleep 0.2
+	done
+	echo "# waited $1 s for [$2] = [$3]; last answer: [$(q "$2" 2>&1)]"
+	return 1
+}
+worker_pid() { q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'postgres'"; }
+log_count() { grep -c "$1" "$WL_TMP/server.log" || true; }
+stop_server() { runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -m fast -t 30 -w stop >/dev/null; }
+
+wl_cluster_start "shared_preload_libraries = 'workload'" \
+	"workload.database = 'postgres'" \
+	"workload.tick_interval = '200ms'"
+
+check "the tick worker shows in pg_stat_activity as backend_type \"workload tick\"" \
+	wait_for 10 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'postgres'" 1
+pid=$(worker_pid)
+sleep 1.5
+check "without the extension it waits: same process, said so once in the log" \
+	test "$(worker_pid)" = "$pid" -a "$(log_count 'extension "workload" is not installed in database "postgres"; waiting')" = 1
+
+q "CREATE EXTENSION workload CASCADE" >/dev/null
+q "SELECT workload_create(jsonb_build_object(
+	'tenant_id', 'acme', 'application_id', 'billing', 'environment', 'tap',
+	'definition_id', 'invoice.render', 'definition_revision', 'r1', 'trigger', 'api',
+	'input', '{\"n\": 1}'::jsonb, 'idempotency_key', 'tap-1',
+	'requested_by', '{\"kind\": \"agent\", \"id\": \"planner\"}'::jsonb,
+	'authorization_snapshot', workload_sign_grant(jsonb_build_object(
+		'contract_version', 1, 'id', 'grant-tap', 'revision', 1, 'status', 'active',
+		'issuer', '{\"kind\": \"service\", \"id\": \"iam\"}'::jsonb,
+		'subject', '{\"kind\": \"agent\", \"id\": \"planner\"}'::jsonb,
+		'tenant_id', 'acme', 'application_id', 'billing', 'capabilities', '[\"*\"]'::jsonb,
+		'resources', '[]'::jsonb, 'constraints', '{\"subject_attributes\": {}}'::jsonb,
+		'parent_grant', null, 'issued_at', '2020-01-01T00:00:00Z', 'expires_at', '2100-01-01T00:00:00Z'))))" >/dev/null
+q "SELECT count(*) FROM workload_claim('w-doomed', '{}', 'acme', 'billing', '1 second', start => true)" >/dev/null
+check "a lease that expires is recovered with nobody calling the tick" \
+	wait_for 10 "SELECT state || ' ' || attempt_count FROM workload.workloads" "READY 1"
+check "the attempt is WORKER_LOST and the events name workload.recovery" \
+	test "$(q "SELECT a.outcome || ' ' || (SELECT count(*) FROM workload.events e WHERE e.actor = 'workload.recovery')
+	           FROM workload.attempts a")" = "WORKER_LOST 2"
+check "pg_stat_activity shows what the worker runs" \
+	wait_for 5 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND query LIKE '%workload_tick()%'" 1
+
+q "SELECT pg_terminate_backend($(worker_pid))" >/dev/null
+check "a terminated worker comes back (bgw_restart_time)" \
+	wait_for 20 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND pid <> $pid" 1
+pid=$(worker_pid)
+q "SELECT count(*) FROM workload_claim('w-doomed-too', '{}', 'acme', 'billing', '1 second', start => true)" >/dev/null
+check "the restarted worker recovers the next expired lease" \
+	wait_for 10 "SELECT state || ' ' || attempt_count FROM workload.workloads" "READY 2"
+
+q "ALTER SYSTEM SET workload.tick_interval = '100ms'" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+sleep 1
+check "a reload (SIGHUP) keeps the same worker running" test "$(worker_pid)" = "$pid"
+check "the log shows no error from the worker" test "$(log_count 'ERROR')" = 0
+
+check "the server stops cleanly with the worker running" stop_server
+check "no process was killed by a signal or panicked" \
+	test "$(log_count 'terminated by signal\|PANIC\|was terminated by')" = 0
+
+echo "1..$n"
+if [ "$failed" != 0 ]; then
+	echo "# $failed of $n failed; server log follows"
+	sed 's/^/# /' "$WL_TMP/server.log" | tail -n 40
+	exit 1
+fi

@@ -1,0 +1,118 @@
+# test/t/worker_lib.sh: sourced by the workload-worker end-to-end tests
+# (test/t/0NN_*.sh); not a test itself.  Each test gets its own database on
+# the cluster in PGHOST/PGPORT when one answers (test/run-all.sh starts one),
+# else on a throwaway cluster of its own (scripts/cluster.sh; needs root).
+# Output is TAP: "ok N - ...", "not ok N - ...", "# ..." and "1..N".
+set -uo pipefail
+WL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+T_NAME=$(basename "$0" .sh)
+T_DB="wlt_$(printf '%s' "$T_NAME" | tr -c 'a-z0-9_' '_')"
+T_TASK="$WL_ROOT/test/t/worker_task.sh"
+T_WORKER=${WL_WORKER:-$(pg_config --bindir)/workload-worker}
+T_OWN_CLUSTER=0
+T_RECOVERY_PID=""
+T_N=0
+T_FAILED=0
+declare -A WPID=()
+
+ok() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
+not_ok() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }
+note() { echo "# $*"; }
+# is GOT WANT DESCRIPTION
+is() {
+	if [ "$1" = "$2" ]; then ok "$3"; else
+		not_ok "$3"; note "  got:      '$1'"; note "  expected: '$2'"; fi
+}
+# check DESCRIPTION command...: ok when the command succeeds
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+
+# q SQL: one query as the superuser, unaligned, no headers
+q() { psql -X -qAt -v ON_ERROR_STOP=1 -c "$1"; }
+
+# wait_until SECONDS SQL: until the query answers t (true) or time is up
+wait_until() {
+	local end=$((SECONDS + $1))
+	while [ $SECONDS -lt $end ]; do
+		[ "$(q "$2" 2>/dev/null)" = t ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# wait_file SECONDS PATH
+wait_file() {
+	local end=$((SECONDS + $1))
+	while [ $SECONDS -lt $end ]; do [ -s "$2" ] && return 0; sleep 0.1; done
+	return 1
+}
+
+# wait_exit SECONDS PID: true when the process has ended (it must be our child)
+wait_exit() {
+	local end=$((SECONDS + $1))
+	while [ $SECONDS -lt $end ]; do kill -0 "$2" 2>/dev/null || return 0; sleep 0.1; done
+	return 1
+}
+
+# start_worker ID [worker options...]: runs in the background, log in $T_DIR/ID.log
+start_worker() {
+	local id=$1; shift
+	"$T_WORKER" --dsn "dbname=$T_DB user=wl_test_worker" --tenant t1 --application app \
+		--worker-id "$id" --exec "$T_TASK" "$@" >>"$T_DIR/$id.log" 2>&1 &
+	WPID[$id]=$!
+}
+
+# start_recovery: the stand-in for the background worker, every second
+start_recovery() {
+	(
+		trap 'exit 0' TERM
+		while :; do
+			psql -X -qAt -c 'SELECT count(*) FROM workload_recover_expired()' >/dev/null 2>&1
+			sleep 1
+		done
+	) &
+	T_RECOVERY_PID=$!
+}
+
+t_setup() {
+	if [ -z "${PGHOST:-}" ] || ! psql -X -qAt -d postgres -c 'SELECT 1' >/dev/null 2>&1; then
+		. "$WL_ROOT/scripts/cluster.sh"
+		wl_need_root
+		wl_cluster_start >/dev/null
+		T_OWN_CLUSTER=1
+	fi
+	if [ ! -x "$T_WORKER" ]; then
+		echo "Bail out! $T_WORKER is not installed (run make install, or test/run-all.sh)"
+		exit 1
+	fi
+	T_DIR=$(mktemp -d /tmp/wlt.XXXXXX)
+	export T_DIR
+	trap t_cleanup EXIT
+	psql -X -qAt -d postgres -c "DROP DATABASE IF EXISTS $T_DB WITH (FORCE)" >/dev/null 2>&1
+	psql -X -qAt -d postgres -c "CREATE DATABASE $T_DB" >/dev/null || { echo "Bail out! no database"; exit 1; }
+	export PGDATABASE=$T_DB
+	psql -X -q -v ON_ERROR_STOP=1 -f "$WL_ROOT/test/t/worker_setup.sql" >"$T_DIR/setup.log" 2>&1 \
+		|| { echo "Bail out! setup failed"; sed 's/^/# /' "$T_DIR/setup.log"; exit 1; }
+}
+
+t_cleanup() {
+	local id
+	for id in "${!WPID[@]}"; do kill -KILL "${WPID[$id]}" 2>/dev/null; done
+	if [ -n "$T_RECOVERY_PID" ]; then kill "$T_RECOVERY_PID" 2>/dev/null; wait "$T_RECOVERY_PID" 2>/dev/null; fi
+	wait 2>/dev/null
+	if [ "$T_FAILED" != 0 ] || [ "${T_VERBOSE:-0}" = 1 ]; then
+		for f in "$T_DIR"/*.log; do
+			[ -f "$f" ] || continue
+			note "--- $(basename "$f") (last 40 lines)"
+			tail -n 40 "$f" | sed 's/^/#   /'
+		done
+	fi
+	rm -rf "$T_DIR"
+	psql -X -qAt -d postgres -c "DROP DATABASE IF EXISTS $T_DB WITH (FORCE)" >/dev/null 2>&1
+	[ "$T_OWN_CLUSTER" = 1 ] && wl_cluster_stop
+}
+
+# done_testing: the plan line, and the exit status
+done_testing() {
+	echo "1..$T_N"
+	[ "$T_FAILED" = 0 ]
+}

@@ -1,0 +1,50 @@
+#!/bin/sh
+# test/t/worker_task.sh: the command the workload-worker tests run (not a
+# test itself).  The input says what to do: {"do": ..., "ms": ..., "n": ...}.
+#   ok       sleep ms, print {"n": n, "attempt": a}
+#   flaky    exit 75 (transient) on attempt 1, then as ok
+#   fail     print to stderr, exit 1 (command_failed)
+#   timeout  exit 124 (timeout)
+#   crash    kill itself with SIGKILL (worker_failure)
+#   badjson  print text that is not JSON (invalid_output)
+#   sleep    write its pid to $T_DIR/<id>.pid, sleep ms; on SIGTERM write
+#            the time to $T_DIR/<id>.term and exit 143
+#   steps    checkpoints {"step": k} for k after the last checkpoint, up to 3,
+#            with progress; on attempt 1 it crashes after step 2
+read -r input
+field() { printf '%s' "$input" | sed -n "s/.*\"$1\": \"\{0,1\}\([^,\"}]*\).*/\1/p"; }
+what=$(field do)
+ms=$(field ms)
+n=$(field n)
+nap() { sleep "$(awk -v ms="${1:-0}" 'BEGIN { printf "%.3f", ms / 1000 }')"; }
+case "$what" in
+ok) nap "$ms" ;;
+flaky)
+	if [ "$WORKLOAD_ATTEMPT" = 1 ]; then echo "flaky: try again" >&2; exit 75; fi
+	nap "$ms" ;;
+fail) echo "fail: this input is refused" >&2; exit 1 ;;
+timeout) exit 124 ;;
+crash) kill -9 $$ ;;
+badjson) echo "this is not JSON"; exit 0 ;;
+sleep)
+	echo $$ >"$T_DIR/$WORKLOAD_ID.pid"
+	trap 'date +%s.%N >"$T_DIR/$WORKLOAD_ID.term"; exit 143' TERM
+	sleep "$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')" &
+	wait $!
+	;;
+steps)
+	last=$(printf '%s' "${WORKLOAD_CHECKPOINT:-}" | sed -n 's/.*"step": \([0-9]*\).*/\1/p')
+	k=${last:-0}
+	while [ "$k" -lt 3 ]; do
+		k=$((k + 1))
+		echo "{\"progress\": {\"done\": $k, \"of\": 3}}" >&3
+		echo "{\"step\": $k}" >&3
+		nap 100
+		if [ "$k" = 2 ] && [ "$WORKLOAD_ATTEMPT" = 1 ]; then kill -9 $$; fi
+	done
+	printf '{"n": %s, "resumed_after": %s, "attempt": %s}\n' "$n" "${last:-0}" "$WORKLOAD_ATTEMPT"
+	exit 0
+	;;
+*) echo "unknown task: $input" >&2; exit 2 ;;
+esac
+printf '{"n": %s, "attempt": %s, "worker": "%s"}\n' "${n:-0}" "$WORKLOAD_ATTEMPT" "$WORKLOAD_WORKER_ID"
