@@ -12,14 +12,16 @@ WL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 wl_need_root
 wl_install_deps
 wl_build
-wl_cluster_start
+# The library is preloaded: its background worker runs workload_tick() every
+# second in the demo database, recovering expired leases with nobody calling it.
+wl_cluster_start "shared_preload_libraries = 'workload'" "workload.database = 'demo'" \
+	"workload.tick_interval = '1s'"
 
 WORKER_BIN=$(pg_config --bindir)/workload-worker
 DEMO=$(mktemp -d /tmp/workload-demo.XXXXXX)
 export PGDATABASE=demo
 LEASE=4
 declare -A WPID=()
-RECOVERY_PID=""
 TTY=0; [ -t 1 ] && TTY=1
 
 demo_stop() {
@@ -28,7 +30,6 @@ demo_stop() {
 		kill -CONT "${WPID[$id]}" 2>/dev/null || true
 		kill -KILL "${WPID[$id]}" 2>/dev/null || true
 	done
-	if [ -n "$RECOVERY_PID" ]; then kill "$RECOVERY_PID" 2>/dev/null || true; fi
 	wait 2>/dev/null || true
 	if [ -n "${DEMO_LOGS:-}" ]; then mkdir -p "$DEMO_LOGS" && cp "$DEMO"/*.log "$DEMO_LOGS"/ 2>/dev/null || true; fi
 	rm -rf "$DEMO"
@@ -58,17 +59,8 @@ q "SELECT '   ' || count(*) || ' ' || kind || CASE kind
    FROM demo.created GROUP BY kind ORDER BY min(seq)"
 echo "   = $N workloads in tenant acme, application media, all READY"
 
-echo "== recovery scheduler: a psql loop calls workload_recover_expired() every second"
-echo "   (the stand-in for the background worker, which is not built yet)"
-(
-	trap 'exit 0' TERM
-	while :; do
-		psql -X -qAt -c "SELECT 'recovered ' || r FROM workload_recover_expired() r" \
-			>>"$DEMO/recovery.log" 2>&1
-		sleep 1
-	done
-) &
-RECOVERY_PID=$!
+echo "== the server's background worker runs workload_tick() every second in this database"
+echo "   (recovering expired leases and enforcing timeouts; nothing else calls it)"
 
 for i in 1 2 3 4; do
 	batch=1; [ $i = 3 ] && batch=4
@@ -141,7 +133,7 @@ while :; do
 	fi
 	if [ $paused = 1 ] && [ $resumed = 0 ] && [ "$(q "SELECT (worker_id IS NOT NULL AND worker_id <> 'worker-4')
 	        OR state IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED') FROM workload.workloads WHERE workload_id = '$paused_id'")" = t ]; then
-		say "== $(elapsed): worker-4's lease ran out; the scheduler recovered $paused_id and it is now"
+		say "== $(elapsed): worker-4's lease ran out; the background tick recovered $paused_id and it is now"
 		say "   $(q "SELECT w.state || coalesce(' on ' || w.worker_id, ' by ' || r.worker_id, '') || ', fencing token ' || w.fencing_token
 		            FROM workload.workloads w LEFT JOIN workload.results r USING (workload_id) WHERE workload_id = '$paused_id'"); SIGCONT worker-4"
 		kill -CONT "${WPID[worker-4]}"
@@ -173,7 +165,6 @@ for id in worker-1 worker-2 worker-4; do
 	echo "   $id exited with status $rc"
 	unset "WPID[$id]"
 done
-kill "$RECOVERY_PID"; wait "$RECOVERY_PID" 2>/dev/null || true; RECOVERY_PID=""
 
 echo
 echo "== recovery: what happened to worker-3's claims"
@@ -185,7 +176,7 @@ while IFS='|' read -r id claim token attempt; do
 	          || 's after the SIGKILL)'
 	   FROM workload.attempts a JOIN demo.created c USING (workload_id) WHERE a.workload_id = '$id' GROUP BY c.kind, c.n"
 done <"$DEMO/held"
-echo "   the scheduler recovered $(grep -c '^recovered' "$DEMO/recovery.log" || true) expired lease(s) in all"
+echo "   the background tick recovered $(q "SELECT count(*) FROM workload.events WHERE to_state = 'RECOVERING'") expired lease(s) in all"
 if [ -n "$(q "SELECT 1 FROM demo.created c JOIN workload.workloads w USING (workload_id)
              WHERE c.workload_id IN ($(cut -d'|' -f1 "$DEMO/held" | sed "s/.*/'&'/" | paste -sd,)) AND c.kind = 'encode'")" ]; then
 	q "SELECT '   encode #' || c.n || ' resumed after step ' || (w.output ->> 'resumed_after_step') || ' (its last checkpoint)'
@@ -218,7 +209,12 @@ echo "   each succeeded workload has exactly one result: $(q "SELECT CASE WHEN c
      <> CASE WHEN w.state = 'SUCCEEDED' THEN 1 ELSE 0 END"); claims still held: $(q "SELECT count(*) FROM workload.workloads WHERE claim_id IS NOT NULL")"
 
 echo
-echo "== summary per state (counted from workload.workloads; workload_stats() is not built yet)"
+echo "== workload_stats('acme', 'media'), what an operator looks at first:"
+q "SELECT '   ' || string_agg(k || ' ' || v, ', ' ORDER BY k) FROM jsonb_each_text(workload_stats('acme', 'media') -> 'states') e(k, v) WHERE v <> '0'"
+q "SELECT '   dead letters ' || (s ->> 'dead_letters') || ', completed in the last minute ' || (s ->> 'completed_last_minute')
+          || ', failed in the last minute ' || (s ->> 'failed_last_minute') || ', still held ' || (s ->> 'held')
+   FROM workload_stats('acme', 'media') s"
+echo "== summary per kind of workload"
 psql -X -q -P footer=off -c "SELECT coalesce(c.kind, 'total') AS kind,
         count(*) FILTER (WHERE w.state = 'SUCCEEDED') AS succeeded,
         count(*) FILTER (WHERE w.state = 'DEAD_LETTER') AS dead_letter,

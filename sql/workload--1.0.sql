@@ -321,6 +321,12 @@ CREATE FUNCTION @extschema@.workload_list(tenant_id text, application_id text,
     AS 'MODULE_PATHNAME', 'workload_list';
 COMMENT ON FUNCTION @extschema@.workload_list(text, text, @extschema@.workload_state, integer) IS 'workload documents of one tenant and application, priority first, then oldest';
 
+CREATE FUNCTION @extschema@.workload_stats(tenant_id text, application_id text)
+    RETURNS jsonb LANGUAGE C STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_stats';
+COMMENT ON FUNCTION @extschema@.workload_stats(text, text) IS 'counts per state, oldest due READY age, dead letters, throughput over the last minute';
+
 CREATE FUNCTION @extschema@.workload_history(workload_id text)
     RETURNS TABLE(sequence bigint, event_type text, from_state @extschema@.workload_state,
                   to_state @extschema@.workload_state, actor text, at timestamptz, evidence jsonb)
@@ -559,6 +565,7 @@ DECLARE
     client_fns text[] := ARRAY[
         'workload_create(jsonb)', 'workload_get(text)',
         'workload_list(text, text, @extschema@.workload_state, integer)',
+        'workload_stats(text, text)',
         'workload_history(text)', 'workload_cancel(text, text)', 'workload_retry(text, text)',
         'workload_verify_grant(jsonb)', 'workload_signal(text, text, text, jsonb)',
         'workload_approve(text, text, boolean, text)', 'workload_compensate(text, text)'];

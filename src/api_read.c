@@ -7,9 +7,11 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/timestamp.h"
 #include "utils/jsonb.h"
 
 #include "authz.h"
+#include "clock.h"
 #include "compat.h"
 #include "errors.h"
 #include "payload.h"
@@ -109,4 +111,35 @@ workload_history(PG_FUNCTION_ARGS)
 	put_rows(rsinfo, t, SPI_processed);
 	SPI_finish();
 	return (Datum) 0;
+}
+
+/*
+ * workload_stats(tenant_id, application_id) -> jsonb: counts per state, due
+ * and delayed READY work, the age of the oldest due READY workload, held
+ * and dead-lettered work, completions and failures in the last minute.
+ * Naming a tenant the caller is not a member of is WORKLOAD_UNAUTHORIZED.
+ */
+PG_FUNCTION_INFO_V1(workload_stats);
+Datum
+workload_stats(PG_FUNCTION_ARGS)
+{
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', 'n'};
+	char	   *tenant;
+	char	   *app;
+	Jsonb	   *stats;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		wl_refuse(WL_E_INVALID, errdetail("tenant_id and application_id must not be NULL."));
+	tenant = wl_payload_id_arg(PG_GETARG_TEXT_PP(0), "tenant_id");
+	app = wl_payload_id_arg(PG_GETARG_TEXT_PP(1), "application_id");
+	args[0] = CStringGetTextDatum(tenant);
+	args[1] = CStringGetTextDatum(app);
+	args[2] = TimestampTzGetDatum(wl_now());
+	args[3] = (Datum) 0;
+	SPI_connect();
+	wl_authz_require_member(tenant, app);
+	stats = wl_store_transfer(wl_store_one_row_jsonb(P_STATS, args, nulls));
+	SPI_finish();
+	PG_RETURN_JSONB_P(stats);
 }

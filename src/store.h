@@ -106,6 +106,7 @@ typedef enum WlPlanId
 	P_COMP_PUT,
 	P_COMP_LIST,
 	P_COMP_BIND,
+	P_STATS,
 	P_COUNT
 } WlPlanId;
 
@@ -150,6 +151,7 @@ extern void wl_store_attempt_close(const WlRow *row, const char *outcome,
 extern Jsonb *wl_store_one_jsonb(WlPlanId id, const char *arg, int col);
 extern Jsonb *wl_store_document(const char *workload_id, bool full);
 extern Jsonb *wl_store_transfer(Jsonb *j);
+extern Jsonb *wl_store_one_row_jsonb(WlPlanId id, Datum *args, const char *nulls);
 
 struct WlFence;
 extern bool wl_store_result_find(const char *result_id, char **workload_id,

@@ -421,3 +421,19 @@ wl_store_checkpoint_put(const WlRow *row, Jsonb *state, const char *state_hash,
 	t = wl_store_run(P_CHECKPOINT_PUT, a, NULL, 0, SPI_OK_INSERT_RETURNING);
 	return DatumGetJsonbP(wl_store_datum(t, 0, 1, &isnull));
 }
+
+/* wl_store_one_row_jsonb runs plan id and returns the jsonb in column 1 of its one row. */
+Jsonb *
+wl_store_one_row_jsonb(WlPlanId id, Datum *args, const char *nulls)
+{
+	SPITupleTable *t = wl_store_run(id, args, nulls, 1, SPI_OK_SELECT);
+	bool		isnull;
+	Datum		d;
+
+	if (SPI_processed != 1)
+		elog(ERROR, "workload statement %d returned no row", (int) id);
+	d = wl_store_datum(t, 0, 1, &isnull);
+	if (isnull)
+		elog(ERROR, "workload statement %d returned NULL", (int) id);
+	return DatumGetJsonbP(d);
+}

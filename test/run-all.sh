@@ -38,6 +38,9 @@ run_suite() {
 
 run_suite regress make -s installcheck-regress
 run_suite isolation make -s installcheck-isolation
+for f in regression.diffs output_iso/regression.diffs; do
+	if [ -s "$f" ]; then echo "== $f"; head -n 200 "$f"; fi
+done
 
 # Tests that need a real server of their own or real processes (the
 # preloaded background worker, the reference worker end to end): bash
@@ -96,8 +99,5 @@ docs_check() {
 }
 run_suite docs docs_check
 
-for f in regression.diffs output_iso/regression.diffs; do
-	if [ -s "$f" ]; then echo "== $f"; head -n 200 "$f"; fi
-done
 echo "$passed passed, $failed failed"
 exit $status

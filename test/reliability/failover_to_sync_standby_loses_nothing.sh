@@ -21,8 +21,7 @@ rl_setup rlworker
 # it); each node's port, socket directory and cluster_name (its
 # application_name as a standby) are given on its command line
 rl_node_init a "wal_level = replica" "max_wal_senders = 10" "wal_log_hints = on" \
-	"synchronous_standby_names = 'FIRST 1 (a, b)'" "synchronous_commit = on" \
-	"hot_standby = on" "wal_keep_size = '512MB'" "max_connections = 50"
+	"synchronous_commit = on" "hot_standby = on" "wal_keep_size = '512MB'" "max_connections = 50"
 rl_node_start a || bail "the primary did not start"
 rl_setup_db a rl || bail "setup failed"
 
@@ -44,6 +43,12 @@ sync_with() {
 }
 
 rl_standby_from b a || bail "the standby could not be made"
+# synchronous from now on (set earlier, every commit would wait for a
+# standby that does not exist yet), on both nodes, whichever is primary
+for n in a b; do
+	echo "synchronous_standby_names = 'FIRST 1 (a, b)'" >>"$RL_TMP/$n/data/postgresql.conf"
+	runuser -u postgres -- "$RL_PG_BIN/pg_ctl" -D "$RL_TMP/$n/data" reload >/dev/null
+done
 check "b streams from a as its synchronous standby" sync_with a b
 
 OUT="$RL_TMP/out"; mkdir -p "$OUT"
