@@ -77,6 +77,16 @@ CREATE TABLE workload.workloads (
     deadline_at          timestamptz,
     wait_count           integer NOT NULL,  -- attempts that ended in a wait
     has_criteria         boolean NOT NULL,  -- completion_criteria is not empty
+    -- What the partial indexes test, derived from state by PostgreSQL itself.
+    -- No index names state, so a change between two states with the same
+    -- claimable and finished_at (CLAIMED -> RUNNING -> CHECKPOINTED) is a HOT
+    -- update that touches no index.
+    claimable            boolean GENERATED ALWAYS AS
+        (state OPERATOR(pg_catalog.=) 'READY'::@extschema@.workload_state) STORED,
+    finished_at          timestamptz GENERATED ALWAYS AS
+        (CASE WHEN state OPERATOR(pg_catalog.=) ANY
+            (ARRAY['SUCCEEDED', 'CANCELLED', 'DEAD_LETTER']::@extschema@.workload_state[])
+         THEN state_entered_at END) STORED,
     CONSTRAINT workloads_claim_complete_check CHECK
         ((claim_id IS NULL) OPERATOR(pg_catalog.=) (worker_id IS NULL) AND
          (claim_id IS NULL) OPERATOR(pg_catalog.=) (lease_expires_at IS NULL))
@@ -86,12 +96,12 @@ CREATE TABLE workload.workloads (
 -- application, best first.  Finished rows are not in it.
 CREATE INDEX workloads_claim_idx ON workload.workloads
     (tenant_id, application_id, priority DESC, created_at, seq)
-    WHERE state OPERATOR(pg_catalog.=) 'READY';
+    WHERE claimable;
 -- Retention reads finished rows, oldest first.
--- Keyed on state_entered_at (when it finished), which only transitions
--- change: an index on updated_at would make every heartbeat a non-HOT update.
-CREATE INDEX workloads_finished_idx ON workload.workloads (state_entered_at)
-    WHERE state OPERATOR(pg_catalog.=) ANY (ARRAY['SUCCEEDED', 'CANCELLED', 'DEAD_LETTER']::@extschema@.workload_state[]);
+-- Keyed on finished_at (when it reached its final state): an index on
+-- updated_at would make every heartbeat a non-HOT update.
+CREATE INDEX workloads_finished_idx ON workload.workloads (finished_at)
+    WHERE finished_at IS NOT NULL;
 -- Lease recovery reads only rows that hold a claim.
 CREATE INDEX workloads_claimed_idx ON workload.workloads (workload_id)
     WHERE claim_id IS NOT NULL;

@@ -172,7 +172,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	1, {TEXTOID}},
 	[P_CLAIM_MANY] = {
 		"WITH picked AS (SELECT c.workload_id FROM workload.workloads c "
-		"  WHERE c.tenant_id = $1 AND c.application_id = $2 AND c.state = 'READY' "
+		"  WHERE c.tenant_id = $1 AND c.application_id = $2 AND c.claimable "
 		"    AND c.next_attempt_at <= $3 AND c.capability_snapshot <@ $4 "
 		"    AND (NOT c.has_dependencies OR NOT EXISTS (SELECT 1 FROM workload.dependencies d "
 		"      JOIN workload.workloads p ON p.workload_id = d.depends_on "
@@ -243,12 +243,12 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 */
 	[P_PURGE] = {
 		"WITH doomed AS (SELECT w.workload_id FROM workload.workloads w "
-		"  WHERE w.state IN ('SUCCEEDED', 'CANCELLED', 'DEAD_LETTER') "
-		"    AND (w.state <> 'DEAD_LETTER' OR $3) AND w.state_entered_at < $1 "
+		"  WHERE w.finished_at IS NOT NULL "
+		"    AND (w.state <> 'DEAD_LETTER' OR $3) AND w.finished_at < $1 "
 		"    AND NOT EXISTS (SELECT 1 FROM workload.dependencies d "
 		"      JOIN workload.workloads x ON x.workload_id = d.workload_id "
 		"      WHERE d.depends_on = w.workload_id AND x.state NOT IN ('SUCCEEDED', 'CANCELLED')) "
-		"  ORDER BY w.state_entered_at LIMIT $2 FOR UPDATE OF w SKIP LOCKED), "
+		"  ORDER BY w.finished_at LIMIT $2 FOR UPDATE OF w SKIP LOCKED), "
 		"ev AS (DELETE FROM workload.events e USING doomed WHERE e.workload_id = doomed.workload_id), "
 		"at AS (DELETE FROM workload.attempts a USING doomed WHERE a.workload_id = doomed.workload_id), "
 		"ck AS (DELETE FROM workload.checkpoints c USING doomed WHERE c.workload_id = doomed.workload_id), "

@@ -122,9 +122,14 @@ EXCEPTION WHEN OTHERS THEN
     RETURN SQLSTATE || ' ' || SQLERRM;
 END
 $$;
-SELECT tbl, op, t.raw_write(format(sql, tbl)) AS outcome
+-- (an insert copies every column a writer may set: generated ones are derived)
+CREATE FUNCTION pg_temp.settable(tbl text) RETURNS text LANGUAGE sql AS $$
+    SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position)
+    FROM information_schema.columns
+    WHERE table_schema = 'workload' AND table_name = tbl AND is_generated = 'NEVER' $$;
+SELECT tbl, op, t.raw_write(format(sql, tbl, pg_temp.settable(tbl))) AS outcome
 FROM unnest(ARRAY['workloads', 'specs', 'attempts', 'checkpoints', 'results', 'events', 'dependencies']) tbl,
-     (VALUES (1, 'insert', 'INSERT INTO workload.%1$I OVERRIDING SYSTEM VALUE SELECT * FROM workload.%1$I'),
+     (VALUES (1, 'insert', 'INSERT INTO workload.%1$I (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM workload.%1$I'),
              (2, 'update', 'UPDATE workload.%I SET workload_id = workload_id'),
              (3, 'delete', 'DELETE FROM workload.%I'),
              (4, 'truncate', 'TRUNCATE workload.%I')) ops(n, op, sql)

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# bench/cpu_cost.sh [JOBS]: the CPU cost of the hot path, in instructions per
+# job, counted by valgrind's callgrind in a single-user backend (the same count
+# whatever else the machine is doing).  One job = workload_claim +
+# workload_start + workload_complete; a batch job = one tenth of
+# workload_claim(max_items => 10, start => true) + workload_complete_many.
+# Prints instructions per job for each, each as the difference between a run
+# that does JOBS jobs and one that does none (so start-up is not counted).
+set -euo pipefail
+WL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$WL_ROOT/scripts/cluster.sh"
+wl_need_root
+JOBS=${1:-300}
+command -v valgrind >/dev/null || { apt-get install -y -qq valgrind >/dev/null; }
+wl_install_deps
+wl_build
+wl_cluster_start
+psql -X -q -c "CREATE EXTENSION workload CASCADE" -f "$WL_ROOT/test/include/helpers.sql" \
+	-c "SELECT count(t.create('p' || g)) FROM generate_series(1, $((JOBS * 4 + 100))) g" \
+	-f "$WL_ROOT/bench/sql/cpu_cost_jobs.sql" -c "VACUUM ANALYZE" -c "CHECKPOINT" >/dev/null
+runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -m fast -w stop >/dev/null
+
+count() {	# count SQL-file: total instructions of a single-user backend running it
+	local out="$WL_TMP/cg.$RANDOM"
+	runuser -u postgres -- valgrind --tool=callgrind --callgrind-out-file="$out" \
+		"$WL_PG_BIN/postgres" --single -D "$WL_DATA" -c search_path=public postgres <"$1" >"$out.log" 2>&1
+	grep -m3 "ERROR" "$out.log" >&2 || true
+	[ -n "${CG_KEEP:-}" ] && cp "$out" "$CG_KEEP.$(basename "$1" .sql)"
+	callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'
+}
+# One transaction per job, as real workers run: a single DO block would keep
+# every claimed row's old version alive and make each claim step over all of
+# them in the index.
+{ echo "SELECT bench.job()"; } >"$WL_TMP/warm.sql"
+{ for i in $(seq 0 "$JOBS"); do echo "SELECT bench.job()"; done; } >"$WL_TMP/single.sql"
+{ echo "SELECT bench.job()"; for i in $(seq 1 $((JOBS / 10))); do echo "SELECT bench.batch()"; done; } >"$WL_TMP/batch.sql"
+base=$(count "$WL_TMP/warm.sql")
+single=$(count "$WL_TMP/single.sql")
+batched=$(count "$WL_TMP/batch.sql")
+echo "instructions per job, claim + start + complete:       $(( (single - base) / JOBS ))"
+echo "instructions per job, batches of 10 (claim+complete_many): $(( (batched - base) / JOBS ))"
