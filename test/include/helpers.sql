@@ -60,6 +60,30 @@ CREATE OR REPLACE FUNCTION t.fingerprint() RETURNS text LANGUAGE sql AS $$
         UNION ALL SELECT 'c' || md5(c::text) FROM workload.checkpoints c
         UNION ALL SELECT 'r' || md5(r::text) FROM workload.results r
         UNION ALL SELECT 'e' || md5(e::text) FROM workload.events e
-        UNION ALL SELECT 'd' || md5(d::text) FROM workload.dependencies d) q(x)
+        UNION ALL SELECT 'd' || md5(d::text) FROM workload.dependencies d
+        UNION ALL SELECT 'x' || md5(x::text) FROM workload.waits x
+        UNION ALL SELECT 'p' || md5(p::text) FROM workload.compensations p
+        UNION ALL SELECT 'k' || md5(k::text) FROM workload.signing_keys k
+        UNION ALL SELECT 'g' || md5(g::text) FROM workload.revoked_grants g
+        UNION ALL SELECT 'm' || md5(m::text) FROM workload.tenant_members m) q(x)
 $$;
+-- run(id): claim this workload as worker w1 and start it; returns the fence
+CREATE OR REPLACE FUNCTION t.run(id text, worker text DEFAULT 'w1', lease interval DEFAULT '30 seconds')
+RETURNS TABLE(claim_id text, fencing_token bigint) LANGUAGE plpgsql AS $$
+BEGIN
+    SELECT c.claim_id, c.fencing_token INTO claim_id, fencing_token
+    FROM workload_claim_id(id, worker, '{}', lease) c;
+    PERFORM workload_start(id, claim_id, worker, fencing_token);
+    RETURN NEXT;
+END $$;
+-- st(id): state, counters, how long until due (against the clock) and whether a claim is held
+CREATE OR REPLACE FUNCTION t.st(id text)
+RETURNS TABLE(state text, attempt_count int, retry_count int, due_in interval, claimed boolean)
+LANGUAGE sql AS $$
+    SELECT d->>'state', (d->>'attempt_count')::int, (d->>'retry_count')::int,
+           (d->>'next_attempt_at')::timestamptz - current_setting('workload.clock_override')::timestamptz,
+           jsonb_typeof(d->'current_claim') = 'object'
+    FROM workload_get(id) d
+$$;
+
 RESET client_min_messages;

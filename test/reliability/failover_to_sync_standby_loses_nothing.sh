@@ -86,6 +86,11 @@ for p in $(seq 1 "$PROMOTIONS"); do
 		|| bail "promotion of $standby failed"
 	promote_ms=$(date +%s%3N)
 	echo "$kill_ms $promote_ms" >>"$RL_TMP/failovers"
+	# alone, the new primary would wait for a synchronous standby that is
+	# gone: it stops asking until one rejoins (pg_auto_failover's
+	# "wait_primary"; the committed data lives on one node meanwhile)
+	rl_psql "$standby" postgres "ALTER SYSTEM SET synchronous_standby_names = ''" >/dev/null
+	rl_psql "$standby" postgres "SELECT pg_reload_conf()" >/dev/null
 	is "$(rl_psql "$standby" postgres "SELECT pg_is_in_recovery()")" f \
 		"promotion $p: $primary killed with $hung commit(s) waiting for the standby, $standby promoted"
 
@@ -116,6 +121,8 @@ for p in $(seq 1 "$PROMOTIONS"); do
 	is "$rc" 0 "promotion $p: pg_rewind discards $primary's unacknowledged writes ($(grep -o 'servers diverged at WAL location [^ ]* on timeline [0-9]*' "$RL_TMP/$primary/rewind.log"))"
 	[ "$rc" = 0 ] || sed 's/^/#   /' "$RL_TMP/$primary/rewind.log"
 	rl_node_start "$primary" || bail "$primary did not start as a standby"
+	rl_psql "$standby" postgres "ALTER SYSTEM RESET synchronous_standby_names" >/dev/null
+	rl_psql "$standby" postgres "SELECT pg_reload_conf()" >/dev/null
 	check "promotion $p: $primary rejoins as the synchronous standby of $standby" sync_with "$standby" "$primary"
 	is "$(rl_psql "$primary" rl "SELECT pg_is_in_recovery()")" t "promotion $p: $primary is in recovery, not a primary"
 	refused=$(psql -X -qAt -h "$RL_TMP/$primary" -p "${RL_NODE_PORT[$primary]}" -U rl_worker -d rl \

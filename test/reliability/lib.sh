@@ -121,10 +121,13 @@ rl_node_start() {
 		|| { tail -n 30 "$dir/server.log" | sed 's/^/#   /'; return 1; }
 }
 
+# rl_node_stop NAME: a fast shutdown, or an immediate one when a backend
+# does not go away (one waiting for a synchronous standby that is gone)
 rl_node_stop() {
 	local dir=${RL_NODE_DIR[$1]}
 	[ -f "$dir/data/postmaster.pid" ] || return 0
-	runuser -u postgres -- "$RL_PG_BIN/pg_ctl" -D "$dir/data" -m fast -t 60 -w stop >/dev/null 2>&1
+	runuser -u postgres -- "$RL_PG_BIN/pg_ctl" -D "$dir/data" -m fast -t 30 -w stop >/dev/null 2>&1 \
+		|| runuser -u postgres -- "$RL_PG_BIN/pg_ctl" -D "$dir/data" -m immediate -t 30 -w stop >/dev/null 2>&1
 }
 
 rl_node_pid() {

@@ -5,11 +5,6 @@
 \set ECHO all
 SET workload.clock_override = '2026-01-01 00:00:00+00';
 
-CREATE FUNCTION pg_temp.fp() RETURNS text LANGUAGE sql AS $$
-    SELECT t.fingerprint() || (SELECT coalesce(md5(string_agg(x::text, '|' ORDER BY x.workload_id, x.wait_number)), '')
-                              FROM workload.waits x)
-$$;
-
 -- three workloads wait: for an event, for an approval, and asleep until 01:00
 SELECT t.create('event', '{"priority": 3}') AS e \gset
 SELECT t.create('approval', '{"priority": 2}') AS a \gset
@@ -28,12 +23,12 @@ ORDER BY 1;
 SELECT s.idempotency_key, w.deadline_at FROM workload.workloads w JOIN workload.specs s USING (workload_id) ORDER BY 1;
 
 -- the wakes that come after change nothing
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 SELECT workload_signal('acme', 'billing', 'the-key', '{"late": true}');
 SELECT workload_approve(:'a', 'human:alice', true, 'approved after the cancel');
 SET workload.clock_override = '2026-01-01 01:00:00+00';
 SELECT workload_tick() - 'skipped' AS tick;
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 SELECT s.idempotency_key, w.state FROM workload.workloads w JOIN workload.specs s USING (workload_id) ORDER BY 1;
 
 -- woken first, then cancelled before any worker claims it: CANCELLED, never run

@@ -9,28 +9,10 @@ SET workload.clock_override = '2026-01-01 00:00:00+00';
 CREATE FUNCTION pg_temp.make(key text, extra jsonb DEFAULT '{}') RETURNS text LANGUAGE sql AS
     $$ SELECT t.create(key, extra, 'cancel-tests') $$;
 
--- run(id): claim this workload as worker w1 and start it; returns the fence
-CREATE FUNCTION pg_temp.run(id text, worker text DEFAULT 'w1', lease interval DEFAULT '30 seconds')
-RETURNS TABLE(claim_id text, fencing_token bigint) LANGUAGE plpgsql AS $$
-BEGIN
-    SELECT c.claim_id, c.fencing_token INTO claim_id, fencing_token
-    FROM workload_claim_id(id, worker, '{}', lease) c;
-    PERFORM workload_start(id, claim_id, worker, fencing_token);
-    RETURN NEXT;
-END $$;
--- st(id): state, counters, how long until due (against the clock) and whether a claim is held
-CREATE FUNCTION pg_temp.st(id text)
-RETURNS TABLE(state text, attempt_count int, retry_count int, due_in interval, claimed boolean)
-LANGUAGE sql AS $$
-    SELECT d->>'state', (d->>'attempt_count')::int, (d->>'retry_count')::int,
-           (d->>'next_attempt_at')::timestamptz - current_setting('workload.clock_override')::timestamptz,
-           jsonb_typeof(d->'current_claim') = 'object'
-    FROM workload_get(id) d
-$$;
 
 -- a running workload: cancel only requests it; the worker hears of it on its next heartbeat
 SELECT pg_temp.make('run') AS id \gset
-SELECT * FROM pg_temp.run(:'id') \gset
+SELECT * FROM t.run(:'id') \gset
 SELECT workload_cancel(:'id', 'ops:alice');
 SELECT from_state, to_state, actor, evidence - 'fencing_token' AS evidence FROM workload_history(:'id') WHERE event_type = 'workload.cancellation_requested';
 SELECT h->>'state' AS state, h->'cancellation_requested' AS cancellation_requested
@@ -50,7 +32,7 @@ SELECT workload_fail(:'id', :'claim_id', 'w1', :fencing_token, 'worker_failure',
 SELECT t.fingerprint() = :'before' AS unchanged;
 -- it confirms instead: CANCELLED, the attempt ends CANCELLED, the claim is released
 SELECT workload_confirm_cancel(:'id', :'claim_id', 'w1', :fencing_token);
-SELECT * FROM pg_temp.st(:'id');
+SELECT * FROM t.st(:'id');
 SELECT attempt_number, outcome, finished_at IS NOT NULL AS finished FROM workload.attempts WHERE workload_id = :'id' ORDER BY attempt_number;
 SELECT count(*) AS results FROM workload.results WHERE workload_id = :'id';
 SELECT event_type, from_state, to_state, actor FROM workload_history(:'id') ORDER BY sequence;
@@ -60,7 +42,7 @@ SELECT pg_temp.make('claimed') AS id \gset
 SELECT claim_id, fencing_token FROM workload_claim_id(:'id', 'w1', '{}') \gset
 SELECT workload_cancel(:'id', 'ops:alice');
 SELECT pg_temp.make('checkpointed') AS id \gset
-SELECT * FROM pg_temp.run(:'id') \gset
+SELECT * FROM t.run(:'id') \gset
 SELECT workload_checkpoint(:'id', :'claim_id', 'w1', :fencing_token, '{"page": 1}') IS NOT NULL AS checkpointed;
 SELECT workload_cancel(:'id', 'ops:alice');
 
@@ -69,14 +51,14 @@ SELECT pg_temp.make('ready') AS ready \gset
 SELECT workload_cancel(:'ready', 'ops:alice');
 SELECT from_state, to_state, actor, evidence FROM workload_history(:'ready') WHERE to_state = 'CANCELLED';
 SELECT pg_temp.make('dead', '{"retry_policy": {"max_attempts": 1}}') AS id \gset
-SELECT * FROM pg_temp.run(:'id') \gset
+SELECT * FROM t.run(:'id') \gset
 SELECT workload_fail(:'id', :'claim_id', 'w1', :fencing_token, 'worker_failure', 'x');
 SELECT workload_cancel(:'id', 'ops:alice');
 SELECT from_state, to_state FROM workload_history(:'id') WHERE to_state = 'CANCELLED';
 
 -- final states stay final: SUCCEEDED and CANCELLED refuse a cancel and nothing changes
 SELECT pg_temp.make('done') AS id \gset
-SELECT * FROM pg_temp.run(:'id') \gset
+SELECT * FROM t.run(:'id') \gset
 SELECT workload_complete(:'id', :'claim_id', 'w1', :fencing_token, 'cancel-tests-result-done', '{"ok": true}') ->> 'result_id' AS result_id;
 SELECT t.fingerprint() AS before \gset
 SELECT workload_cancel(:'id', 'ops:alice');
@@ -97,7 +79,7 @@ SELECT * FROM workload_claim_id(:'e', 'w1', '{}');
 SELECT workload_cancel(:'a', 'ops:alice');
 SELECT w.name, s.state
 FROM (VALUES ('a', :'a'), ('b', :'b'), ('c', :'c'), ('d', :'d'), ('e', :'e')) w(name, id),
-     LATERAL pg_temp.st(w.id) s ORDER BY w.name;
+     LATERAL t.st(w.id) s ORDER BY w.name;
 -- each dependent says why, naming the dependency that can no longer succeed
 SELECT w.name, h.from_state, h.actor, h.evidence - 'dependency' AS evidence,
        h.evidence ->> 'dependency' = w.dep AS names_its_dependency
@@ -112,9 +94,9 @@ SELECT pg_temp.make('g', jsonb_build_object('dependencies', jsonb_build_array(js
 SELECT pg_temp.make('h', jsonb_build_object('dependencies', jsonb_build_array(jsonb_build_object('workload_id', :'f', 'required_state', 'CANCELLED')))) AS h \gset
 SELECT * FROM workload_claim_id(:'g', 'w1', '{}');
 \echo :SQLSTATE
-SELECT * FROM pg_temp.run(:'f') \gset
+SELECT * FROM t.run(:'f') \gset
 SELECT workload_complete(:'f', :'claim_id', 'w1', :fencing_token, 'cancel-tests-result-f', '{"ok": true}') ->> 'result_id' AS result_id;
 SELECT workload_id = :'g' AS claimed_g FROM workload_claim_id(:'g', 'w1', '{}');
-SELECT state FROM pg_temp.st(:'h');
+SELECT state FROM t.st(:'h');
 SELECT evidence - 'dependency' AS evidence, evidence ->> 'dependency' = :'f' AS names_f
 FROM workload_history(:'h') WHERE to_state = 'CANCELLED';

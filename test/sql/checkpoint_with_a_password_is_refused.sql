@@ -9,27 +9,9 @@ SET workload.clock_override = '2026-01-01 00:00:00+00';
 CREATE FUNCTION pg_temp.make(key text, extra jsonb DEFAULT '{}') RETURNS text LANGUAGE sql AS
     $$ SELECT t.create(key, extra, 'checkpoint-tests') $$;
 
--- run(id): claim this workload as worker w1 and start it; returns the fence
-CREATE FUNCTION pg_temp.run(id text, worker text DEFAULT 'w1', lease interval DEFAULT '30 seconds')
-RETURNS TABLE(claim_id text, fencing_token bigint) LANGUAGE plpgsql AS $$
-BEGIN
-    SELECT c.claim_id, c.fencing_token INTO claim_id, fencing_token
-    FROM workload_claim_id(id, worker, '{}', lease) c;
-    PERFORM workload_start(id, claim_id, worker, fencing_token);
-    RETURN NEXT;
-END $$;
--- st(id): state, counters, how long until due (against the clock) and whether a claim is held
-CREATE FUNCTION pg_temp.st(id text)
-RETURNS TABLE(state text, attempt_count int, retry_count int, due_in interval, claimed boolean)
-LANGUAGE sql AS $$
-    SELECT d->>'state', (d->>'attempt_count')::int, (d->>'retry_count')::int,
-           (d->>'next_attempt_at')::timestamptz - current_setting('workload.clock_override')::timestamptz,
-           jsonb_typeof(d->'current_claim') = 'object'
-    FROM workload_get(id) d
-$$;
 
 SELECT pg_temp.make('cp') AS id \gset
-SELECT * FROM pg_temp.run(:'id') \gset
+SELECT * FROM t.run(:'id') \gset
 SELECT t.fingerprint() AS before \gset
 SELECT workload_checkpoint(:'id', :'claim_id', 'w1', :fencing_token, '{"password": "hunter2"}');
 \echo :SQLSTATE

@@ -11,14 +11,9 @@ CREATE ROLE cr_globex;
 GRANT workload_client, workload_worker TO cr_globex;
 SELECT workload_add_tenant_member('cr_globex', 'globex', 'billing');
 
-CREATE FUNCTION pg_temp.fp() RETURNS text LANGUAGE sql AS $$
-    SELECT t.fingerprint() || (SELECT coalesce(md5(string_agg(p::text, '|' ORDER BY p.workload_id, p.step)), '')
-                              FROM workload.compensations p)
-$$;
-
 SELECT t.create('order', '{"capability_snapshot": ["stock.reserve", "stock.release"]}') AS id \gset
 SELECT claim_id, fencing_token FROM workload_claim('w1', '{stock.reserve,stock.release}', 'acme', 'billing', '1 hour', start => true) \gset
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 
 -- add_compensation: NULLs, a secret in the input, a capability the run authority does not cover, a stale fence
 SELECT workload_add_compensation(:'id', :'claim_id', 'w1', :fencing_token, NULL, '{}');
@@ -31,12 +26,12 @@ SELECT workload_add_compensation(:'id', :'claim_id', 'w1', :fencing_token, 'paym
 \echo :SQLSTATE
 SELECT workload_add_compensation(:'id', :'claim_id', 'w1', :fencing_token + 1, 'stock.release', '{}');
 \echo :SQLSTATE
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 
 -- two good steps; while the workload runs it cannot be compensated
 SELECT workload_add_compensation(:'id', :'claim_id', 'w1', :fencing_token, 'stock.release', '{"sku": "A"}') ->> 'step' AS step;
 SELECT workload_add_compensation(:'id', :'claim_id', 'w1', :fencing_token, 'stock.release', '{"sku": "B"}') ->> 'step' AS step;
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 SELECT * FROM workload_compensate(:'id', 'ops:alice');
 \echo :SQLSTATE
 SELECT * FROM workload_compensate(NULL, 'ops:alice');
@@ -50,10 +45,10 @@ SELECT t.create('done') AS done \gset
 SELECT claim_id AS dc, fencing_token AS dt FROM workload_claim_id(:'done', 'w1', '{}', '1 hour') \gset
 SELECT workload_start(:'done', :'dc', 'w1', :dt);
 SELECT workload_complete(:'done', :'dc', 'w1', :dt, 'done-result', '{}') ->> 'outcome' AS outcome;
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 SELECT * FROM workload_compensate(:'done', 'ops:alice');
 \echo :SQLSTATE
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 
 -- the order fails for good
 SELECT workload_fail(:'id', :'claim_id', 'w1', :fencing_token, 'out_of_stock', 'no more B');
@@ -66,26 +61,26 @@ RESET ROLE;
 -- a superuser rebinds step 2 behind the API's back: the whole compensation is refused, nothing is created
 ALTER TABLE workload.compensations DISABLE TRIGGER compensations_raw_write_trg;
 UPDATE workload.compensations SET authorization_digest = repeat('0', 64) WHERE workload_id = :'id' AND step = 2;
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 SELECT * FROM workload_compensate(:'id', 'ops:alice');
 \echo :SQLSTATE
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 -- ... or swaps a step's capability for one the saga was never granted
 UPDATE workload.compensations p SET authorization_digest = q.authorization_digest, capability_id = 'payments.refund'
 FROM workload.compensations q WHERE q.workload_id = p.workload_id AND q.step = 1 AND p.workload_id = :'id' AND p.step = 2;
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 SELECT * FROM workload_compensate(:'id', 'ops:alice');
 \echo :SQLSTATE
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 UPDATE workload.compensations SET capability_id = 'stock.release' WHERE workload_id = :'id' AND step = 2;
 ALTER TABLE workload.compensations ENABLE ALWAYS TRIGGER compensations_raw_write_trg;
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 
 -- once the run authority has expired (workload.run_authority_ttl, 24 hours), nothing can be compensated under it
 SET workload.clock_override = '2026-01-02 00:00:00+00';
 SELECT * FROM workload_compensate(:'id', 'ops:alice');
 \echo :SQLSTATE
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 -- within it, the compensation runs
 SET workload.clock_override = '2026-01-01 23:59:59+00';
 SELECT count(*) AS compensations FROM workload_compensate(:'id', 'ops:alice');

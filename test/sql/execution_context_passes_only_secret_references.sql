@@ -9,24 +9,6 @@ SET workload.clock_override = '2026-01-01 00:00:00+00';
 CREATE FUNCTION pg_temp.make(key text, extra jsonb DEFAULT '{}') RETURNS text LANGUAGE sql AS
     $$ SELECT t.create(key, extra, 'context-tests') $$;
 
--- run(id): claim this workload as worker w1 and start it; returns the fence
-CREATE FUNCTION pg_temp.run(id text, worker text DEFAULT 'w1', lease interval DEFAULT '30 seconds')
-RETURNS TABLE(claim_id text, fencing_token bigint) LANGUAGE plpgsql AS $$
-BEGIN
-    SELECT c.claim_id, c.fencing_token INTO claim_id, fencing_token
-    FROM workload_claim_id(id, worker, '{}', lease) c;
-    PERFORM workload_start(id, claim_id, worker, fencing_token);
-    RETURN NEXT;
-END $$;
--- st(id): state, counters, how long until due (against the clock) and whether a claim is held
-CREATE FUNCTION pg_temp.st(id text)
-RETURNS TABLE(state text, attempt_count int, retry_count int, due_in interval, claimed boolean)
-LANGUAGE sql AS $$
-    SELECT d->>'state', (d->>'attempt_count')::int, (d->>'retry_count')::int,
-           (d->>'next_attempt_at')::timestamptz - current_setting('workload.clock_override')::timestamptz,
-           jsonb_typeof(d->'current_claim') = 'object'
-    FROM workload_get(id) d
-$$;
 
 -- granted render, s3.read, s3.write; the workload needs render and s3.read
 SELECT pg_temp.make('ctx', jsonb_build_object(

@@ -5,11 +5,6 @@
 \set ECHO all
 SET workload.clock_override = '2026-01-01 00:00:00+00';
 
-CREATE FUNCTION pg_temp.fp() RETURNS text LANGUAGE sql AS $$
-    SELECT t.fingerprint() || (SELECT coalesce(md5(string_agg(x::text, '|' ORDER BY x.workload_id, x.wait_number)), '')
-                              FROM workload.waits x)
-$$;
-
 -- an event wait (timeout retried, the default) and an approval wait (timeout not retried), both until 00:10
 SELECT t.create('event', '{"priority": 2}') AS e \gset
 SELECT t.create('approval', '{"priority": 1, "retry_policy": {"retry_on": ["worker_failure"]}}') AS a \gset
@@ -20,10 +15,10 @@ FROM workload_claim('w1', '{}', 'acme', 'billing', '1 hour', 2, start => true) O
 
 -- at the deadline, before any tick has run, a wake is already too late
 SET workload.clock_override = '2026-01-01 00:10:00+00';
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 SELECT workload_signal('acme', 'billing', 'parcel-delivered', '{"late": true}');
 SELECT workload_approve(:'a', 'human:alice', true, 'late');
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 SELECT s.idempotency_key, w.state FROM workload.workloads w JOIN workload.specs s USING (workload_id) ORDER BY 1;
 
 -- the tick expires both: TIMED_OUT, then READY (event, with backoff) or DEAD_LETTER (approval)

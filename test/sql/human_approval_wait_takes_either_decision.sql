@@ -5,11 +5,6 @@
 \set ECHO all
 SET workload.clock_override = '2026-01-01 00:00:00+00';
 
-CREATE FUNCTION pg_temp.fp() RETURNS text LANGUAGE sql AS $$
-    SELECT t.fingerprint() || (SELECT coalesce(md5(string_agg(x::text, '|' ORDER BY x.workload_id, x.wait_number)), '')
-                              FROM workload.waits x)
-$$;
-
 -- two refunds wait for a manager, up to two days
 SELECT t.create('refund-1', '{"priority": 2}') AS r1 \gset
 SELECT t.create('refund-2', '{"priority": 1}') AS r2 \gset
@@ -34,14 +29,14 @@ SELECT workload_start(:'r2', :'c2', 'w2', :f2);
 SELECT workload_fail(:'r2', :'c2', 'w2', :f2, 'refused', 'the manager said no');
 
 -- a second answer, or an answer to a workload that is not waiting for one, does nothing and says false
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 SELECT workload_approve(:'r1', 'human:carol', false, 'too late');
 SELECT workload_approve(:'r2', 'human:carol', true, NULL);
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 -- an event wait is not an approval
 SELECT workload_start(:'r1', :'c1', 'w2', :f1);
 SELECT workload_wait(:'r1', :'c1', 'w2', :f1, 'event', 'goods-returned', '2026-01-03 00:00:00+00');
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 SELECT workload_approve(:'r1', 'human:carol', true, NULL);
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 SELECT state FROM workload.workloads WHERE workload_id = :'r1';

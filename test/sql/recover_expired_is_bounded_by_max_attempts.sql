@@ -9,24 +9,6 @@ SET workload.clock_override = '2026-01-01 00:00:00+00';
 CREATE FUNCTION pg_temp.make(key text, extra jsonb DEFAULT '{}') RETURNS text LANGUAGE sql AS
     $$ SELECT t.create(key, extra, 'recover-tests') $$;
 
--- run(id): claim this workload as worker w1 and start it; returns the fence
-CREATE FUNCTION pg_temp.run(id text, worker text DEFAULT 'w1', lease interval DEFAULT '30 seconds')
-RETURNS TABLE(claim_id text, fencing_token bigint) LANGUAGE plpgsql AS $$
-BEGIN
-    SELECT c.claim_id, c.fencing_token INTO claim_id, fencing_token
-    FROM workload_claim_id(id, worker, '{}', lease) c;
-    PERFORM workload_start(id, claim_id, worker, fencing_token);
-    RETURN NEXT;
-END $$;
--- st(id): state, counters, how long until due (against the clock) and whether a claim is held
-CREATE FUNCTION pg_temp.st(id text)
-RETURNS TABLE(state text, attempt_count int, retry_count int, due_in interval, claimed boolean)
-LANGUAGE sql AS $$
-    SELECT d->>'state', (d->>'attempt_count')::int, (d->>'retry_count')::int,
-           (d->>'next_attempt_at')::timestamptz - current_setting('workload.clock_override')::timestamptz,
-           jsonb_typeof(d->'current_claim') = 'object'
-    FROM workload_get(id) d
-$$;
 
 -- recovery is global: first let any lease other tests left behind lapse and be recovered, so none is held
 SET workload.clock_override = '2100-01-01 00:00:00+00';
@@ -46,9 +28,9 @@ SELECT t.fingerprint() = :'before' AS unchanged;
 -- x's worker dies (CLAIMED, never started); 11 s later its lease is over: RECOVERING, then READY after 1 s
 SET workload.clock_override = '2026-01-01 00:00:11+00';
 SELECT id = :'x' AS recovered_x FROM workload_recover_expired() id;
-SELECT * FROM pg_temp.st(:'x');
+SELECT * FROM t.st(:'x');
 -- the live lease was not touched
-SELECT state, claimed FROM pg_temp.st(:'live');
+SELECT state, claimed FROM t.st(:'live');
 SELECT (workload_get(:'live') -> 'current_claim' ->> 'claim_id') = :'live_claim_id' AS same_claim;
 -- the lost worker is fenced off
 SELECT workload_heartbeat(:'x', :'x_claim_id', 'w1', :x_fencing_token, '10 seconds');
@@ -56,17 +38,17 @@ SELECT workload_heartbeat(:'x', :'x_claim_id', 'w1', :x_fencing_token, '10 secon
 
 -- the second worker dies too (RUNNING this time): READY after 2 s
 SET workload.clock_override = '2026-01-01 00:00:12+00';
-SELECT * FROM pg_temp.run(:'x', 'w2', '10 seconds') \gset
+SELECT * FROM t.run(:'x', 'w2', '10 seconds') \gset
 SET workload.clock_override = '2026-01-01 00:00:23+00';
 SELECT id = :'x' AS recovered_x FROM workload_recover_expired() id;
-SELECT * FROM pg_temp.st(:'x');
+SELECT * FROM t.st(:'x');
 
 -- the third and last attempt dies: DEAD_LETTER, not READY again
 SET workload.clock_override = '2026-01-01 00:00:25+00';
-SELECT * FROM pg_temp.run(:'x', 'w3', '10 seconds') \gset
+SELECT * FROM t.run(:'x', 'w3', '10 seconds') \gset
 SET workload.clock_override = '2026-01-01 00:00:36+00';
 SELECT id = :'x' AS recovered_x FROM workload_recover_expired() id;
-SELECT * FROM pg_temp.st(:'x');
+SELECT * FROM t.st(:'x');
 -- and it stays there: no more recovery, no more claims
 SELECT * FROM workload_recover_expired();
 SELECT count(*) AS claimed FROM workload_claim('w4', '{}', 'recover-tests', 'billing');
@@ -79,11 +61,11 @@ FROM workload_history(:'x') WHERE actor = 'workload.recovery' ORDER BY sequence;
 -- a workload whose cancellation was requested and whose worker died is CANCELLED
 SET workload.clock_override = '2026-01-01 00:01:00+00';
 SELECT pg_temp.make('cancel') AS c \gset
-SELECT * FROM pg_temp.run(:'c', 'w1', '10 seconds') \gset
+SELECT * FROM t.run(:'c', 'w1', '10 seconds') \gset
 SELECT workload_cancel(:'c', 'ops:alice');
 SET workload.clock_override = '2026-01-01 00:01:11+00';
 SELECT id = :'c' AS recovered_c FROM workload_recover_expired() id;
-SELECT * FROM pg_temp.st(:'c');
+SELECT * FROM t.st(:'c');
 SELECT outcome FROM workload.attempts WHERE workload_id = :'c' ORDER BY attempt_number;
 SELECT from_state, to_state, actor FROM workload_history(:'c') ORDER BY sequence DESC LIMIT 1;
 
@@ -98,4 +80,4 @@ GROUP BY state ORDER BY state;
 SELECT count(*) AS worker_lost FROM workload.attempts a JOIN workload.workloads w USING (workload_id)
 WHERE w.tenant_id = 'recover-bulk' AND a.outcome = 'WORKER_LOST';
 -- the live lease (one hour from 00:00) is still untouched
-SELECT state, claimed FROM pg_temp.st(:'live');
+SELECT state, claimed FROM t.st(:'live');

@@ -9,41 +9,23 @@ SET workload.clock_override = '2026-01-01 00:00:00+00';
 CREATE FUNCTION pg_temp.make(key text, extra jsonb DEFAULT '{}') RETURNS text LANGUAGE sql AS
     $$ SELECT t.create(key, extra, 'retry-tests') $$;
 
--- run(id): claim this workload as worker w1 and start it; returns the fence
-CREATE FUNCTION pg_temp.run(id text, worker text DEFAULT 'w1', lease interval DEFAULT '30 seconds')
-RETURNS TABLE(claim_id text, fencing_token bigint) LANGUAGE plpgsql AS $$
-BEGIN
-    SELECT c.claim_id, c.fencing_token INTO claim_id, fencing_token
-    FROM workload_claim_id(id, worker, '{}', lease) c;
-    PERFORM workload_start(id, claim_id, worker, fencing_token);
-    RETURN NEXT;
-END $$;
--- st(id): state, counters, how long until due (against the clock) and whether a claim is held
-CREATE FUNCTION pg_temp.st(id text)
-RETURNS TABLE(state text, attempt_count int, retry_count int, due_in interval, claimed boolean)
-LANGUAGE sql AS $$
-    SELECT d->>'state', (d->>'attempt_count')::int, (d->>'retry_count')::int,
-           (d->>'next_attempt_at')::timestamptz - current_setting('workload.clock_override')::timestamptz,
-           jsonb_typeof(d->'current_claim') = 'object'
-    FROM workload_get(id) d
-$$;
 
 -- retry: a DEAD_LETTER workload goes back to READY, due now, and the operator is the event's actor
 SELECT pg_temp.make('dead', '{"retry_policy": {"max_attempts": 1}}') AS id \gset
-SELECT * FROM pg_temp.run(:'id') \gset
+SELECT * FROM t.run(:'id') \gset
 SELECT workload_fail(:'id', :'claim_id', 'w1', :fencing_token, 'worker_failure', 'x');
 SET workload.clock_override = '2026-01-01 00:05:00+00';
 SELECT workload_retry(:'id', 'ops:alice');
-SELECT * FROM pg_temp.st(:'id');
+SELECT * FROM t.st(:'id');
 SELECT from_state, to_state, actor, evidence FROM workload_history(:'id') ORDER BY sequence DESC LIMIT 1;
 SELECT attempt = 2 AS second_attempt FROM workload_claim_id(:'id', 'w2', '{}');
 
 -- retry refuses READY, RUNNING and SUCCEEDED, and changes nothing
 SELECT pg_temp.make('ready') AS ready \gset
 SELECT pg_temp.make('running') AS running \gset
-SELECT * FROM pg_temp.run(:'running') \gset running_
+SELECT * FROM t.run(:'running') \gset running_
 SELECT pg_temp.make('done') AS done \gset
-SELECT * FROM pg_temp.run(:'done') \gset
+SELECT * FROM t.run(:'done') \gset
 SELECT workload_complete(:'done', :'claim_id', 'w1', :fencing_token, 'retry-tests-result-done', '{}') ->> 'result_id' AS result_id;
 SELECT t.fingerprint() AS before \gset
 SELECT workload_retry(:'ready', 'ops:alice');
@@ -56,7 +38,7 @@ SELECT t.fingerprint() = :'before' AS unchanged;
 
 -- timeout on RUNNING, "timeout" in retry_on (the default) and attempts left: TIMED_OUT, then READY with backoff
 SELECT workload_timeout(:'running', 'ops:alice');
-SELECT * FROM pg_temp.st(:'running');
+SELECT * FROM t.st(:'running');
 SELECT from_state, to_state, actor, evidence - 'fencing_token' AS evidence
 FROM workload_history(:'running') WHERE to_state IN ('TIMED_OUT', 'READY') ORDER BY sequence;
 SELECT attempt_number, outcome, failure_kind, finished_at IS NOT NULL AS finished
@@ -67,14 +49,14 @@ SELECT workload_complete(:'running', :'running_claim_id', 'w1', :running_fencing
 
 -- without "timeout" in retry_on: TIMED_OUT, then DEAD_LETTER
 SELECT pg_temp.make('no-timeout-retry', '{"retry_policy": {"retry_on": ["worker_failure"]}}') AS id \gset
-SELECT * FROM pg_temp.run(:'id') \gset
+SELECT * FROM t.run(:'id') \gset
 SELECT workload_timeout(:'id', 'ops:alice');
 SELECT from_state, to_state, actor, evidence - 'fencing_token' AS evidence
 FROM workload_history(:'id') WHERE to_state IN ('TIMED_OUT', 'DEAD_LETTER') ORDER BY sequence;
 
 -- no attempts left: DEAD_LETTER too
 SELECT pg_temp.make('last-attempt', '{"retry_policy": {"max_attempts": 1}}') AS id \gset
-SELECT * FROM pg_temp.run(:'id') \gset
+SELECT * FROM t.run(:'id') \gset
 SELECT workload_timeout(:'id', 'ops:alice');
 
 -- a CLAIMED workload times out like a running one
@@ -85,13 +67,13 @@ SELECT outcome FROM workload.attempts WHERE workload_id = :'id' ORDER BY attempt
 
 -- on READY: TIMED_OUT, then READY again under the policy (no attempt to close)
 SELECT workload_timeout(:'ready', 'ops:alice');
-SELECT * FROM pg_temp.st(:'ready');
+SELECT * FROM t.st(:'ready');
 SELECT from_state, to_state FROM workload_history(:'ready') ORDER BY sequence;
 SELECT count(*) AS attempts FROM workload.attempts WHERE workload_id = :'ready';
 
 -- timeout refuses SUCCEEDED and DEAD_LETTER (no such edge), and changes nothing
 SELECT pg_temp.make('dead2', '{"retry_policy": {"max_attempts": 1}}') AS dead2 \gset
-SELECT * FROM pg_temp.run(:'dead2') \gset
+SELECT * FROM t.run(:'dead2') \gset
 SELECT workload_fail(:'dead2', :'claim_id', 'w1', :fencing_token, 'worker_failure', 'x');
 SELECT t.fingerprint() AS before \gset
 SELECT workload_timeout(:'done', 'ops:alice');

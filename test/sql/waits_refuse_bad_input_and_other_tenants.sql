@@ -12,17 +12,12 @@ GRANT workload_client, workload_worker TO wr_acme, wr_globex;
 SELECT workload_add_tenant_member('wr_acme', 'acme', 'billing');
 SELECT workload_add_tenant_member('wr_globex', 'globex', 'billing');
 
-CREATE FUNCTION pg_temp.fp() RETURNS text LANGUAGE sql AS $$
-    SELECT t.fingerprint() || (SELECT coalesce(md5(string_agg(x::text, '|' ORDER BY x.workload_id, x.wait_number)), '')
-                              FROM workload.waits x)
-$$;
-
 -- a RUNNING workload held by w1, and one merely CLAIMED by w2
 SELECT t.create('running', '{"priority": 2}') AS id \gset
 SELECT t.create('claimed', '{"priority": 1}') AS claimed \gset
 SELECT claim_id, fencing_token FROM workload_claim('w1', '{}', 'acme', 'billing', '1 minute', start => true) \gset
 SELECT claim_id AS c2, fencing_token AS f2 FROM workload_claim('w2', '{}', 'acme', 'billing', '1 hour') \gset
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 
 -- NULLs
 SELECT workload_wait(NULL, :'claim_id', 'w1', :fencing_token, 'event', 'k', '2026-01-02');
@@ -57,7 +52,7 @@ SELECT workload_wait('workload_000000000000000000000000', :'claim_id', 'w1', :fe
 -- a claim not yet started cannot wait (CLAIMED -> WAITING is not in the table)
 SELECT workload_wait(:'claimed', :'c2', 'w2', :f2, 'event', 'k', '2026-01-02');
 \echo :SQLSTATE
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 
 -- signal: NULLs, blank key, a secret in the payload
 SELECT workload_signal(NULL, 'billing', 'k', '{}');
@@ -77,23 +72,23 @@ SELECT workload_approve('workload_000000000000000000000000', 'human:alice', true
 \echo :SQLSTATE
 SELECT workload_approve(:'id', 'human:alice', true, 'sk-live-123');
 \echo :SQLSTATE
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 
 -- a run that asked for cancellation cannot wait
 SELECT workload_cancel(:'id', 'client:bob');
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 SELECT workload_wait(:'id', :'claim_id', 'w1', :fencing_token, 'event', 'k', '2026-01-02');
 \echo :SQLSTATE
 -- an expired lease cannot wait
 SET workload.clock_override = '2026-01-01 00:01:00+00';
 SELECT workload_wait(:'id', :'claim_id', 'w1', :fencing_token, 'event', 'k', '2026-01-02');
 \echo :SQLSTATE
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 
 -- tenants: acme's workload waits for an approval
 SELECT workload_start(:'claimed', :'c2', 'w2', :f2);
 SELECT workload_wait(:'claimed', :'c2', 'w2', :f2, 'human_approval', 'k', '2026-01-02');
-SELECT pg_temp.fp() AS before \gset
+SELECT t.fingerprint() AS before \gset
 SET ROLE wr_globex;
 -- globex cannot signal acme, and cannot see or approve acme's workload
 SELECT workload_signal('acme', 'billing', 'k', '{}');
@@ -103,7 +98,7 @@ SELECT workload_approve(:'claimed', 'human:mallory', true, NULL);
 -- signalling its own tenant wakes nothing of acme's
 SELECT workload_signal('globex', 'billing', 'k', '{}');
 RESET ROLE;
-SELECT pg_temp.fp() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged;
 -- acme's own client may approve
 SET ROLE wr_acme;
 SELECT workload_approve(:'claimed', 'human:alice', true, NULL);
