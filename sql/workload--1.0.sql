@@ -301,11 +301,17 @@ CREATE FUNCTION workload.claim_id_for(workload_id text, fencing_token bigint, wo
 REVOKE ALL ON FUNCTION workload.claim_id_for(text, bigint, text) FROM PUBLIC;
 
 CREATE FUNCTION workload.claim_deadline(created_at timestamptz, claimed_at timestamptz,
-        claim_ms bigint, overall_ms bigint)
+        claim_ms bigint, execution_ms bigint, overall_ms bigint, start boolean)
     RETURNS timestamptz LANGUAGE C IMMUTABLE PARALLEL SAFE
     AS 'MODULE_PATHNAME', 'workload_claim_deadline';
-COMMENT ON FUNCTION workload.claim_deadline(timestamptz, timestamptz, bigint, bigint) IS 'the deadline rule for a claimed row, callable from the claim statement';
-REVOKE ALL ON FUNCTION workload.claim_deadline(timestamptz, timestamptz, bigint, bigint) FROM PUBLIC;
+COMMENT ON FUNCTION workload.claim_deadline(timestamptz, timestamptz, bigint, bigint, bigint, boolean) IS 'the deadline rule for a claimed (or claimed and started) row, callable from the claim statement';
+REVOKE ALL ON FUNCTION workload.claim_deadline(timestamptz, timestamptz, bigint, bigint, bigint, boolean) FROM PUBLIC;
+
+CREATE FUNCTION workload.attempt_id_for(workload_id text, attempt integer)
+    RETURNS text LANGUAGE C IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'workload_attempt_id_for';
+COMMENT ON FUNCTION workload.attempt_id_for(text, integer) IS 'the attempt id rule, callable from the claim statement';
+REVOKE ALL ON FUNCTION workload.attempt_id_for(text, integer) FROM PUBLIC;
 
 CREATE FUNCTION workload.state_names() RETURNS SETOF text
     LANGUAGE C IMMUTABLE AS 'MODULE_PATHNAME', 'workload_state_names';

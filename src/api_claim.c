@@ -24,47 +24,27 @@
 #define CLAIM_OUT_COLS 9
 
 /*
- * record_claims appends, for each claimed row, the attempt and the claimed
- * event, moves it on to RUNNING when start is asked, and emits its row.
- * The rows are locked by the claim statement that returned them.
+ * emit_claims copies the claim statement's rows (columns 1..9 are the SQL
+ * result) into the set the function returns.  The statement itself has
+ * already opened the attempts and appended the events.
  */
 static void
-record_claims(ReturnSetInfo *rsinfo, SPITupleTable *t, uint64 n,
-			  const char *worker_id, bool start)
+emit_claims(ReturnSetInfo *rsinfo, SPITupleTable *t, uint64 n)
 {
 	Datum		values[CLAIM_OUT_COLS];
 	bool		nulls[CLAIM_OUT_COLS];
-	char	  **ids = palloc(sizeof(char *) * (n + 1));
 
-	/* Later statements reuse SPI_tuptable: emit the rows first. */
 	for (uint64 r = 0; r < n; r++)
 	{
 		for (int c = 0; c < CLAIM_OUT_COLS; c++)
 			values[c] = wl_store_datum(t, (int) r, c + 1, &nulls[c]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		ids[r] = wl_store_text(t, (int) r, 1);
-	}
-	for (uint64 r = 0; r < n; r++)
-	{
-		WlRow		row;
-
-		if (!wl_store_lock(ids[r], &row))
-			elog(ERROR, "claimed workload \"%s\" vanished", ids[r]);
-		wl_store_attempt_open(row.workload_id, row.attempt_count, row.claim_id,
-							  row.worker_id, row.fencing_token, row.lease_expires_at);
-		wl_store_event(&row, WL_READY, true, WL_CLAIMED, worker_id,
-					   wl_fence_evidence(&row, NULL));
-		if (start)
-		{
-			wl_store_transition(&row, WL_RUNNING, worker_id, wl_fence_evidence(&row, NULL));
-			wl_store_attempt_start(&row);
-		}
 	}
 }
 
 static void
 claim_args(Datum *args, const char *tenant, const char *app, ArrayType *caps,
-		   int max_items, const char *worker, Interval *lease, const char *id)
+		   int max_items, const char *worker, Interval *lease, const char *id, bool start)
 {
 	args[0] = CStringGetTextDatum(tenant ? tenant : "");
 	args[1] = CStringGetTextDatum(app ? app : "");
@@ -74,6 +54,13 @@ claim_args(Datum *args, const char *tenant, const char *app, ArrayType *caps,
 	args[5] = CStringGetTextDatum(worker);
 	args[6] = IntervalPGetDatum(lease);
 	args[7] = CStringGetTextDatum(id ? id : "");
+	args[8] = wl_store_state_datum(start ? WL_RUNNING : WL_CLAIMED);
+	args[9] = BoolGetDatum(start);
+	args[10] = wl_authz_caller_name();
+	args[11] = CStringGetTextDatum(wl_state_event_type(WL_CLAIMED));
+	args[12] = wl_store_state_datum(WL_READY);
+	args[13] = wl_store_state_datum(WL_CLAIMED);
+	args[14] = CStringGetTextDatum(wl_state_event_type(WL_RUNNING));
 }
 
 /*
@@ -96,7 +83,7 @@ workload_claim(PG_FUNCTION_ARGS)
 	Interval   *lease;
 	int			max_items;
 	bool		start;
-	Datum		args[8];
+	Datum		args[15];
 	SPITupleTable *t;
 
 	for (int i = 0; i < lengthof(names); i++)
@@ -118,11 +105,13 @@ workload_claim(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
 	wl_authz_require_member(tenant, app);
-	/* The claim statement moves READY rows to CLAIMED; the table must allow it. */
+	/* The claim statement moves READY rows to CLAIMED (and on to RUNNING): the table must allow it. */
 	wl_state_require("(claim)", WL_READY, WL_CLAIMED);
-	claim_args(args, tenant, app, caps, max_items, worker, lease, NULL);
-	t = wl_store_run(P_CLAIM_MANY, args, NULL, 0, SPI_OK_UPDATE_RETURNING);
-	record_claims(rsinfo, t, SPI_processed, worker, start);
+	if (start)
+		wl_state_require("(claim)", WL_CLAIMED, WL_RUNNING);
+	claim_args(args, tenant, app, caps, max_items, worker, lease, NULL, start);
+	t = wl_store_run(P_CLAIM_MANY, args, NULL, 0, SPI_OK_SELECT);
+	emit_claims(rsinfo, t, SPI_processed);
 	SPI_finish();
 	return (Datum) 0;
 }
@@ -155,7 +144,7 @@ workload_claim_id(PG_FUNCTION_ARGS)
 	ArrayType  *caps;
 	Interval   *lease;
 	WlRow		row;
-	Datum		args[8];
+	Datum		args[15];
 	SPITupleTable *t;
 	int			n;
 	char	  **needed;
@@ -190,9 +179,9 @@ workload_claim_id(PG_FUNCTION_ARGS)
 					  errdetail("Workload \"%s\" requires capability \"%s\".", id, needed[i]));
 	}
 	wl_state_require(id, row.state, WL_CLAIMED);
-	claim_args(args, NULL, NULL, caps, 1, worker, lease, id);
-	t = wl_store_run(P_CLAIM_ONE, args, NULL, 0, SPI_OK_UPDATE_RETURNING);
-	record_claims(rsinfo, t, SPI_processed, worker, false);
+	claim_args(args, NULL, NULL, caps, 1, worker, lease, id, false);
+	t = wl_store_run(P_CLAIM_ONE, args, NULL, 0, SPI_OK_SELECT);
+	emit_claims(rsinfo, t, SPI_processed);
 	SPI_finish();
 	return (Datum) 0;
 }

@@ -157,6 +157,17 @@ workload_claim_id_for(PG_FUNCTION_ARGS)
 												 text_to_cstring(PG_GETARG_TEXT_PP(2)))));
 }
 
+/* workload.attempt_id_for(workload_id, attempt): the attempt id rule, for the claim statement. */
+PG_FUNCTION_INFO_V1(workload_attempt_id_for);
+Datum
+workload_attempt_id_for(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		wl_refuse(WL_E_INVALID, errdetail("attempt id material must not be NULL."));
+	PG_RETURN_TEXT_P(cstring_to_text(wl_attempt_id(text_to_cstring(PG_GETARG_TEXT_PP(0)),
+												   PG_GETARG_INT32(1))));
+}
+
 /* workload_channel(tenant_id, application_id): the channel to LISTEN on. */
 PG_FUNCTION_INFO_V1(workload_channel);
 Datum

@@ -168,7 +168,11 @@ get_plan(WlPlanId id)
 
 		for (int i = 0; i < def->nargs; i++)
 			types[i] = def->types[i] == ST ? state_type : def->types[i];
-		plan = SPI_prepare(def->sql, def->nargs, types);
+		/*
+		 * Always the generic plan: a custom plan would be re-planned on every
+		 * call, which for the claim statement costs more than running it.
+		 */
+		plan = SPI_prepare_cursor(def->sql, def->nargs, types, CURSOR_OPT_GENERIC_PLAN);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare workload statement %d: %s", (int) id,
 				 SPI_result_code_string(SPI_result));

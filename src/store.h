@@ -71,7 +71,6 @@ typedef enum WlPlanId
 	P_CLAIM_MANY,
 	P_CLAIM_ONE,
 	P_DEPS_UNMET,
-	P_ATTEMPT_OPEN,
 	P_ATTEMPT_START,
 	P_ATTEMPT_CLOSE,
 	P_RESULT_GET,
@@ -142,9 +141,6 @@ extern void wl_store_event(WlRow *row, WlState from, bool has_from, WlState to,
 						   const char *actor, Jsonb *evidence);
 
 extern void wl_store_policy(const char *workload_id, WlPolicy *p);
-extern void wl_store_attempt_open(const char *workload_id, int attempt, const char *claim_id,
-								  const char *worker_id, int64 token,
-								  TimestampTz lease_expires_at);
 extern void wl_store_attempt_start(const WlRow *row);
 extern void wl_store_attempt_close(const WlRow *row, const char *outcome,
 								   const char *kind, const char *error);

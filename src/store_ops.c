@@ -237,24 +237,6 @@ wl_store_policy(const char *workload_id, WlPolicy *p)
 	p->retry_on = DatumGetArrayTypeP(wl_store_datum(t, 0, 5, &isnull));
 }
 
-/* wl_store_attempt_open records a new attempt for a just-claimed workload. */
-void
-wl_store_attempt_open(const char *workload_id, int attempt, const char *claim_id,
-					  const char *worker_id, int64 token, TimestampTz lease_expires_at)
-{
-	Datum		args[8];
-
-	args[0] = CStringGetTextDatum(workload_id);
-	args[1] = Int32GetDatum(attempt);
-	args[2] = CStringGetTextDatum(wl_attempt_id(workload_id, attempt));
-	args[3] = CStringGetTextDatum(claim_id);
-	args[4] = CStringGetTextDatum(worker_id);
-	args[5] = Int64GetDatum(token);
-	args[6] = TimestampTzGetDatum(wl_now());
-	args[7] = TimestampTzGetDatum(lease_expires_at);
-	wl_store_run(P_ATTEMPT_OPEN, args, NULL, 0, SPI_OK_INSERT);
-}
-
 void
 wl_store_attempt_start(const WlRow *row)
 {

@@ -64,20 +64,39 @@
 #define FROM_DOC \
 	" FROM workload.workloads w JOIN workload.specs s ON s.workload_id = w.workload_id "
 
-/* The claim: lock the candidates, then bump token and attempt in one statement. */
+/*
+ * The claim: lock the candidates, then in one statement bump token and
+ * attempt, open the attempt and append the claimed event (and, with start
+ * => true, move straight on to RUNNING with its started event): one
+ * statement per batch, whatever its size.  The event evidence has the
+ * shape of wl_fence_evidence.
+ */
 #define CLAIM_UPDATE \
-	"UPDATE workload.workloads w SET state = 'CLAIMED', fencing_token = w.fencing_token + 1, " \
+	", upd AS (UPDATE workload.workloads w SET state = $9, fencing_token = w.fencing_token + 1, " \
 	"  attempt_count = w.attempt_count + 1, worker_id = $6, " \
 	"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $6), " \
 	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, last_heartbeat_at = NULL, " \
-	"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.overall_ms) " \
+	"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $10) " \
 	"FROM picked, workload.specs s " \
 	"WHERE w.workload_id = picked.workload_id AND s.workload_id = w.workload_id " \
 	"RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, " \
 	"  s.definition_id, s.definition_revision, s.input, w.checkpoint_sequence, " \
-	"  w.tenant_id, w.application_id"
+	"  w.tenant_id, w.application_id), " \
+	"att AS (INSERT INTO workload.attempts (workload_id, attempt_number, attempt_id, claim_id, " \
+	"  worker_id, fencing_token, claimed_at, lease_expires_at, started_at) " \
+	"  SELECT u.workload_id, u.attempt_count, workload.attempt_id_for(u.workload_id, u.attempt_count), " \
+	"    u.claim_id, $6, u.fencing_token, $3, u.lease_expires_at, CASE WHEN $10 THEN $3 END FROM upd u), " \
+	"ev AS (INSERT INTO workload.events (workload_id, tenant_id, application_id, event_type, " \
+	"  from_state, to_state, actor, at, db_role, evidence) " \
+	"  SELECT u.workload_id, u.tenant_id, u.application_id, x.event_type, x.from_state, x.to_state, " \
+	"    $6, $3, $11, jsonb_build_object('fencing_token', u.fencing_token, 'attempt', u.attempt_count, " \
+	"      'worker_id', $6::text) " \
+	"  FROM upd u, (VALUES (1, $12, $13, $14), (2, $15, $14, $9)) x(n, event_type, from_state, to_state) " \
+	"  WHERE x.n = 1 OR $10 ORDER BY u.workload_id, x.n) " \
+	"SELECT * FROM upd"
 
-#define CLAIM_ARGS 8, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, INTERVALOID, TEXTOID}
+#define CLAIM_ARGS 15, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, INTERVALOID, \
+	TEXTOID, ST, BOOLOID, NAMEOID, TEXTOID, ST, ST, TEXTOID}
 
 const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_LOCK] = {
@@ -178,21 +197,16 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"      JOIN workload.workloads p ON p.workload_id = d.depends_on "
 		"      WHERE d.workload_id = c.workload_id AND p.state <> d.required_state)) "
 		"  ORDER BY c.priority DESC, c.created_at, c.seq LIMIT $5 "
-		"  FOR NO KEY UPDATE OF c SKIP LOCKED) " CLAIM_UPDATE,
+		"  FOR NO KEY UPDATE OF c SKIP LOCKED)" CLAIM_UPDATE,
 	CLAIM_ARGS},
 	[P_CLAIM_ONE] = {
-		"WITH picked AS (SELECT $8 AS workload_id) " CLAIM_UPDATE,
+		"WITH picked AS (SELECT $8 AS workload_id)" CLAIM_UPDATE,
 	CLAIM_ARGS},
 	[P_DEPS_UNMET] = {
 		"SELECT count(*) FROM workload.dependencies d "
 		"JOIN workload.workloads p ON p.workload_id = d.depends_on "
 		"WHERE d.workload_id = $1 AND p.state <> d.required_state",
 	1, {TEXTOID}},
-	[P_ATTEMPT_OPEN] = {
-		"INSERT INTO workload.attempts (workload_id, attempt_number, attempt_id, claim_id, "
-		"  worker_id, fencing_token, claimed_at, lease_expires_at) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-	8, {TEXTOID, INT4OID, TEXTOID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
 	[P_ATTEMPT_START] = {
 		"UPDATE workload.attempts SET started_at = $3 "
 		"WHERE workload_id = $1 AND attempt_number = $2",

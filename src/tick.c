@@ -101,9 +101,10 @@ wl_tick_deadline(WlRow *row, WlState from)
 }
 
 /*
- * workload.claim_deadline(created_at, claimed_at, claim_ms, overall_ms):
- * wl_tick_deadline for a row the claim statement moves to CLAIMED, so the
- * rule keeps one home.  NULL when neither timeout is set.
+ * workload.claim_deadline(created_at, claimed_at, claim_ms, execution_ms,
+ * overall_ms, start): wl_tick_deadline for a row the claim statement moves
+ * to CLAIMED (or, with start, on to RUNNING), so the rule keeps one home.
+ * NULL when no timeout applies.
  */
 PG_FUNCTION_INFO_V1(workload_claim_deadline);
 Datum
@@ -114,12 +115,13 @@ workload_claim_deadline(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		wl_refuse(WL_E_INVALID, errdetail("created_at and claimed_at must not be NULL."));
 	memset(&row, 0, sizeof(row));
-	row.state = WL_CLAIMED;
+	row.state = !PG_ARGISNULL(5) && PG_GETARG_BOOL(5) ? WL_RUNNING : WL_CLAIMED;
 	row.created_at = PG_GETARG_TIMESTAMPTZ(0);
 	row.state_entered_at = PG_GETARG_TIMESTAMPTZ(1);
 	row.timeouts.claim_ms = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
-	row.timeouts.overall_ms = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3);
-	wl_tick_deadline(&row, WL_READY);
+	row.timeouts.execution_ms = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3);
+	row.timeouts.overall_ms = PG_ARGISNULL(4) ? 0 : PG_GETARG_INT64(4);
+	wl_tick_deadline(&row, row.state == WL_RUNNING ? WL_CLAIMED : WL_READY);
 	if (!row.has_deadline)
 		PG_RETURN_NULL();
 	PG_RETURN_TIMESTAMPTZ(row.deadline_at);
