@@ -320,26 +320,26 @@ COMMENT ON FUNCTION workload.state_names() IS 'the C state-name table, to compar
 -- The API.  No function is STRICT: a NULL argument is WORKLOAD_INVALID.
 CREATE FUNCTION @extschema@.workload_create(spec jsonb)
     RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_create';
 COMMENT ON FUNCTION @extschema@.workload_create(jsonb) IS 'create a workload (idempotent on tenant, application and idempotency_key)';
 
 CREATE FUNCTION @extschema@.workload_get(workload_id text)
     RETURNS jsonb LANGUAGE C STABLE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_get';
 COMMENT ON FUNCTION @extschema@.workload_get(text) IS 'the whole workload document with attempts, checkpoints, result and events';
 
 CREATE FUNCTION @extschema@.workload_list(tenant_id text, application_id text,
         state @extschema@.workload_state DEFAULT NULL, lim integer DEFAULT 100)
     RETURNS SETOF jsonb LANGUAGE C STABLE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_list';
 COMMENT ON FUNCTION @extschema@.workload_list(text, text, @extschema@.workload_state, integer) IS 'workload documents of one tenant and application, priority first, then oldest';
 
 CREATE FUNCTION @extschema@.workload_stats(tenant_id text, application_id text)
     RETURNS jsonb LANGUAGE C STABLE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_stats';
 COMMENT ON FUNCTION @extschema@.workload_stats(text, text) IS 'counts per state, oldest due READY age, dead letters, throughput over the last minute';
 
@@ -347,7 +347,7 @@ CREATE FUNCTION @extschema@.workload_history(workload_id text)
     RETURNS TABLE(sequence bigint, event_type text, from_state @extschema@.workload_state,
                   to_state @extschema@.workload_state, actor text, at timestamptz, evidence jsonb)
     LANGUAGE C STABLE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_history';
 COMMENT ON FUNCTION @extschema@.workload_history(text) IS 'the event history of one workload, in order';
 
@@ -358,7 +358,7 @@ CREATE FUNCTION @extschema@.workload_claim(worker_id text, capabilities text[],
                   lease_expires_at timestamptz, attempt integer, definition_id text,
                   definition_revision text, input jsonb, checkpoint_sequence integer)
     LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_claim';
 COMMENT ON FUNCTION @extschema@.workload_claim(text, text[], text, text, interval, integer, boolean) IS 'claim up to max_items due READY workloads (FOR UPDATE SKIP LOCKED)';
 
@@ -368,27 +368,27 @@ CREATE FUNCTION @extschema@.workload_claim_id(id text, worker_id text, capabilit
                   lease_expires_at timestamptz, attempt integer, definition_id text,
                   definition_revision text, input jsonb, checkpoint_sequence integer)
     LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_claim_id';
 COMMENT ON FUNCTION @extschema@.workload_claim_id(text, text, text[], interval) IS 'claim one named workload';
 
 CREATE FUNCTION @extschema@.workload_start(workload_id text, claim_id text, worker_id text, fencing_token bigint)
     RETURNS void LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_start';
 COMMENT ON FUNCTION @extschema@.workload_start(text, text, text, bigint) IS 'move a claimed workload to RUNNING';
 
 CREATE FUNCTION @extschema@.workload_heartbeat(workload_id text, claim_id text, worker_id text,
         fencing_token bigint, extend interval, progress jsonb DEFAULT NULL)
     RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_heartbeat';
 COMMENT ON FUNCTION @extschema@.workload_heartbeat(text, text, text, bigint, interval, jsonb) IS 'extend the lease; answers cancellation_requested';
 
 CREATE FUNCTION @extschema@.workload_checkpoint(workload_id text, claim_id text, worker_id text,
         fencing_token bigint, state jsonb)
     RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_checkpoint';
 COMMENT ON FUNCTION @extschema@.workload_checkpoint(text, text, text, bigint, jsonb) IS 'append a checkpoint and move to CHECKPOINTED';
 
@@ -396,71 +396,71 @@ CREATE FUNCTION @extschema@.workload_complete(workload_id text, claim_id text, w
         fencing_token bigint, result_id text, output jsonb, artifacts text[] DEFAULT '{}',
         schema_version integer DEFAULT 1)
     RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_complete';
 COMMENT ON FUNCTION @extschema@.workload_complete(text, text, text, bigint, text, jsonb, text[], integer) IS 'store the result and move to SUCCEEDED (idempotent on result_id)';
 
 CREATE FUNCTION @extschema@.workload_complete_many(worker_id text, items jsonb)
     RETURNS TABLE(workload_id text, outcome text, code text, result jsonb)
     LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_complete_many';
 COMMENT ON FUNCTION @extschema@.workload_complete_many(text, jsonb) IS 'complete a batch in one transaction; each item succeeds or is refused on its own';
 
 CREATE FUNCTION @extschema@.workload_fail(workload_id text, claim_id text, worker_id text,
         fencing_token bigint, kind text, error text)
     RETURNS @extschema@.workload_state LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_fail';
 COMMENT ON FUNCTION @extschema@.workload_fail(text, text, text, bigint, text, text) IS 'record a failure; retried under the policy or dead-lettered';
 
 CREATE FUNCTION @extschema@.workload_confirm_cancel(workload_id text, claim_id text, worker_id text, fencing_token bigint)
     RETURNS void LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_confirm_cancel';
 COMMENT ON FUNCTION @extschema@.workload_confirm_cancel(text, text, text, bigint) IS 'the worker confirms a requested cancellation: CANCELLED';
 
 CREATE FUNCTION @extschema@.workload_execution_context(workload_id text, claim_id text, worker_id text,
         fencing_token bigint, secret_references text[] DEFAULT '{}')
     RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_execution_context';
 COMMENT ON FUNCTION @extschema@.workload_execution_context(text, text, text, bigint, text[]) IS 'what the current run may use';
 
 CREATE FUNCTION @extschema@.workload_cancel(workload_id text, actor text)
     RETURNS @extschema@.workload_state LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_cancel';
 COMMENT ON FUNCTION @extschema@.workload_cancel(text, text) IS 'cancel, or request cancellation of a running workload';
 
 CREATE FUNCTION @extschema@.workload_retry(workload_id text, actor text)
     RETURNS @extschema@.workload_state LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_retry';
 COMMENT ON FUNCTION @extschema@.workload_retry(text, text) IS 'put a FAILED, TIMED_OUT or DEAD_LETTER workload back to READY, due now';
 
 CREATE FUNCTION @extschema@.workload_timeout(workload_id text, actor text)
     RETURNS @extschema@.workload_state LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_timeout';
 COMMENT ON FUNCTION @extschema@.workload_timeout(text, text) IS 'time a workload out; retried under the policy or dead-lettered';
 
 CREATE FUNCTION @extschema@.workload_recover_expired()
     RETURNS SETOF text LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_recover_expired';
 COMMENT ON FUNCTION @extschema@.workload_recover_expired() IS 'recover every workload whose claim lease has expired';
 
 CREATE FUNCTION @extschema@.workload_purge(older_than interval, batch_size integer DEFAULT 1000,
         include_dead_letter boolean DEFAULT false)
     RETURNS bigint LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_purge';
 COMMENT ON FUNCTION @extschema@.workload_purge(interval, integer, boolean) IS 'delete one bounded batch of finished workloads older than older_than';
 
 CREATE FUNCTION @extschema@.workload_tick()
     RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_tick';
 COMMENT ON FUNCTION @extschema@.workload_tick() IS 'one maintenance pass: expired leases, timeouts, due and overdue waits; returns counts';
 
@@ -468,82 +468,82 @@ COMMENT ON FUNCTION @extschema@.workload_tick() IS 'one maintenance pass: expire
 CREATE FUNCTION @extschema@.workload_resume(workload_id text, claim_id text, worker_id text,
         fencing_token bigint, expected_snapshots jsonb DEFAULT NULL)
     RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_resume';
 COMMENT ON FUNCTION @extschema@.workload_resume(text, text, text, bigint, jsonb) IS 'the verified latest checkpoint and the last wake, for the run that holds the claim';
 
 CREATE FUNCTION @extschema@.workload_wait(workload_id text, claim_id text, worker_id text,
         fencing_token bigint, kind text, wake_key text, deadline timestamptz)
     RETURNS @extschema@.workload_state LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_wait';
 COMMENT ON FUNCTION @extschema@.workload_wait(text, text, text, bigint, text, text, timestamptz) IS 'release the claim and wait for an event, a time or a human approval: WAITING';
 
 CREATE FUNCTION @extschema@.workload_signal(tenant_id text, application_id text, wake_key text, payload jsonb)
     RETURNS integer LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_signal';
 COMMENT ON FUNCTION @extschema@.workload_signal(text, text, text, jsonb) IS 'wake the event waits on wake_key with a payload; returns how many woke';
 
 CREATE FUNCTION @extschema@.workload_approve(workload_id text, approver text, approved boolean, note text)
     RETURNS boolean LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_approve';
 COMMENT ON FUNCTION @extschema@.workload_approve(text, text, boolean, text) IS 'answer a human_approval wait either way; false when there was none to answer';
 
 CREATE FUNCTION @extschema@.workload_add_compensation(workload_id text, claim_id text, worker_id text,
         fencing_token bigint, capability_id text, input jsonb)
     RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_add_compensation';
 COMMENT ON FUNCTION @extschema@.workload_add_compensation(text, text, text, bigint, text, jsonb) IS 'record an undo step bound to the workload''s authorization';
 
 CREATE FUNCTION @extschema@.workload_compensate(workload_id text, actor text)
     RETURNS SETOF text LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_compensate';
 COMMENT ON FUNCTION @extschema@.workload_compensate(text, text) IS 'create the compensation workloads of a failed or cancelled workload, last step first (idempotent)';
 
 -- Authority: keys, grants, tenants (SPEC section 5).
 CREATE FUNCTION @extschema@.workload_rotate_signing_key()
     RETURNS text LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_rotate_signing_key';
 COMMENT ON FUNCTION @extschema@.workload_rotate_signing_key() IS 'add a new signing key (32 random bytes) and sign with it from now on';
 
 CREATE FUNCTION @extschema@.workload_retire_signing_key(key_id text)
     RETURNS void LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_retire_signing_key';
 COMMENT ON FUNCTION @extschema@.workload_retire_signing_key(text) IS 'stop trusting a signing key';
 
 CREATE FUNCTION @extschema@.workload_sign_grant("grant" jsonb)
     RETURNS jsonb LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_sign_grant';
 COMMENT ON FUNCTION @extschema@.workload_sign_grant(jsonb) IS 'sign a grant under the current key';
 
 CREATE FUNCTION @extschema@.workload_verify_grant(signed jsonb)
     RETURNS boolean LANGUAGE C STABLE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_verify_grant';
 COMMENT ON FUNCTION @extschema@.workload_verify_grant(jsonb) IS 'whether a signed grant holds now: signature, key, revocation, status, validity';
 
 CREATE FUNCTION @extschema@.workload_revoke_grant(grant_id text)
     RETURNS void LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_revoke_grant';
 COMMENT ON FUNCTION @extschema@.workload_revoke_grant(text) IS 'revoke a grant by id';
 
 CREATE FUNCTION @extschema@.workload_add_tenant_member(role name, tenant_id text, application_id text)
     RETURNS void LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_add_tenant_member';
 COMMENT ON FUNCTION @extschema@.workload_add_tenant_member(name, text, text) IS 'let a role act in a tenant and application';
 
 CREATE FUNCTION @extschema@.workload_remove_tenant_member(role name, tenant_id text, application_id text)
     RETURNS void LANGUAGE C VOLATILE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
+    SET search_path = pg_catalog, pg_temp SET jit = off
     AS 'MODULE_PATHNAME', 'workload_remove_tenant_member';
 COMMENT ON FUNCTION @extschema@.workload_remove_tenant_member(name, text, text) IS 'stop a role acting in a tenant and application';
 
