@@ -49,6 +49,12 @@ for t in "$WL_ROOT"/test/t/[0-9][0-9][0-9]_*.sh; do
 	run_suite "$(basename "$t" .sh)" bash "$t"
 done
 
+# Faults: crash recovery, 32 concurrent workers, hostile input, failover to a
+# synchronous standby, upgrade paths (short forms; --long in
+# test/reliability/run.sh for the long ones).  Each starts its own clusters.
+export RL_NO_BUILD=1
+run_suite reliability bash "$WL_ROOT/test/reliability/run.sh"
+
 # The README's error table and function reference must match the installed extension.
 docs_check() {
 	psql -X -qAt -d postgres -c "CREATE DATABASE wl_docs_check" >/dev/null

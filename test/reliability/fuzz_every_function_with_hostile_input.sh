@@ -3,8 +3,8 @@
 # Usage: fuzz_every_function_with_hostile_input.sh [--long] [--iterations N] [--seed N]
 . "$(dirname "$0")/lib.sh"
 
-ITERATIONS=40000
-[ "$RL_LONG" = 1 ] && ITERATIONS=400000
+ITERATIONS=150000
+[ "$RL_LONG" = 1 ] && ITERATIONS=1500000
 SEED=${RL_SEED:-$(( $(date +%s) % 100000 ))}
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -55,6 +55,7 @@ nfun=$(awk -F'\t' '$1 == "FUNCTIONS" { print $2 }' "$OUT/fuzz.log")
 never=$(awk -F'\t' '$1 == "FUNC" && $3 == 0 { printf " %s", $2 }' "$OUT/fuzz.log")
 is "${never:-none}" none "each of the $nfun functions was called"
 note "functions that never succeeded (every call refused):$(awk -F'\t' '$1 == "FUNC" && $4 == 0 { printf " %s", $2 }' "$OUT/fuzz.log")"
+awk -F'\t' '$1 == "FUNC" { printf "#   %-45s %7d calls %6d ok  %s\n", $2, $3, $4, substr($5, 1, 110) }' "$OUT/fuzz.log"
 note "SQLSTATEs: $(awk -F'\t' '$1 == "STATE" { print $3, $2 }' "$OUT/fuzz.log" | sort -rn | awk '{ printf "%s=%s ", $2, $1 }')"
 
 rl_invariants db rl

@@ -11,6 +11,9 @@ WL_ROOT=$(cd "$RL_DIR/../.." && pwd)
 # RL_PG_BIN: the server to test (default the installed PostgreSQL 15; point it
 # at a relocated copy to test another build of the extension, e.g. under ASan)
 RL_PG_BIN=${RL_PG_BIN:-/usr/lib/postgresql/15/bin}
+# RL_PG_ENV: extra environment for the server processes, e.g.
+# "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libasan.so.8 ASAN_OPTIONS=..." (README.md)
+RL_PG_ENV=${RL_PG_ENV:-}
 RL_NAME=$(basename "$0" .sh)
 RL_LONG=0
 RL_N=0
@@ -116,7 +119,8 @@ rl_node_register() {
 
 rl_node_start() {
 	local name=$1 dir=${RL_NODE_DIR[$1]}
-	runuser -u postgres -- "$RL_PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" \
+	# shellcheck disable=SC2086
+	runuser -u postgres -- env $RL_PG_ENV "$RL_PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" \
 		-o "${RL_NODE_OPTS[$name]}" -t 120 -w start >/dev/null 2>&1 \
 		|| { tail -n 30 "$dir/server.log" | sed 's/^/#   /'; return 1; }
 }
@@ -165,9 +169,9 @@ rl_node_conninfo() {
 	echo "host=$RL_TMP/$1 port=${RL_NODE_PORT[$1]} user=postgres dbname=${2:-postgres}"
 }
 
-# rl_psql NAME DB SQL: one query, unaligned, no headers
+# rl_psql NAME DB SQL: one query, unaligned, no headers (at most 10 minutes)
 rl_psql() {
-	psql -X -qAt -v ON_ERROR_STOP=1 -h "$RL_TMP/$1" -p "${RL_NODE_PORT[$1]}" -U postgres -d "$2" -c "$3"
+	timeout 600 psql -X -qAt -v ON_ERROR_STOP=1 -h "$RL_TMP/$1" -p "${RL_NODE_PORT[$1]}" -U postgres -d "$2" -c "$3"
 }
 
 # rl_setup_db NAME DB: the extension, a signed grant in $RL_TMP/grant.json,
@@ -190,7 +194,7 @@ rl_invariants() {
 	out="$RL_TMP/invariants.$RL_N.out"
 	local args=()
 	for a in "$@"; do args+=(-v "$a"); done
-	psql -X -qAt -h "$RL_TMP/$node" -p "${RL_NODE_PORT[$node]}" -U postgres -d "$db" \
+	timeout 300 psql -X -qAt -h "$RL_TMP/$node" -p "${RL_NODE_PORT[$node]}" -U postgres -d "$db" \
 		"${args[@]}" -f "$RL_DIR/invariants.sql" >"$out" 2>&1
 	if ! grep -q '^ok - ' "$out" || grep -q 'ERROR' "$out"; then
 		not_ok "${RL_INV_LABEL:-invariants.sql runs}"; sed 's/^/#   /' "$out" | head -n 30; return 1

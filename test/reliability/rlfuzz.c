@@ -44,6 +44,9 @@ typedef struct Fn
 	char	   *argnames[MAX_ARGS];
 	long		calls;
 	long		oks;
+	char		fst[24][8];		/* SQLSTATEs this function answered, */
+	long		fstn[24];		/* and how often */
+	int			nfst;
 } Fn;
 
 typedef struct Fence
@@ -890,6 +893,18 @@ gen_arg(const Fn *f, int i, const Fence *fence)
 		if (strcmp(nm, "fencing_token") == 0)
 			return strdup(fence->token);
 	}
+	if (strcmp(nm, "kind") == 0 && pct(70))
+	{
+		static const char *const kinds[] = {
+			"event", "schedule", "human_approval", "timeout", "worker_failure",
+			"transient_connection", "command_failed", "EVENT", NULL
+		};
+		int			k = 0;
+
+		while (kinds[k])
+			k++;
+		return strdup(kinds[rr(k)]);
+	}
 	if (strcmp(nm, "tenant_id") == 0 && pct(60))
 		return strdup(pct(85) ? "t1" : "t2");
 	if (strcmp(nm, "application_id") == 0 && pct(60))
@@ -924,6 +939,22 @@ gen_arg(const Fn *f, int i, const Fence *fence)
 }
 
 /* ---- classification ---- */
+static void
+count_fn_state(Fn *f, const char *st)
+{
+	for (int i = 0; i < f->nfst; i++)
+		if (strcmp(f->fst[i], st) == 0)
+		{
+			f->fstn[i]++;
+			return;
+		}
+	if (f->nfst < 24)
+	{
+		snprintf(f->fst[f->nfst], 8, "%s", st);
+		f->fstn[f->nfst++] = 1;
+	}
+}
+
 static void
 count_state(const char *st)
 {
@@ -1017,6 +1048,7 @@ one_call(long iter)
 		f->oks++;
 		n_ok++;
 		count_state("00000");
+		count_fn_state(f, "00000");
 	}
 	else if (PQstatus(c) != CONNECTION_OK || PQresultErrorField(r, PG_DIAG_SQLSTATE) == NULL)
 	{
@@ -1025,6 +1057,7 @@ one_call(long iter)
 		describe_call(&d, sql.s, n, vals);
 		n_crash++;
 		count_state("CRASH");
+		count_fn_state(f, "CRASH");
 		fprintf(out, "CRASH\t%ld\t%s\t%s\t%s\n", iter, f->name,
 				PQerrorMessage(c), d.s);
 		fflush(out);
@@ -1041,6 +1074,7 @@ one_call(long iter)
 		const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
 
 		count_state(st);
+		count_fn_state(f, st);
 		if (!allowed(st, msg ? msg : ""))
 		{
 			Buf			d = {0};
@@ -1103,7 +1137,12 @@ main(int argc, char **argv)
 	for (int i = 0; i < n_st; i++)
 		fprintf(out, "STATE\t%s\t%ld\n", st_name[i], st_count[i]);
 	for (int i = 0; i < nfns; i++)
-		fprintf(out, "FUNC\t%s.%s\t%ld\t%ld\n", fns[i].schema, fns[i].name, fns[i].calls, fns[i].oks);
+	{
+		fprintf(out, "FUNC\t%s.%s\t%ld\t%ld\t", fns[i].schema, fns[i].name, fns[i].calls, fns[i].oks);
+		for (int k = 0; k < fns[i].nfst; k++)
+			fprintf(out, "%s%s=%ld", k ? " " : "", fns[i].fst[k], fns[i].fstn[k]);
+		fprintf(out, "\n");
+	}
 	fclose(out);
 	PQfinish(su);
 	PQfinish(role);
