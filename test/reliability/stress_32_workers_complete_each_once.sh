@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Concurrency stress: 32 worker sessions claim and complete a fixed number of workloads of one tenant and application, some of them stalling past their lease; every workload completes exactly once, every stalled worker's late completion is refused, no claim ever waits on a lock, and each workload's fencing token only rises (SPEC 4 "Claiming and running"; issue "Concurrency stress").
+# Concurrency stress: 32 worker sessions claim and complete a fixed number of workloads of one tenant and application, some of them stalling past their lease; every workload completes exactly once, every stalled worker's late completion is refused, no claim ever waits on a row or transaction lock, and each workload's fencing token only rises (SPEC 4 "Claiming and running"; issue "Concurrency stress").
 # Usage: stress_32_workers_complete_each_once.sh [--long] [--workloads N] [--workers N] [--seed N]
 . "$(dirname "$0")/lib.sh"
 
@@ -76,11 +76,17 @@ is "$(cat "$OUT"/w*.log | awk -F'\t' '$1 == "REFUSED"' | wc -l)" "$stalls" "no o
 is "$(rl_summary "$OUT" errors)" 0 "no claim failed"
 is "$(rl_summary "$OUT" lost)" 0 "no session lost its connection"
 
-# no claim waited on a lock held by another session (any wait over 10 ms is
-# logged with its statement by log_lock_waits)
-awk '/still waiting for/ { w = 1; next } w && /STATEMENT:/ { print; w = 0 }' "$RL_TMP/db/server.log" >"$RL_TMP/waits"
-is "$(grep -c 'workload_claim' "$RL_TMP/waits")" 0 "no claim waited on a lock (log_lock_waits, deadlock_timeout 10 ms)"
-note "lock waits over 10 ms by any statement: $(wc -l <"$RL_TMP/waits")$(sed -E 's/.*STATEMENT: +//' "$RL_TMP/waits" | cut -c1-60 | sort | uniq -c | sed 's/^/; /' | tr -d '\n')"
+# no claim waited on a row or a transaction another session holds (any wait
+# over 10 ms is logged with its statement by log_lock_waits).  Waits for the
+# relation extension lock are not row contention: they are sessions queueing
+# to grow a table's file, which a shared, slow machine makes longer; they are
+# counted, not asserted.
+awk '/still waiting for/ { w = 1; ext = /on extension of relation/; next }
+     w && /STATEMENT:/ { print (ext ? "extension" : "row") "\t" $0; w = 0 }' "$RL_TMP/db/server.log" >"$RL_TMP/waits"
+is "$(grep -c '^row.*workload_claim' "$RL_TMP/waits")" 0 \
+	"no claim waited on a row or transaction lock (log_lock_waits, deadlock_timeout 10 ms)"
+note "row and transaction lock waits over 10 ms by any statement: $(grep -c '^row' "$RL_TMP/waits")$(grep '^row' "$RL_TMP/waits" | sed -E 's/.*STATEMENT: +//' | cut -c1-60 | sort | uniq -c | sed 's/^/; /' | tr -d '\n')"
+note "relation extension lock waits over 10 ms (not asserted): $(grep -c '^extension' "$RL_TMP/waits")"
 is "$(grep -c 'deadlock detected' "$RL_TMP/db/server.log")" 0 "no deadlock"
 
 multi=$(rl_psql db rl "SELECT count(*) FROM workload.workloads WHERE attempt_count > 1")
