@@ -349,9 +349,14 @@ refresh_pools(void)
 			 "SELECT (rl.spec('fz-spec-%ld-%ld') || jsonb_build_object('authorization_snapshot', "
 			 "rl.grant('fz-grant-%ld')))::text", refreshes, (long) rr(1000), refreshes);
 	pool_spec = one(sql);
-	fill(pool_ids, &n_ids, "SELECT workload_id FROM workload.workloads ORDER BY random() LIMIT 32");
-	fill(pool_results, &n_results, "SELECT result_id FROM workload.results ORDER BY random() LIMIT 16");
-	fill(pool_keys, &n_keys, "SELECT key_id FROM workload.signing_keys ORDER BY random() LIMIT 8");
+	/* samples from a random point of each primary key: cheap however large the store grows */
+	fill(pool_ids, &n_ids, "SELECT workload_id FROM workload.workloads "
+		 "WHERE workload_id >= 'workload_' || md5(random()::text) ORDER BY workload_id LIMIT 32");
+	fill(pool_results, &n_results, "SELECT result_id FROM workload.results "
+		 "WHERE result_id >= 'r' || md5(random()::text) ORDER BY result_id LIMIT 16");
+	fill(pool_keys, &n_keys, "(SELECT key_id FROM workload.signing_keys "
+		 "WHERE key_id >= 'key_' || md5(random()::text) ORDER BY key_id LIMIT 4) "
+		 "UNION ALL (SELECT key_id FROM workload.signing_keys ORDER BY key_id LIMIT 4)");
 	for (int i = 0; i < n_fences; i++)
 	{
 		free(pool_fences[i].workload_id);
@@ -361,7 +366,8 @@ refresh_pools(void)
 	}
 	n_fences = 0;
 	r = q("SELECT workload_id, claim_id, worker_id, fencing_token FROM workload.workloads "
-		  "WHERE claim_id IS NOT NULL ORDER BY random() LIMIT 32");
+		  "WHERE claim_id IS NOT NULL AND workload_id >= 'workload_' || md5(random()::text) "
+		  "ORDER BY workload_id LIMIT 32");
 	if (PQresultStatus(r) == PGRES_TUPLES_OK)
 		for (int i = 0; i < PQntuples(r) && n_fences < POOL; i++)
 		{
