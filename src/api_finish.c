@@ -86,25 +86,81 @@ typedef struct WlCompletion
 } WlCompletion;
 
 /*
+ * complete_decide is the verdict on one completion of a locked row, given
+ * what the result id already names (stored: the result's workload in owner
+ * and its provenance in prov).  Returns the refusal with *detail, or
+ * WL_E_COUNT: then *replay says whether the stored result is the answer (the
+ * same result_id again from the same claim) or the completion is to be
+ * written.  The same result_id from another claim is WL_E_STALE_FENCE; a
+ * result_id of another workload is WL_E_RESULT_DUPLICATE.  Cancellation
+ * wins: a workload in CANCELLATION_REQUESTED refuses with
+ * WL_E_TRANSITION_DENIED.
+ */
+static WlErr
+complete_decide(const WlRow *row, const WlCompletion *c, bool stored, const char *owner,
+				const WlFence *prov, char **detail, bool *replay)
+{
+	WlErr		err;
+
+	*replay = false;
+	if (stored)
+	{
+		if (strcmp(owner, row->workload_id) != 0)
+		{
+			*detail = psprintf("Result \"%s\" belongs to another workload.", c->result_id);
+			return WL_E_RESULT_DUPLICATE;
+		}
+		if (!same_fence(prov, &c->fence))
+		{
+			*detail = psprintf("Result \"%s\" was stored by another claim.", c->result_id);
+			return WL_E_STALE_FENCE;
+		}
+		*replay = true;
+		return WL_E_COUNT;
+	}
+	if ((err = wl_fence_verdict(row, &c->fence, detail)) != WL_E_COUNT)
+		return err;
+	if (!wl_state_allowed(row->state, WL_SUCCEEDED))
+	{
+		*detail = psprintf("Workload \"%s\" cannot move from %s to SUCCEEDED.",
+						   row->workload_id, wl_state_name(row->state));
+		return WL_E_TRANSITION_DENIED;
+	}
+	return wl_payload_verdict(c->output, "output", WL_MAX_PAYLOAD_BYTES, detail);
+}
+
+/* complete_evidence: the completion event's evidence (before the claim is released). */
+static Jsonb *
+complete_evidence(const WlRow *row, const WlCompletion *c)
+{
+	WlJson		b;
+
+	wl_json_begin(&b);
+	wl_json_int(&b, "fencing_token", row->fencing_token);
+	wl_json_int(&b, "attempt", row->attempt_count);
+	wl_json_str(&b, "result_id", c->result_id);
+	return wl_json_end(&b);
+}
+
+/*
  * complete_one decides and applies one completion without raising for a
  * refusal: returns WL_E_COUNT and the result in *doc, or the refusal and
- * *detail.  An output that does not meet the workload's completion criteria
- * is not a refusal: the attempt fails for good (wl_orch_criteria_fail),
- * *unmet is set and *doc says why.  The same result_id again from the same claim returns the stored
- * result; from another claim it is WL_E_STALE_FENCE; a result_id of another
- * workload is WL_E_RESULT_DUPLICATE.  Cancellation wins: a workload in
- * CANCELLATION_REQUESTED refuses with WL_E_TRANSITION_DENIED.  Takes the row
- * lock; on a refusal nothing has been written.
+ * *detail (see complete_decide).  An output that does not meet the
+ * workload's completion criteria is not a refusal: the attempt fails for
+ * good (wl_orch_criteria_fail), *unmet is set and *doc says why.  Takes the
+ * row lock; on a refusal nothing has been written.
  */
 static WlErr
 complete_one(const WlCompletion *c, Jsonb **doc, char **detail, bool *unmet)
 {
 	WlRow		row;
 	WlFence		prov;
-	char	   *owner;
+	char	   *owner = NULL;
 	WlErr		err;
-	WlJson		b;
+	Jsonb	   *evidence;
 	char	   *reason;
+	bool		stored;
+	bool		replay;
 
 	*unmet = false;
 	if (!wl_store_lock(c->fence.workload_id, &row))
@@ -112,29 +168,9 @@ complete_one(const WlCompletion *c, Jsonb **doc, char **detail, bool *unmet)
 		*detail = psprintf("No workload \"%s\".", c->fence.workload_id);
 		return WL_E_NOT_FOUND;
 	}
-	if (wl_store_result_find(c->result_id, &owner, &prov, doc))
-	{
-		if (strcmp(owner, row.workload_id) != 0)
-		{
-			*detail = psprintf("Result \"%s\" belongs to another workload.", c->result_id);
-			return WL_E_RESULT_DUPLICATE;
-		}
-		if (!same_fence(&prov, &c->fence))
-		{
-			*detail = psprintf("Result \"%s\" was stored by another claim.", c->result_id);
-			return WL_E_STALE_FENCE;
-		}
-		return WL_E_COUNT;
-	}
-	if ((err = wl_fence_verdict(&row, &c->fence, detail)) != WL_E_COUNT)
-		return err;
-	if (!wl_state_allowed(row.state, WL_SUCCEEDED))
-	{
-		*detail = psprintf("Workload \"%s\" cannot move from %s to SUCCEEDED.",
-						   row.workload_id, wl_state_name(row.state));
-		return WL_E_TRANSITION_DENIED;
-	}
-	if ((err = wl_payload_verdict(c->output, "output", WL_MAX_PAYLOAD_BYTES, detail)) != WL_E_COUNT)
+	stored = wl_store_result_find(c->result_id, &owner, &prov, doc);
+	if ((err = complete_decide(&row, c, stored, owner, &prov, detail, &replay)) != WL_E_COUNT ||
+		replay)
 		return err;
 	if (row.has_criteria &&
 		(reason = wl_orch_criteria_unmet(row.workload_id, c->output)) != NULL)
@@ -144,12 +180,9 @@ complete_one(const WlCompletion *c, Jsonb **doc, char **detail, bool *unmet)
 		return WL_E_COUNT;
 	}
 
-	wl_json_begin(&b);
-	wl_json_int(&b, "fencing_token", row.fencing_token);
-	wl_json_int(&b, "attempt", row.attempt_count);
-	wl_json_str(&b, "result_id", c->result_id);
+	evidence = complete_evidence(&row, c);
 	wl_fence_release(&row);
-	wl_store_transition(&row, WL_SUCCEEDED, c->fence.worker_id, wl_json_end(&b));
+	wl_store_transition(&row, WL_SUCCEEDED, c->fence.worker_id, evidence);
 	wl_store_attempt_close(&row, "SUCCEEDED", NULL, NULL);
 	*doc = wl_store_result_put(&row, &c->fence, c->result_id, c->output,
 							   c->artifacts, c->schema_version);
@@ -267,6 +300,162 @@ item_cmp(const void *a, const void *b)
 	return strcmp(x->c.fence.workload_id, y->c.fence.workload_id);
 }
 
+/* by_result orders item pointers by result_id, to find a result id named twice */
+static int
+by_result(const void *a, const void *b)
+{
+	return strcmp((*(WlBatchItem *const *) a)->c.result_id,
+				  (*(WlBatchItem *const *) b)->c.result_id);
+}
+
+/*
+ * batch_is_plain: whether the items that parsed name each workload and each
+ * result id once (items are sorted by workload_id).  Only then are they
+ * decided together; otherwise one after another, where the second naming
+ * sees what the first wrote.
+ */
+static bool
+batch_is_plain(WlBatchItem *batch, int n)
+{
+	WlBatchItem **v = palloc(sizeof(WlBatchItem *) * (n + 1));
+	int			m = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (batch[i].err != WL_E_COUNT)
+			continue;
+		if (m > 0 && strcmp(v[m - 1]->c.fence.workload_id, batch[i].c.fence.workload_id) == 0)
+			return false;
+		v[m++] = &batch[i];
+	}
+	qsort(v, m, sizeof(WlBatchItem *), by_result);
+	for (int i = 1; i < m; i++)
+	{
+		if (strcmp(v[i - 1]->c.result_id, v[i]->c.result_id) == 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * complete_together decides and writes the items of a plain batch (see
+ * batch_is_plain) with a fixed number of statements, whatever its size: lock
+ * every row, look up every result id, decide each item in C with the verdicts
+ * complete_one uses, then write the completions together (rows and events,
+ * attempts, results).  An item whose workload has completion criteria is
+ * left to complete_one, after the others.  docs[i] and unmet[i] answer item i.
+ */
+static void
+complete_together(WlBatchItem *batch, int n, const char *worker_id, Jsonb **docs, bool *unmet)
+{
+	int		   *ix = palloc(sizeof(int) * (n + 1));
+	char	  **ids = palloc(sizeof(char *) * (n + 1));
+	char	  **rids = palloc(sizeof(char *) * (n + 1));
+	WlRow	   *rows;
+	bool	   *found;
+	bool	   *stored;
+	char	  **owners;
+	WlFence    *provs;
+	Jsonb	  **stored_docs;
+	WlRow	  **g;
+	Jsonb	  **evidence;
+	int		   *gi;
+	char	  **g_claims;
+	int64	   *g_tokens;
+	char	  **g_rids;
+	Jsonb	  **g_outputs;
+	ArrayType **g_artifacts;
+	int		   *g_versions;
+	Jsonb	  **g_docs;
+	bool	   *later;
+	int			m = 0;
+	int			k = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (batch[i].err != WL_E_COUNT)
+			continue;
+		ix[m] = i;
+		ids[m] = batch[i].c.fence.workload_id;
+		rids[m] = batch[i].c.result_id;
+		m++;
+	}
+	if (m == 0)
+		return;
+	rows = palloc0(sizeof(WlRow) * m);
+	found = palloc(sizeof(bool) * m);
+	stored = palloc(sizeof(bool) * m);
+	owners = palloc0(sizeof(char *) * m);
+	provs = palloc0(sizeof(WlFence) * m);
+	stored_docs = palloc0(sizeof(Jsonb *) * m);
+	later = palloc0(sizeof(bool) * m);
+	g = palloc(sizeof(WlRow *) * m);
+	evidence = palloc(sizeof(Jsonb *) * m);
+	gi = palloc(sizeof(int) * m);
+	g_claims = palloc(sizeof(char *) * m);
+	g_tokens = palloc(sizeof(int64) * m);
+	g_rids = palloc(sizeof(char *) * m);
+	g_outputs = palloc(sizeof(Jsonb *) * m);
+	g_artifacts = palloc(sizeof(ArrayType *) * m);
+	g_versions = palloc(sizeof(int) * m);
+	g_docs = palloc(sizeof(Jsonb *) * m);
+
+	wl_store_lock_many(ids, m, rows, found);
+	wl_store_result_find_many(rids, m, stored, owners, provs, stored_docs);
+	for (int j = 0; j < m; j++)
+	{
+		WlBatchItem *b = &batch[ix[j]];
+		bool		replay;
+
+		if (!found[j])
+		{
+			b->detail = psprintf("No workload \"%s\".", ids[j]);
+			b->err = WL_E_NOT_FOUND;
+			continue;
+		}
+		b->err = complete_decide(&rows[j], &b->c, stored[j], owners[j], &provs[j],
+								 &b->detail, &replay);
+		if (b->err != WL_E_COUNT)
+			continue;
+		if (replay)
+			docs[ix[j]] = stored_docs[j];
+		else if (rows[j].has_criteria)
+			later[j] = true;
+		else
+		{
+			evidence[k] = complete_evidence(&rows[j], &b->c);
+			g_claims[k] = b->c.fence.claim_id;
+			g_tokens[k] = b->c.fence.fencing_token;
+			g_rids[k] = b->c.result_id;
+			g_outputs[k] = b->c.output;
+			g_artifacts[k] = b->c.artifacts;
+			g_versions[k] = b->c.schema_version;
+			wl_fence_release(&rows[j]);
+			g[k] = &rows[j];
+			gi[k] = ix[j];
+			k++;
+		}
+	}
+	if (k > 0)
+	{
+		wl_store_transition_many(g, k, WL_SUCCEEDED, worker_id, evidence);
+		wl_store_attempt_close_many(g, k, "SUCCEEDED");
+		if (wl_store_result_put_many(g, k, worker_id, g_claims, g_tokens, g_rids, g_outputs,
+									 g_artifacts, g_versions, g_docs) != k)
+			wl_refuse(WL_E_RESULT_DUPLICATE,
+					  errdetail("A result id of this batch was just stored for another workload."));
+		for (int i = 0; i < k; i++)
+			docs[gi[i]] = g_docs[i];
+	}
+	for (int j = 0; j < m; j++)
+	{
+		WlBatchItem *b = &batch[ix[j]];
+
+		if (later[j])
+			b->err = complete_one(&b->c, &docs[ix[j]], &b->detail, &unmet[ix[j]]);
+	}
+}
+
 /*
  * workload_complete_many(worker_id, items jsonb) -> TABLE(workload_id,
  * outcome, code, result): completes every item in this one transaction.
@@ -289,6 +478,9 @@ workload_complete_many(PG_FUNCTION_ARGS)
 	JsonbValue	v;
 	JsonbIteratorToken tok;
 	int			k = 0;
+	Jsonb	  **docs;
+	bool	   *unmet;
+	bool		plain;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		wl_refuse(WL_E_INVALID, errdetail("worker_id and items must not be NULL."));
@@ -311,22 +503,26 @@ workload_complete_many(PG_FUNCTION_ARGS)
 	}
 	qsort(batch, n, sizeof(WlBatchItem), item_cmp);
 
+	docs = palloc0(sizeof(Jsonb *) * (n + 1));
+	unmet = palloc0(sizeof(bool) * (n + 1));
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
+	plain = batch_is_plain(batch, n);
+	if (plain)
+		complete_together(batch, n, worker_id, docs, unmet);
 	for (int i = 0; i < n; i++)
 	{
 		WlBatchItem *b = &batch[i];
-		Jsonb	   *doc = NULL;
+		Jsonb	   *doc = docs[i];
 		Datum		values[4];
 		bool		nulls[4] = {false, false, false, false};
-		bool		unmet = false;
 
-		if (b->err == WL_E_COUNT)
-			b->err = complete_one(&b->c, &doc, &b->detail, &unmet);
+		if (!plain && b->err == WL_E_COUNT)
+			b->err = complete_one(&b->c, &doc, &b->detail, &unmet[i]);
 		values[0] = b->c.fence.workload_id ? CStringGetTextDatum(b->c.fence.workload_id) : (Datum) 0;
 		nulls[0] = b->c.fence.workload_id == NULL;
 		values[1] = CStringGetTextDatum(b->err != WL_E_COUNT ? "refused" :
-										unmet ? "completion_criteria_unmet" : "succeeded");
+										unmet[i] ? "completion_criteria_unmet" : "succeeded");
 		values[2] = b->err == WL_E_COUNT ? (Datum) 0 : CStringGetTextDatum(wl_errors[b->err].token);
 		nulls[2] = b->err == WL_E_COUNT;
 		values[3] = b->err == WL_E_COUNT ? JsonbPGetDatum(doc) : (Datum) 0;

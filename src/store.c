@@ -26,6 +26,8 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/plancache.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -137,6 +139,14 @@ wl_store_state_oid(WlState s)
 	return state_oids[s];
 }
 
+/* wl_store_state_type: the OID of the workload_state type. */
+Oid
+wl_store_state_type(void)
+{
+	ensure_cache();
+	return state_type;
+}
+
 Datum
 wl_store_state_datum(WlState s)
 {
@@ -156,6 +166,33 @@ wl_store_state_from_oid(Oid oid)
 	return WL_CREATED;			/* keep compiler quiet */
 }
 
+/*
+ * build_by_keys makes the generic plan of a statement now, with the planner
+ * told to reach rows through indexes and nested loops.  Every statement
+ * here names the rows it touches by key (or by one of the partial indexes),
+ * but a plan made while the tables are small would scan and hash them, and
+ * a generic plan lives as long as the backend: a worker that connected to an
+ * empty store would go on scanning it as it grows.  The plan is made again
+ * the same way whenever it has been invalidated (see wl_store_run).
+ */
+static void
+build_by_keys(SPIPlanPtr plan)
+{
+	int			nest = NewGUCNestLevel();
+	CachedPlan *cp;
+
+	(void) set_config_option("enable_seqscan", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("enable_hashjoin", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("enable_mergejoin", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	cp = SPI_plan_get_cached_plan(plan);
+	if (cp)
+		ReleaseCachedPlan(cp, CurrentResourceOwner);
+	AtEOXact_GUC(true, nest);
+}
+
 static SPIPlanPtr
 get_plan(WlPlanId id)
 {
@@ -167,7 +204,8 @@ get_plan(WlPlanId id)
 		SPIPlanPtr	plan;
 
 		for (int i = 0; i < def->nargs; i++)
-			types[i] = def->types[i] == ST ? state_type : def->types[i];
+			types[i] = def->types[i] == ST ? state_type :
+				def->types[i] == STA ? get_array_type(state_type) : def->types[i];
 		/*
 		 * Always the generic plan: a custom plan would be re-planned on every
 		 * call, which for the claim statement costs more than running it.
@@ -178,8 +216,11 @@ get_plan(WlPlanId id)
 				 SPI_result_code_string(SPI_result));
 		if (SPI_keepplan(plan) != 0)
 			elog(ERROR, "could not keep workload statement %d", (int) id);
+		build_by_keys(plan);
 		plans[id] = plan;
 	}
+	else if (!SPI_plan_is_valid(plans[id]))
+		build_by_keys(plans[id]);
 	return plans[id];
 }
 

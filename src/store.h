@@ -57,7 +57,9 @@ typedef struct WlRow
 typedef enum WlPlanId
 {
 	P_LOCK,
+	P_LOCK_MANY,
 	P_SAVE,
+	P_SAVE_MANY,
 	P_EVENT,
 	P_IDEM,
 	P_SPEC_PUT,
@@ -73,12 +75,16 @@ typedef enum WlPlanId
 	P_DEPS_UNMET,
 	P_ATTEMPT_START,
 	P_ATTEMPT_CLOSE,
+	P_ATTEMPT_CLOSE_MANY,
 	P_RESULT_GET,
+	P_RESULT_GET_MANY,
 	P_RESULT_PUT,
+	P_RESULT_PUT_MANY,
 	P_CHECKPOINT_PUT,
 	P_POLICY,
 	P_CONTEXT,
 	P_EXPIRED,
+	P_DEPENDED_ON,
 	P_DEPENDENTS,
 	P_PURGE,
 	P_KEY_CURRENT,
@@ -113,6 +119,7 @@ typedef enum WlPlanId
 extern void wl_store_init(void);
 extern Oid	wl_store_api_schema(void);
 extern Oid	wl_store_state_oid(WlState s);
+extern Oid	wl_store_state_type(void);
 extern WlState wl_store_state_from_oid(Oid oid);
 extern Datum wl_store_state_datum(WlState s);
 extern SPITupleTable *wl_store_run(WlPlanId id, Datum *values, const char *nulls,
@@ -134,9 +141,12 @@ typedef struct WlPolicy
 
 /* store_ops.c */
 extern bool wl_store_lock(const char *workload_id, WlRow *row);
+extern void wl_store_lock_many(char **ids, int n, WlRow *rows, bool *found);
 extern void wl_store_save(WlRow *row);
 extern void wl_store_transition(WlRow *row, WlState to, const char *actor,
 								Jsonb *evidence);
+extern void wl_store_transition_many(WlRow **rows, int n, WlState to, const char *actor,
+									 Jsonb **evidence);
 extern void wl_store_event(WlRow *row, WlState from, bool has_from, WlState to,
 						   const char *actor, Jsonb *evidence);
 
@@ -159,5 +169,13 @@ extern Jsonb *wl_store_checkpoint_put(const WlRow *row, Jsonb *state,
 									  const char *state_hash, const char *key_id,
 									  const char *tag);
 extern void wl_store_wait_close(const WlRow *row, const char *outcome);
+extern void wl_store_attempt_close_many(WlRow **rows, int n, const char *outcome);
+extern void wl_store_result_find_many(char **result_ids, int n, bool *found,
+									  char **workload_ids, struct WlFence *provs,
+									  Jsonb **docs);
+extern int	wl_store_result_put_many(WlRow **rows, int n, const char *worker_id,
+									 char **claim_ids, int64 *tokens, char **result_ids,
+									 Jsonb **outputs, ArrayType **artifacts,
+									 int *schema_versions, Jsonb **docs);
 
 #endif

@@ -64,6 +64,14 @@
 #define FROM_DOC \
 	" FROM workload.workloads w JOIN workload.specs s ON s.workload_id = w.workload_id "
 
+/* The columns of a locked row, as wl_store_lock reads them into a WlRow. */
+#define ROW_COLUMNS \
+	"w.tenant_id, w.application_id, w.state::text, w.attempt_count, w.retry_count, " \
+	"  w.fencing_token, w.checkpoint_sequence, w.claim_id, w.worker_id, w.lease_expires_at, " \
+	"  w.next_attempt_at, w.state_entered_at, w.created_at, w.last_heartbeat_at, " \
+	"  w.capability_snapshot, w.queue_ms, w.claim_ms, w.execution_ms, w.heartbeat_ms, " \
+	"  w.overall_ms, w.deadline_at, w.wait_count, w.has_criteria "
+
 /*
  * The claim: lock the candidates, then in one statement bump token and
  * attempt, open the attempt and append the claimed event (and, with start
@@ -100,13 +108,15 @@
 
 const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_LOCK] = {
-		"SELECT w.tenant_id, w.application_id, w.state::text, w.attempt_count, w.retry_count, "
-		"  w.fencing_token, w.checkpoint_sequence, w.claim_id, w.worker_id, w.lease_expires_at, "
-		"  w.next_attempt_at, w.state_entered_at, w.created_at, w.last_heartbeat_at, "
-		"  w.capability_snapshot, w.queue_ms, w.claim_ms, w.execution_ms, w.heartbeat_ms, "
-		"  w.overall_ms, w.deadline_at, w.wait_count, w.has_criteria "
+		"SELECT " ROW_COLUMNS
 		"FROM workload.workloads w WHERE w.workload_id = $1 FOR NO KEY UPDATE",
 	1, {TEXTOID}},
+	/* a batch's rows, locked in workload_id order (byte order, as the C sorts them) */
+	[P_LOCK_MANY] = {
+		"SELECT " ROW_COLUMNS ", w.workload_id "
+		"FROM workload.workloads w WHERE w.workload_id = ANY($1) "
+		"ORDER BY w.workload_id COLLATE \"C\" FOR NO KEY UPDATE",
+	1, {TEXTARRAYOID}},
 	[P_SAVE] = {
 		"UPDATE workload.workloads SET state = $2, updated_at = $3, state_entered_at = $4, "
 		"  next_attempt_at = $5, attempt_count = $6, retry_count = $7, fencing_token = $8, "
@@ -124,6 +134,39 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  from_state, to_state, actor, at, db_role, evidence) "
 		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
 	10, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, ST, ST, TEXTOID, TIMESTAMPTZOID, NAMEOID, JSONBOID}},
+	/*
+	 * P_SAVE and P_EVENT for n locked rows moving to one state, in one
+	 * statement: the same columns as arrays, one element per row; events
+	 * in array order.  $20.. are the event's: from states, to state, event
+	 * type, actor, db role, evidence.
+	 */
+	[P_SAVE_MANY] = {
+		"WITH x AS (SELECT * FROM unnest($1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+		"  $14, $15, $16, $17, $18, $19, $20, $25) WITH ORDINALITY "
+		"  AS x(workload_id, state, state_entered_at, next_attempt_at, attempt_count, "
+		"    retry_count, fencing_token, checkpoint_sequence, claim_id, worker_id, "
+		"    lease_expires_at, last_heartbeat_at, failure_changed, last_failure, "
+		"    progress_changed, progress, deadline_at, wait_count, from_state, evidence, n)), "
+		"upd AS (UPDATE workload.workloads w SET state = x.state, updated_at = $3, "
+		"  state_entered_at = x.state_entered_at, next_attempt_at = x.next_attempt_at, "
+		"  attempt_count = x.attempt_count, retry_count = x.retry_count, "
+		"  fencing_token = x.fencing_token, checkpoint_sequence = x.checkpoint_sequence, "
+		"  claim_id = x.claim_id, worker_id = x.worker_id, lease_expires_at = x.lease_expires_at, "
+		"  last_heartbeat_at = x.last_heartbeat_at, "
+		"  last_failure = CASE WHEN x.failure_changed THEN x.last_failure ELSE w.last_failure END, "
+		"  progress = CASE WHEN x.progress_changed THEN x.progress ELSE w.progress END, "
+		"  deadline_at = x.deadline_at, wait_count = x.wait_count "
+		"  FROM x WHERE w.workload_id = x.workload_id "
+		"  RETURNING w.workload_id, w.tenant_id, w.application_id), "
+		"ev AS (INSERT INTO workload.events (workload_id, tenant_id, application_id, event_type, "
+		"  from_state, to_state, actor, at, db_role, evidence) "
+		"  SELECT x.workload_id, u.tenant_id, u.application_id, $22, x.from_state, $21, $23, $3, "
+		"    $24, x.evidence FROM x JOIN upd u ON u.workload_id = x.workload_id ORDER BY x.n) "
+		"SELECT count(*) FROM upd",
+	25, {TEXTARRAYOID, STA, TIMESTAMPTZOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, INT4ARRAYOID,
+		INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TIMESTAMPTZARRAYOID,
+		TIMESTAMPTZARRAYOID, BOOLARRAYOID, JSONBARRAYOID, BOOLARRAYOID, JSONBARRAYOID,
+	TIMESTAMPTZARRAYOID, INT4ARRAYOID, STA, ST, TEXTOID, TEXTOID, NAMEOID, JSONBARRAYOID}},
 	[P_IDEM] = {
 		"SELECT s.workload_id, s.input_hash, s.definition_revision FROM workload.specs s "
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.idempotency_key = $3",
@@ -189,13 +232,18 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"SELECT e.sequence, e.event_type, e.from_state, e.to_state, e.actor, e.at, e.evidence "
 		"FROM workload.events e WHERE e.workload_id = $1 ORDER BY e.sequence",
 	1, {TEXTOID}},
+	/*
+	 * Unmet dependencies are looked up per candidate that has any, as a
+	 * scalar subquery: NOT EXISTS would let the planner hash the whole
+	 * dependencies table once per claim.
+	 */
 	[P_CLAIM_MANY] = {
 		"WITH picked AS (SELECT c.workload_id FROM workload.workloads c "
 		"  WHERE c.tenant_id = $1 AND c.application_id = $2 AND c.claimable "
 		"    AND c.next_attempt_at <= $3 AND c.capability_snapshot <@ $4 "
-		"    AND (NOT c.has_dependencies OR NOT EXISTS (SELECT 1 FROM workload.dependencies d "
+		"    AND (NOT c.has_dependencies OR (SELECT 1 FROM workload.dependencies d "
 		"      JOIN workload.workloads p ON p.workload_id = d.depends_on "
-		"      WHERE d.workload_id = c.workload_id AND p.state <> d.required_state)) "
+		"      WHERE d.workload_id = c.workload_id AND p.state <> d.required_state LIMIT 1) IS NULL) "
 		"  ORDER BY c.priority DESC, c.created_at, c.seq LIMIT $5 "
 		"  FOR NO KEY UPDATE OF c SKIP LOCKED)" CLAIM_UPDATE,
 	CLAIM_ARGS},
@@ -215,6 +263,30 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"UPDATE workload.attempts SET finished_at = $3, outcome = $4, failure_kind = $5, error = $6 "
 		"WHERE workload_id = $1 AND attempt_number = $2 AND finished_at IS NULL",
 	6, {TEXTOID, INT4OID, TIMESTAMPTZOID, TEXTOID, TEXTOID, TEXTOID}},
+	/* P_ATTEMPT_CLOSE for the current attempts of n workloads, one outcome */
+	[P_ATTEMPT_CLOSE_MANY] = {
+		"UPDATE workload.attempts a SET finished_at = $3, outcome = $4, failure_kind = NULL, "
+		"  error = NULL FROM unnest($1, $2) x(workload_id, attempt_number) "
+		"WHERE a.workload_id = x.workload_id AND a.attempt_number = x.attempt_number "
+		"  AND a.finished_at IS NULL",
+	4, {TEXTARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, TEXTOID}},
+	[P_RESULT_GET_MANY] = {
+		"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC
+		", r.result_id FROM workload.results r WHERE r.result_id = ANY($1)",
+	1, {TEXTARRAYOID}},
+	/* P_RESULT_PUT for n results of one worker; artifacts come as json arrays of strings */
+	[P_RESULT_PUT_MANY] = {
+		"INSERT INTO workload.results AS r (result_id, workload_id, output, output_hash, artifacts, "
+		"  schema_version, claim_id, worker_id, fencing_token, attempt_number, created_at) "
+		"SELECT x.result_id, x.workload_id, x.output, x.output_hash, "
+		"  ARRAY(SELECT json_array_elements_text(x.artifacts)), x.schema_version, x.claim_id, "
+		"  $10, x.fencing_token, x.attempt_number, $11 "
+		"FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9) "
+		"  x(result_id, workload_id, output, output_hash, artifacts, schema_version, claim_id, "
+		"    fencing_token, attempt_number) "
+		"ON CONFLICT DO NOTHING RETURNING r.workload_id, " RESULT_DOC,
+	11, {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, JSONARRAYOID, INT4ARRAYOID,
+	TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTOID, TIMESTAMPTZOID}},
 	[P_RESULT_GET] = {
 		"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC
 		" FROM workload.results r WHERE r.result_id = $1",
@@ -246,6 +318,11 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WHERE w.claim_id IS NOT NULL AND w.lease_expires_at <= $1 "
 		"ORDER BY w.lease_expires_at, w.workload_id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
 	2, {TIMESTAMPTZOID, INT4OID}},
+	/* which of these workloads have a dependent that waits for another final state */
+	[P_DEPENDED_ON] = {
+		"SELECT DISTINCT d.depends_on FROM workload.dependencies d "
+		"WHERE d.depends_on = ANY($1) AND d.required_state <> $2",
+	2, {TEXTARRAYOID, ST}},
 	[P_DEPENDENTS] = {
 		"SELECT d.workload_id FROM workload.dependencies d "
 		"WHERE d.depends_on = $1 AND d.required_state <> $2 ORDER BY d.workload_id",

@@ -8,6 +8,7 @@
 #include "store.h"
 
 #define ST ((Oid) 1)			/* placeholder: the workload_state type */
+#define STA ((Oid) 2)			/* placeholder: its array type */
 #define MAX_ARGS 25
 
 /*
