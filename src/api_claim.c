@@ -1,6 +1,6 @@
 /*
  * api_claim.c: the worker taking work: workload_claim, workload_claim_id,
- * workload_start, workload_heartbeat.
+ * workload_start, workload_heartbeat, workload_heartbeat_many.
  */
 #include "postgres.h"
 
@@ -204,6 +204,34 @@ workload_start(PG_FUNCTION_ARGS)
 }
 
 /*
+ * heartbeat_apply extends the lease of a locked row whose fence holds, keeps
+ * progress when given, saves it and returns the heartbeat's answer.
+ */
+static Jsonb *
+heartbeat_apply(WlRow *row, TimestampTz until, Jsonb *progress)
+{
+	WlJson		b;
+
+	row->lease_expires_at = until;
+	row->has_heartbeat = true;
+	row->last_heartbeat_at = wl_now();
+	if (progress)
+	{
+		row->progress = progress;
+		row->progress_changed = true;
+	}
+	wl_store_save(row);
+
+	wl_json_begin(&b);
+	wl_json_str(&b, "workload_id", row->workload_id);
+	wl_json_str(&b, "state", wl_state_name(row->state));
+	wl_json_int(&b, "fencing_token", row->fencing_token);
+	wl_json_ts(&b, "lease_expires_at", until);
+	wl_json_bool(&b, "cancellation_requested", row->state == WL_CANCELLATION_REQUESTED);
+	return wl_json_end(&b);
+}
+
+/*
  * workload_heartbeat(workload_id, claim_id, worker_id, fencing_token, extend,
  * progress): the lease now runs until now + extend; progress, when given,
  * is kept as the workload's latest.  The answer says whether cancellation
@@ -217,7 +245,6 @@ workload_heartbeat(PG_FUNCTION_ARGS)
 	WlRow		row;
 	TimestampTz until;
 	Jsonb	   *progress = NULL;
-	WlJson		b;
 	Jsonb	   *answer;
 
 	wl_fence_from_args(fcinfo, 0, &fence);
@@ -232,23 +259,148 @@ workload_heartbeat(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	wl_fence_lock(&fence, &row);
-	row.lease_expires_at = until;
-	row.has_heartbeat = true;
-	row.last_heartbeat_at = wl_now();
-	if (progress)
-	{
-		row.progress = progress;
-		row.progress_changed = true;
-	}
-	wl_store_save(&row);
-
-	wl_json_begin(&b);
-	wl_json_str(&b, "workload_id", row.workload_id);
-	wl_json_str(&b, "state", wl_state_name(row.state));
-	wl_json_int(&b, "fencing_token", row.fencing_token);
-	wl_json_ts(&b, "lease_expires_at", until);
-	wl_json_bool(&b, "cancellation_requested", row.state == WL_CANCELLATION_REQUESTED);
-	answer = wl_store_transfer(wl_json_end(&b));
+	answer = wl_store_transfer(heartbeat_apply(&row, until, progress));
 	SPI_finish();
 	PG_RETURN_JSONB_P(answer);
+}
+
+/* One workload_heartbeat_many item, and what became of it. */
+typedef struct WlBeat
+{
+	WlFence		fence;
+	Jsonb	   *progress;
+	WlErr		err;
+	char	   *detail;
+	int			row;			/* index into the locked rows */
+} WlBeat;
+
+static const char *const beat_fields[] = {
+	"workload_id", "claim_id", "fencing_token", "progress", NULL
+};
+
+/* parse_beat reads one item; a malformed one is WL_E_INVALID with b->detail. */
+static WlErr
+parse_beat(JsonbValue *item, const char *worker_id, WlBeat *b)
+{
+	JsonbContainer *o;
+	JsonbValue *v;
+
+	b->fence.worker_id = (char *) worker_id;
+	if (item->type != jbvBinary || !JsonContainerIsObject(item->val.binary.data))
+		return (b->detail = "Each item must be an object.", WL_E_INVALID);
+	o = item->val.binary.data;
+	b->fence.workload_id = wl_json_get_text(o, "workload_id");
+	if (!wl_json_keys_within(o, beat_fields, &b->detail))
+		return WL_E_INVALID;
+	b->fence.claim_id = wl_json_get_text(o, "claim_id");
+	if (!b->fence.workload_id || !b->fence.claim_id ||
+		!b->fence.workload_id[0] || !b->fence.claim_id[0])
+		return (b->detail = "workload_id and claim_id must be non-blank strings.", WL_E_INVALID);
+	if (!wl_json_get_int(o, "fencing_token", &b->fence.fencing_token))
+		return (b->detail = "fencing_token must be an integer.", WL_E_INVALID);
+	if ((v = wl_json_get(o, "progress")) != NULL && v->type != jbvNull)
+	{
+		b->progress = JsonbValueToJsonb(v);
+		return wl_payload_verdict(b->progress, "progress", WL_MAX_PROGRESS_BYTES, &b->detail);
+	}
+	return WL_E_COUNT;
+}
+
+static int
+beat_cmp(const void *a, const void *b)
+{
+	const WlBeat *x = a;
+	const WlBeat *y = b;
+
+	/* items without an id first; then by id, so rows are locked in one order */
+	if (x->fence.workload_id == NULL || y->fence.workload_id == NULL)
+		return (x->fence.workload_id != NULL) - (y->fence.workload_id != NULL);
+	return strcmp(x->fence.workload_id, y->fence.workload_id);
+}
+
+/*
+ * workload_heartbeat_many(worker_id, items jsonb, extend) -> TABLE(workload_id,
+ * outcome, code, answer): workload_heartbeat for every item (workload_id,
+ * claim_id, fencing_token, optional progress) of one worker, in this one
+ * transaction.  Each is decided on its own: a refused item ("refused", its
+ * code) changes nothing and the others are still extended ("extended", the
+ * answer workload_heartbeat gives).  The rows are locked with one statement,
+ * in workload_id order.
+ */
+PG_FUNCTION_INFO_V1(workload_heartbeat_many);
+Datum
+workload_heartbeat_many(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *worker_id;
+	Jsonb	   *items;
+	TimestampTz until;
+	int			n;
+	int			k = 0;
+	int			m = 0;
+	WlBeat	   *beats;
+	char	  **ids;
+	WlRow	   *rows;
+	bool	   *found;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		wl_refuse(WL_E_INVALID, errdetail("worker_id, items and extend must not be NULL."));
+	worker_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(0), "worker_id");
+	items = PG_GETARG_JSONB_P(1);
+	until = wl_fence_lease_until(PG_GETARG_INTERVAL_P(2), "extend");
+	if (!JB_ROOT_IS_ARRAY(items) || JB_ROOT_IS_SCALAR(items))
+		wl_refuse(WL_E_INVALID, errdetail("items must be a JSON array."));
+	n = JB_ROOT_COUNT(items);
+	if (n > WL_MAX_BATCH)
+		wl_refuse(WL_E_INVALID, errdetail("items has %d entries; the limit is %d.", n, WL_MAX_BATCH));
+
+	beats = palloc0(sizeof(WlBeat) * (n + 1));
+	it = JsonbIteratorInit(&items->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_ELEM)
+		{
+			beats[k].err = parse_beat(&v, worker_id, &beats[k]);
+			k++;
+		}
+	}
+	qsort(beats, n, sizeof(WlBeat), beat_cmp);
+	/* the distinct workloads, in the order the items now have */
+	ids = palloc(sizeof(char *) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		if (beats[i].err != WL_E_COUNT)
+			continue;
+		if (m == 0 || strcmp(ids[m - 1], beats[i].fence.workload_id) != 0)
+			ids[m++] = beats[i].fence.workload_id;
+		beats[i].row = m - 1;
+	}
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	rows = palloc0(sizeof(WlRow) * (m + 1));
+	found = palloc0(sizeof(bool) * (m + 1));
+	if (m > 0)
+		wl_store_lock_many(ids, m, rows, found);
+	for (int i = 0; i < n; i++)
+	{
+		WlBeat	   *b = &beats[i];
+		Jsonb	   *answer = NULL;
+
+		if (b->err == WL_E_COUNT && !found[b->row])
+		{
+			b->err = WL_E_NOT_FOUND;
+			b->detail = psprintf("No workload \"%s\".", b->fence.workload_id);
+		}
+		if (b->err == WL_E_COUNT)
+			b->err = wl_fence_verdict(&rows[b->row], &b->fence, &b->detail);
+		if (b->err == WL_E_COUNT)
+			answer = heartbeat_apply(&rows[b->row], until, b->progress);
+		wl_report_item(rsinfo, b->fence.workload_id, "extended", b->err, JsonbPGetDatum(answer));
+	}
+	SPI_finish();
+	return (Datum) 0;
 }

@@ -514,20 +514,12 @@ workload_complete_many(PG_FUNCTION_ARGS)
 	{
 		WlBatchItem *b = &batch[i];
 		Jsonb	   *doc = docs[i];
-		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
 
 		if (!plain && b->err == WL_E_COUNT)
 			b->err = complete_one(&b->c, &doc, &b->detail, &unmet[i]);
-		values[0] = b->c.fence.workload_id ? CStringGetTextDatum(b->c.fence.workload_id) : (Datum) 0;
-		nulls[0] = b->c.fence.workload_id == NULL;
-		values[1] = CStringGetTextDatum(b->err != WL_E_COUNT ? "refused" :
-										unmet[i] ? "completion_criteria_unmet" : "succeeded");
-		values[2] = b->err == WL_E_COUNT ? (Datum) 0 : CStringGetTextDatum(wl_errors[b->err].token);
-		nulls[2] = b->err == WL_E_COUNT;
-		values[3] = b->err == WL_E_COUNT ? JsonbPGetDatum(doc) : (Datum) 0;
-		nulls[3] = b->err != WL_E_COUNT;
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		wl_report_item(rsinfo, b->c.fence.workload_id,
+					   unmet[i] ? "completion_criteria_unmet" : "succeeded", b->err,
+					   JsonbPGetDatum(doc));
 	}
 	SPI_finish();
 	return (Datum) 0;

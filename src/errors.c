@@ -39,3 +39,27 @@ workload_error_codes(PG_FUNCTION_ARGS)
 	}
 	return (Datum) 0;
 }
+
+/*
+ * wl_report_item appends the row of one batch item (workload_id, outcome,
+ * code, document) to a set-returning function's result: outcome done with
+ * its document when err is WL_E_COUNT, else "refused" with the error's
+ * token.  workload_id is NULL for an item that named none.
+ */
+void
+wl_report_item(ReturnSetInfo *rsinfo, const char *workload_id, const char *done, WlErr err,
+			   Datum doc)
+{
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+	bool		ok = err == WL_E_COUNT;
+
+	values[0] = workload_id ? CStringGetTextDatum(workload_id) : (Datum) 0;
+	nulls[0] = workload_id == NULL;
+	values[1] = CStringGetTextDatum(ok ? done : "refused");
+	values[2] = ok ? (Datum) 0 : CStringGetTextDatum(wl_errors[err].token);
+	nulls[2] = ok;
+	values[3] = ok ? doc : (Datum) 0;
+	nulls[3] = !ok;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}

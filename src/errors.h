@@ -45,6 +45,10 @@ typedef struct WlErrInfo
 
 extern const WlErrInfo wl_errors[WL_E_COUNT];
 
+struct ReturnSetInfo;
+extern void wl_report_item(struct ReturnSetInfo *rsinfo, const char *workload_id,
+						   const char *done, WlErr err, Datum doc);
+
 /*
  * wl_refuse raises a refusal: "TOKEN: message", its own SQLSTATE, and any
  * errdetail/errhint given after the code.

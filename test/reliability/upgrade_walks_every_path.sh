@@ -66,6 +66,12 @@ walk() {
 	done
 	is "$(rl_psql db "$db" "SELECT extversion FROM pg_extension WHERE extname = 'workload'")" "$default" "$label: now at $default"
 
+	# the held ones' leases, taken under $start, extended by a 1.1 function
+	is "$(rl_psql db "$db" "SELECT string_agg(outcome, ',') FROM (SELECT DISTINCT outcome FROM workload_heartbeat_many('up-w',
+	      (SELECT jsonb_agg(jsonb_build_object('workload_id', workload_id, 'claim_id', claim_id,
+	       'fencing_token', fencing_token)) FROM workload.workloads WHERE state = 'RUNNING'), '1 hour')) x")" \
+		"extended" "$label: the claims held through the upgrade are extended by workload_heartbeat_many (1.1)"
+
 	# finish: the held ones with their pre-upgrade fences, the rest by a new claim
 	: >"$RL_TMP/held-failed"
 	tail -n +6 "$RL_TMP/held-$db" | while IFS='|' read -r id claim token; do
