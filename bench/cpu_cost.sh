@@ -3,7 +3,9 @@
 # job, counted by valgrind's callgrind in a single-user backend (the same count
 # whatever else the machine is doing).  One job = workload_claim +
 # workload_start + workload_complete; a batch job = one tenth of
-# workload_claim(max_items => 10, start => true) + workload_complete_many.
+# workload_claim(max_items => 10, start => true) + workload_complete_many; a bare
+# job = the baseline (a) of bench/run.sh: claim, start and complete of a bare
+# SKIP LOCKED queue row.
 # Prints instructions per job for each, each as the difference between a run
 # that does JOBS jobs and one that does none (so start-up is not counted).
 set -euo pipefail
@@ -17,7 +19,9 @@ wl_build
 wl_cluster_start
 psql -X -q -c "CREATE EXTENSION workload CASCADE" -f "$WL_ROOT/test/include/helpers.sql" \
 	-c "SELECT count(t.create('p' || g)) FROM generate_series(1, $((JOBS * 4 + 100))) g" \
-	-f "$WL_ROOT/bench/sql/cpu_cost_jobs.sql" -c "VACUUM ANALYZE" -c "CHECKPOINT" >/dev/null
+	-f "$WL_ROOT/bench/sql/cpu_cost_jobs.sql" \
+	-c "INSERT INTO bench.q (id, priority, state, payload) SELECT i, i % 4, 'ready', jsonb_build_object('n', i) FROM generate_series(1, $((JOBS * 4 + 100))) i" \
+	-c "VACUUM ANALYZE" -c "CHECKPOINT" >/dev/null
 runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -m fast -w stop >/dev/null
 
 count() {	# count SQL-file: total instructions of a single-user backend running it
@@ -34,8 +38,11 @@ count() {	# count SQL-file: total instructions of a single-user backend running 
 { echo "SELECT bench.job()"; } >"$WL_TMP/warm.sql"
 { for i in $(seq 0 "$JOBS"); do echo "SELECT bench.job()"; done; } >"$WL_TMP/single.sql"
 { echo "SELECT bench.job()"; for i in $(seq 1 $((JOBS / 10))); do echo "SELECT bench.batch()"; done; } >"$WL_TMP/batch.sql"
+{ echo "SELECT bench.job()"; for i in $(seq 1 "$JOBS"); do echo "SELECT bench.bare_job()"; done; } >"$WL_TMP/bare.sql"
 base=$(count "$WL_TMP/warm.sql")
 single=$(count "$WL_TMP/single.sql")
 batched=$(count "$WL_TMP/batch.sql")
+bare=$(count "$WL_TMP/bare.sql")
 echo "instructions per job, claim + start + complete:       $(( (single - base) / JOBS ))"
 echo "instructions per job, batches of 10 (claim+complete_many): $(( (batched - base) / JOBS ))"
+echo "instructions per job, bare SKIP LOCKED queue (baseline a):  $(( (bare - base) / JOBS ))"

@@ -13,3 +13,19 @@ BEGIN
         'claim_id', c.claim_id, 'fencing_token', c.fencing_token, 'result_id', c.workload_id, 'output', '{}'::jsonb))
         FROM workload_claim('w', '{}', 'acme', 'billing', max_items => 10, start => true) c));
 END $$;
+-- The baseline (a) of bench/run.sh as one job: a bare SKIP LOCKED queue table,
+-- claimed, started and completed by three statements (plpgsql keeps their plans).
+CREATE TABLE bench.q (id bigint PRIMARY KEY, priority int NOT NULL, state text NOT NULL,
+                      token bigint NOT NULL DEFAULT 0, payload jsonb NOT NULL);
+CREATE INDEX q_ready_idx ON bench.q (priority DESC, id) WHERE state = 'ready';
+CREATE FUNCTION bench.bare_job() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE r record;
+BEGIN
+    WITH c AS (UPDATE bench.q SET state = 'claimed', token = token + 1
+               WHERE id = (SELECT id FROM bench.q WHERE state = 'ready'
+                           ORDER BY priority DESC, id FOR UPDATE SKIP LOCKED LIMIT 1)
+               RETURNING id, token)
+    SELECT id, token INTO r FROM c;
+    UPDATE bench.q SET state = 'running' WHERE id = r.id AND token = r.token;
+    UPDATE bench.q SET state = 'done' WHERE id = r.id AND token = r.token;
+END $$;
