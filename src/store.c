@@ -25,6 +25,7 @@
 #include "commands/trigger.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
+#include "access/xact.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/plancache.h"
@@ -43,6 +44,14 @@ static Oid	state_type = InvalidOid;
 static uint32 state_type_hash = 0;
 static Oid	state_oids[WL_STATE_COUNT];
 static SPIPlanPtr plans[P_COUNT];
+static TimestampTz planned_at[P_COUNT];
+
+/*
+ * A plan is made again this often (by the transaction start time of the
+ * first use after it), so its estimates follow the tables' sizes even when no
+ * ANALYZE has invalidated it.
+ */
+#define WL_REPLAN_AFTER_US (60 * USECS_PER_SEC)
 static int	api_writing = 0;
 
 /*
@@ -173,7 +182,8 @@ wl_store_state_from_oid(Oid oid)
  * but a plan made while the tables are small would scan and hash them, and
  * a generic plan lives as long as the backend: a worker that connected to an
  * empty store would go on scanning it as it grows.  The plan is made again
- * the same way whenever it has been invalidated (see wl_store_run).
+ * the same way whenever it has been invalidated, and once a minute (see
+ * get_plan).
  */
 static void
 build_by_keys(SPIPlanPtr plan)
@@ -193,10 +203,18 @@ build_by_keys(SPIPlanPtr plan)
 	AtEOXact_GUC(true, nest);
 }
 
-static SPIPlanPtr
+static pg_noinline SPIPlanPtr
 get_plan(WlPlanId id)
 {
+	TimestampTz now = GetCurrentTransactionStartTimestamp();
+
 	ensure_cache();
+	/* not while one of our plans runs: it could be this one */
+	if (plans[id] != NULL && api_writing == 0 && now - planned_at[id] > WL_REPLAN_AFTER_US)
+	{
+		SPI_freeplan(plans[id]);
+		plans[id] = NULL;
+	}
 	if (plans[id] == NULL)
 	{
 		const WlPlanDef *def = &wl_plan_defs[id];
@@ -218,6 +236,7 @@ get_plan(WlPlanId id)
 			elog(ERROR, "could not keep workload statement %d", (int) id);
 		build_by_keys(plan);
 		plans[id] = plan;
+		planned_at[id] = now;
 	}
 	else if (!SPI_plan_is_valid(plans[id]))
 		build_by_keys(plans[id]);
@@ -233,11 +252,12 @@ SPITupleTable *
 wl_store_run(WlPlanId id, Datum *values, const char *nulls, long tcount, int expect)
 {
 	volatile int rc = 0;
+	SPIPlanPtr	plan = get_plan(id);
 
 	api_writing++;
 	PG_TRY();
 	{
-		rc = SPI_execute_plan(get_plan(id), values, nulls, false, tcount);
+		rc = SPI_execute_plan(plan, values, nulls, false, tcount);
 	}
 	PG_FINALLY();
 	{

@@ -64,6 +64,16 @@
 #define FROM_DOC \
 	" FROM workload.workloads w JOIN workload.specs s ON s.workload_id = w.workload_id "
 
+/*
+ * Statements reach rows by key, and say so in a way no plan can undo: a
+ * table joined to another is also bounded by the keys it must have (= ANY of
+ * the ids), and a row looked up for each row of another is a scalar subquery.
+ * A plan made while the tables were small would otherwise be free to put a
+ * whole-table index scan on the outside of a join, and keep it.
+ */
+/* the state of the workload whose id is the expression id (NULL if none) */
+#define DEP_STATE(id) "(SELECT p.state FROM workload.workloads p WHERE p.workload_id = " id ")"
+
 /* The columns of a locked row, as wl_store_lock reads them into a WlRow. */
 #define ROW_COLUMNS \
 	"w.tenant_id, w.application_id, w.state::text, w.attempt_count, w.retry_count, " \
@@ -85,8 +95,10 @@
 	"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $6), " \
 	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, last_heartbeat_at = NULL, " \
 	"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $10) " \
-	"FROM picked, workload.specs s " \
-	"WHERE w.workload_id = picked.workload_id AND s.workload_id = w.workload_id " \
+	"FROM workload.specs s " \
+	"WHERE w.workload_id = ANY (ARRAY(SELECT p.workload_id FROM picked p)) " \
+	"  AND s.workload_id = ANY (ARRAY(SELECT p.workload_id FROM picked p)) " \
+	"  AND s.workload_id = w.workload_id " \
 	"RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, " \
 	"  s.definition_id, s.definition_revision, s.input, w.checkpoint_sequence, " \
 	"  w.tenant_id, w.application_id), " \
@@ -156,7 +168,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  last_failure = CASE WHEN x.failure_changed THEN x.last_failure ELSE w.last_failure END, "
 		"  progress = CASE WHEN x.progress_changed THEN x.progress ELSE w.progress END, "
 		"  deadline_at = x.deadline_at, wait_count = x.wait_count "
-		"  FROM x WHERE w.workload_id = x.workload_id "
+		"  FROM x WHERE w.workload_id = ANY($1) AND w.workload_id = x.workload_id "
 		"  RETURNING w.workload_id, w.tenant_id, w.application_id), "
 		"ev AS (INSERT INTO workload.events (workload_id, tenant_id, application_id, event_type, "
 		"  from_state, to_state, actor, at, db_role, evidence) "
@@ -242,8 +254,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  WHERE c.tenant_id = $1 AND c.application_id = $2 AND c.claimable "
 		"    AND c.next_attempt_at <= $3 AND c.capability_snapshot <@ $4 "
 		"    AND (NOT c.has_dependencies OR (SELECT 1 FROM workload.dependencies d "
-		"      JOIN workload.workloads p ON p.workload_id = d.depends_on "
-		"      WHERE d.workload_id = c.workload_id AND p.state <> d.required_state LIMIT 1) IS NULL) "
+		"      WHERE d.workload_id = c.workload_id AND " DEP_STATE("d.depends_on") " <> d.required_state "
+		"      LIMIT 1) IS NULL) "
 		"  ORDER BY c.priority DESC, c.created_at, c.seq LIMIT $5 "
 		"  FOR NO KEY UPDATE OF c SKIP LOCKED)" CLAIM_UPDATE,
 	CLAIM_ARGS},
@@ -252,8 +264,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	CLAIM_ARGS},
 	[P_DEPS_UNMET] = {
 		"SELECT count(*) FROM workload.dependencies d "
-		"JOIN workload.workloads p ON p.workload_id = d.depends_on "
-		"WHERE d.workload_id = $1 AND p.state <> d.required_state",
+		"WHERE d.workload_id = $1 AND " DEP_STATE("d.depends_on") " <> d.required_state",
 	1, {TEXTOID}},
 	[P_ATTEMPT_START] = {
 		"UPDATE workload.attempts SET started_at = $3 "
@@ -267,8 +278,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_ATTEMPT_CLOSE_MANY] = {
 		"UPDATE workload.attempts a SET finished_at = $3, outcome = $4, failure_kind = NULL, "
 		"  error = NULL FROM unnest($1, $2) x(workload_id, attempt_number) "
-		"WHERE a.workload_id = x.workload_id AND a.attempt_number = x.attempt_number "
-		"  AND a.finished_at IS NULL",
+		"WHERE a.workload_id = ANY($1) AND a.workload_id = x.workload_id "
+		"  AND a.attempt_number = x.attempt_number AND a.finished_at IS NULL",
 	4, {TEXTARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, TEXTOID}},
 	[P_RESULT_GET_MANY] = {
 		"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC
@@ -337,18 +348,19 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  WHERE w.finished_at IS NOT NULL "
 		"    AND (w.state <> 'DEAD_LETTER' OR $3) AND w.finished_at < $1 "
 		"    AND NOT EXISTS (SELECT 1 FROM workload.dependencies d "
-		"      JOIN workload.workloads x ON x.workload_id = d.workload_id "
-		"      WHERE d.depends_on = w.workload_id AND x.state NOT IN ('SUCCEEDED', 'CANCELLED')) "
+		"      WHERE d.depends_on = w.workload_id "
+		"        AND " DEP_STATE("d.workload_id") " NOT IN ('SUCCEEDED', 'CANCELLED')) "
 		"  ORDER BY w.finished_at LIMIT $2 FOR UPDATE OF w SKIP LOCKED), "
-		"ev AS (DELETE FROM workload.events e USING doomed WHERE e.workload_id = doomed.workload_id), "
-		"at AS (DELETE FROM workload.attempts a USING doomed WHERE a.workload_id = doomed.workload_id), "
-		"ck AS (DELETE FROM workload.checkpoints c USING doomed WHERE c.workload_id = doomed.workload_id), "
-		"rs AS (DELETE FROM workload.results r USING doomed WHERE r.workload_id = doomed.workload_id), "
-		"dp AS (DELETE FROM workload.dependencies d USING doomed WHERE d.workload_id = doomed.workload_id), "
-		"wt AS (DELETE FROM workload.waits x USING doomed WHERE x.workload_id = doomed.workload_id), "
-		"cp AS (DELETE FROM workload.compensations p USING doomed WHERE p.workload_id = doomed.workload_id), "
-		"sp AS (DELETE FROM workload.specs s USING doomed WHERE s.workload_id = doomed.workload_id) "
-		"DELETE FROM workload.workloads w USING doomed WHERE w.workload_id = doomed.workload_id",
+		"ids AS (SELECT array_agg(workload_id) AS doomed_ids FROM doomed), "
+		"ev AS (DELETE FROM workload.events e WHERE e.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
+		"at AS (DELETE FROM workload.attempts a WHERE a.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
+		"ck AS (DELETE FROM workload.checkpoints c WHERE c.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
+		"rs AS (DELETE FROM workload.results r WHERE r.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
+		"dp AS (DELETE FROM workload.dependencies d WHERE d.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
+		"wt AS (DELETE FROM workload.waits x WHERE x.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
+		"cp AS (DELETE FROM workload.compensations p WHERE p.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
+		"sp AS (DELETE FROM workload.specs s WHERE s.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])) "
+		"DELETE FROM workload.workloads w WHERE w.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])",
 	3, {TIMESTAMPTZOID, INT4OID, BOOLOID}},
 	[P_KEY_CURRENT] = {
 		"SELECT k.key_id, k.secret FROM workload.signing_keys k WHERE k.retired_at IS NULL "
@@ -401,11 +413,10 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 */
 	[P_HEARTBEAT_DUE] = {
 		"SELECT w.workload_id FROM workload.workloads w "
-		"JOIN workload.attempts a ON a.workload_id = w.workload_id "
-		"  AND a.attempt_number = w.attempt_count "
 		"WHERE w.claim_id IS NOT NULL AND w.heartbeat_ms IS NOT NULL "
 		"  AND w.state <> 'CANCELLATION_REQUESTED' "
-		"  AND COALESCE(w.last_heartbeat_at, a.claimed_at) "
+		"  AND COALESCE(w.last_heartbeat_at, (SELECT a.claimed_at FROM workload.attempts a "
+		"      WHERE a.workload_id = w.workload_id AND a.attempt_number = w.attempt_count)) "
 		"      + w.heartbeat_ms * interval '1 millisecond' <= $1 "
 		"ORDER BY w.workload_id LIMIT $2 FOR NO KEY UPDATE OF w SKIP LOCKED",
 	2, {TIMESTAMPTZOID, INT4OID}},
