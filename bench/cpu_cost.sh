@@ -7,7 +7,8 @@
 # job = the baseline (a) of bench/run.sh: claim, start and complete of a bare
 # SKIP LOCKED queue row.
 # Prints instructions per job for each, each as the difference between a run
-# that does JOBS jobs and one that does none (so start-up is not counted).
+# that does JOBS jobs and one that does none (so start-up is not counted), then
+# the WAL each kind writes per job on the running server.
 set -euo pipefail
 WL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$WL_ROOT/scripts/cluster.sh"
@@ -18,9 +19,9 @@ wl_install_deps
 wl_build
 wl_cluster_start
 psql -X -q -c "CREATE EXTENSION workload CASCADE" -f "$WL_ROOT/test/include/helpers.sql" \
-	-c "SELECT count(t.create('p' || g)) FROM generate_series(1, $((JOBS * 4 + 100))) g" \
+	-c "SELECT count(t.create('p' || g)) FROM generate_series(1, $((JOBS * 7 + 100))) g" \
 	-f "$WL_ROOT/bench/sql/cpu_cost_jobs.sql" \
-	-c "INSERT INTO bench.q (id, priority, state, payload) SELECT i, i % 4, 'ready', jsonb_build_object('n', i) FROM generate_series(1, $((JOBS * 4 + 100))) i" \
+	-c "INSERT INTO bench.q (id, priority, state, payload) SELECT i, i % 4, 'ready', jsonb_build_object('n', i) FROM generate_series(1, $((JOBS * 3 + 100))) i" \
 	-c "VACUUM ANALYZE" -c "CHECKPOINT" >/dev/null
 runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -m fast -w stop >/dev/null
 
@@ -46,3 +47,21 @@ bare=$(count "$WL_TMP/bare.sql")
 echo "instructions per job, claim + start + complete:       $(( (single - base) / JOBS ))"
 echo "instructions per job, batches of 10 (claim+complete_many): $(( (batched - base) / JOBS ))"
 echo "instructions per job, bare SKIP LOCKED queue (baseline a):  $(( (bare - base) / JOBS ))"
+
+# WAL per job, on the running server: each kind after a CHECKPOINT, so the
+# full-page images of the first change to each page are counted, as they are
+# after every checkpoint in production.
+runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -l "$WL_TMP/server.log" -w start >/dev/null
+wal() {	# wal SQL-file jobs: WAL bytes per job
+	local lsn
+	psql -X -q -c "CHECKPOINT"
+	lsn=$(psql -X -Atc "SELECT pg_current_wal_insert_lsn()")
+	psql -X -q -v ON_ERROR_STOP=1 -f "$1" >/dev/null
+	psql -X -Atc "SELECT round(pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '$lsn') / $2)"
+}
+tail -n +2 "$WL_TMP/single.sql" | sed 's/$/;/' >"$WL_TMP/single-wal.sql"
+tail -n +2 "$WL_TMP/batch.sql" | sed 's/$/;/' >"$WL_TMP/batch-wal.sql"
+tail -n +2 "$WL_TMP/bare.sql" | sed 's/$/;/' >"$WL_TMP/bare-wal.sql"
+echo "WAL bytes per job (after a CHECKPOINT), claim + start + complete: $(wal "$WL_TMP/single-wal.sql" "$JOBS")"
+echo "WAL bytes per job (after a CHECKPOINT), batches of 10:           $(wal "$WL_TMP/batch-wal.sql" $((JOBS / 10 * 10)))"
+echo "WAL bytes per job (after a CHECKPOINT), bare queue:              $(wal "$WL_TMP/bare-wal.sql" "$JOBS")"

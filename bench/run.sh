@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh: the workload benchmark on a throwaway cluster (as root on Debian 12).
 #
-#   bench/run.sh [compare|scale|latency|memory|all] [--quick] [options]
+#   bench/run.sh [compare|scale|latency|memory|profile|all] [--quick] [options]
 #
 # compare (default)  (a) bare SKIP LOCKED queue, (b) workload claim/start/complete,
 #                    (c) workload claim x10 + start, complete_many; N clients each,
@@ -10,7 +10,9 @@
 #                    in the tables, and a REPEATABLE READ snapshot held for 60 s.
 # latency            create-commit -> claim latency of an idle LISTENing worker.
 # memory             backend memory over 200k hot-path calls in one session.
-# all                all four, one results file.
+# profile            (a), (b), (c) at 16 clients once each, with pg_stat_statements
+#                    (track = all), sampled wait events and WAL per job.
+# all                compare, scale, latency and memory, one results file.
 #
 # Options: --quick, --rounds R, --seconds T, --clients "1 4 16 64", --preload P,
 # --rows N (scale), --hold S (scale snapshot), --samples K (latency),
@@ -26,7 +28,7 @@ COMMAND_LINE="bench/run.sh $*"
 # ---------------------------------------------------------------- options
 cmd=compare
 case "${1:-}" in
-	compare|scale|latency|memory|all) cmd=$1; shift ;;
+	compare|scale|latency|memory|profile|all) cmd=$1; shift ;;
 esac
 quick=0 build=1 name=""
 rounds="" seconds="" clients="" preload="" rows="" hold="" samples="" calls=""
@@ -61,6 +63,11 @@ max_clients=0
 for n in $clients; do [ "$n" -gt "$max_clients" ] && max_clients=$n; done
 [ "$max_clients" -ge 64 ] || max_clients=64
 
+# Only the profile run adds these (statement statistics cost a little).
+PROFILE_SETTINGS=(
+	"shared_preload_libraries = 'pg_stat_statements'"
+	"pg_stat_statements.track = all"
+)
 # The settings the issue asks for, written here, and nowhere else.
 SETTINGS=(
 	"fsync = on"
@@ -228,6 +235,72 @@ environment() {
 	md "- server reports: $(q -c "SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ', ' ORDER BY name) FROM pg_settings
 		WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'max_connections', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'full_page_writes', 'wal_sync_method')")"
 	md ""
+}
+
+# ---------------------------------------------------------------- profile
+# profile: where one job's time goes, for (a), (b) and (c) at one N (16, or
+# the one --clients names): statements from pg_stat_statements with
+# track = all (so the statements our C runs through SPI are there too), wait
+# events sampled from pg_stat_activity every 50 ms, and WAL per job from
+# pg_stat_wal.  One measurement each; the extra settings are only this run's.
+run_profile() {
+	local n=16 v db=bench_run samples jobs0 jobs1 jobs t_pre pid
+	case "$clients" in *" "*) ;; *) n=$clients ;; esac
+	show "## Profile: where a job's time goes, N=$n"
+	show ""
+	say "== profile: preloading $preload workloads and $preload queue rows into the template"
+	new_db bench_tpl
+	t_pre=$(preload bench_tpl "$APP" 1 "$preload")
+	q -d bench_tpl -c "SELECT bench.q_fill(1, $preload)" >/dev/null
+	q -d bench_tpl -c "CREATE EXTENSION pg_stat_statements" -c "VACUUM ANALYZE"
+	md "Preloaded $preload READY workloads in ${t_pre} s and $preload queue rows. Each variant runs $seconds s on a fresh clone, pgbench -M prepared -c $n. Extra settings of this run: $(printf '%s; ' "${PROFILE_SETTINGS[@]}" | sed 's/; $//'). WAL is the whole server's (\`pg_stat_wal\`), divided by the jobs completed in the run."
+	md ""
+	for v in a b c; do
+		clone bench_tpl "$db"
+		jobs0=$(q -d "$db" -c "$(count_sql "$v")" | cut -d '|' -f 1)
+		q -d "$db" -c "SELECT pg_stat_statements_reset()" -c "SELECT pg_stat_reset_shared('wal')" >/dev/null
+		samples="$LOGDIR/profile-$v.waits"
+		: >"$samples"
+		"$PGBENCH" -n -M prepared -c "$n" -j "$(( n < NPROC ? n : NPROC ))" -T "$seconds" \
+			-f "$(script_of "$v")" "$db" >"$LOGDIR/profile-$v.log" 2>&1 &
+		pid=$!
+		while kill -0 "$pid" 2>/dev/null; do
+			q -d postgres -c "SELECT coalesce(wait_event_type || ':' || wait_event, 'on CPU') FROM pg_stat_activity
+				WHERE datname = '$db' AND application_name = 'pgbench' AND state = 'active'" >>"$samples"
+			sleep 0.05
+		done
+		wait "$pid" || say "warning: pgbench exited with $? (see $LOGDIR/profile-$v.log)"
+		jobs1=$(q -d "$db" -c "$(count_sql "$v")" | cut -d '|' -f 1)
+		jobs=$((jobs1 - jobs0))
+		say "   profile ($v): $jobs jobs"
+		show "### ($v) $(case $v in a) echo 'bare SKIP LOCKED queue' ;; b) echo 'workload claim / start / complete' ;; c) echo 'workload claim x10 + start, complete_many' ;; esac): $jobs jobs in $seconds s"
+		show ""
+		show "WAL per job: $(q -c "SELECT round(wal_bytes / $jobs) || ' bytes in ' || round(wal_records::numeric / $jobs, 1)
+			|| ' records (' || round(wal_fpi::numeric / $jobs, 2) || ' full-page images)' FROM pg_stat_wal")."
+		show ""
+		show "Where the pgbench backends were, $(wc -l <"$samples") samples of the active ones:"
+		show ""
+		show "| wait event | share |"
+		show "|---|---:|"
+		sort "$samples" | uniq -c | sort -rn | head -n 8 \
+			| awk -v t="$(wc -l <"$samples")" '{ c = $1; $1 = ""; sub(/^ /, ""); printf "| %s | %.0f%% |\n", $0, 100 * c / t }' \
+			| tee -a "$OUT"
+		show ""
+		show "The statements that took the most time (top level: what pgbench sent; nested: what it ran inside):"
+		show ""
+		show "| statement | level | calls per job | mean ms | share of top-level time | WAL bytes per call |"
+		show "|---|---|---:|---:|---:|---:|"
+		q -d "$db" -F ' | ' -c "WITH s AS (SELECT * FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+				AND query !~* 'pg_stat_statements'),
+			t AS (SELECT sum(total_exec_time) AS top FROM s WHERE toplevel)
+			SELECT '| \`' || left(regexp_replace(query, '[[:space:]|]+', ' ', 'g'), 90) || '\`', CASE WHEN toplevel THEN 'top' ELSE 'nested' END,
+				round(calls::numeric / $jobs, 2), round(mean_exec_time::numeric, 3),
+				round(100 * total_exec_time::numeric / nullif(t.top, 0)::numeric, 1) || '%', round(wal_bytes / nullif(calls, 0)) || ' |'
+			FROM s, t ORDER BY total_exec_time DESC LIMIT 12" | tee -a "$OUT"
+		show ""
+		drop_db "$db"
+	done
+	drop_db bench_tpl
 }
 
 # ---------------------------------------------------------------- compare
@@ -499,41 +572,55 @@ latency_row() {
 
 # ---------------------------------------------------------------- memory
 run_memory() {
-	local cycles every=10000 pre rc=0 verdict
+	local cycles every=10000 pre rc kind script per verdict
 	cycles=$(( (calls + 2) / 3 + 1 ))
 	show "## Memory: $calls hot-path calls in one session"
 	show ""
-	say "== memory: preloading $((cycles + 100)) workloads, then $cycles claim/start/complete cycles in one session"
-	new_db bench_mem
-	pre=$(preload bench_mem "$APP" 1 $((cycles + 100)))
-	q -d bench_mem -c "VACUUM ANALYZE"
-	"$PGBENCH" -n -M prepared -c 1 -j 1 -t "$cycles" -D cycle=0 -D every=$every \
-		-f "$BENCH/scripts/memory_cycle.pgbench" bench_mem >"$LOGDIR/memory.log" 2>&1 || rc=$?
-	[ "$rc" = 0 ] || { show "pgbench exited with $rc:"; show "$(tail -n 5 "$LOGDIR/memory.log")"; }
-	show "| calls | sum(total_bytes) | vs 20k |"
-	show "|---:|---:|---:|"
-	q -d bench_mem -c "SELECT format('| %s | %s | %s |', calls, bytes,
-	        to_char(100.0 * bytes / (SELECT bytes FROM bench.mem_samples WHERE calls = 20000) - 100, 'FMS990.0') || ' %')
-	    FROM bench.mem_samples ORDER BY calls" | tee -a "$OUT"
-	verdict=$(q -d bench_mem -c "SELECT CASE WHEN w.bytes IS NULL OR l.calls < 30000 THEN 'NO VERDICT (fewer than 30k calls sampled)'
-	        WHEN abs(l.bytes - w.bytes) <= 0.10 * w.bytes THEN 'PASS'
-	        ELSE 'FAIL' END || format(': last sample (%s calls) %s bytes, at 20k %s bytes, %s%%',
-	        l.calls, l.bytes, w.bytes, to_char(100.0 * l.bytes / nullif(w.bytes, 0) - 100, 'FMS990.0'))
-	    FROM (SELECT * FROM bench.mem_samples ORDER BY calls DESC LIMIT 1) l
-	    LEFT JOIN bench.mem_samples w ON w.calls = 20000")
-	show ""
-	show "**$verdict** (passes when the last sample is within 10% of the sample at 20k calls)."
-	md ""
-	md "One pgbench client (one backend) runs claim / start / complete cycles, each call its own transaction; $((cycles + 100)) READY workloads preloaded (${pre} s). Samples are taken by that backend itself, before the first cycle and whenever the call count crosses a multiple of 10k."
-	md ""
-	drop_db bench_mem
+	for kind in single batch; do
+		case $kind in
+			single) script=memory_cycle.pgbench; per=1
+				show "### claim / start / complete, one workload a cycle" ;;
+			batch) script=memory_batch_cycle.pgbench; per=10
+				show "### claim x10 with start / heartbeat_many / complete_many, ten workloads a cycle" ;;
+		esac
+		show ""
+		say "== memory ($kind): preloading $((cycles * per + 100)) workloads, then $cycles cycles of 3 calls in one session"
+		new_db bench_mem
+		pre=$(preload bench_mem "$APP" 1 $((cycles * per + 100)))
+		q -d bench_mem -c "VACUUM ANALYZE"
+		rc=0
+		"$PGBENCH" -n -M prepared -c 1 -j 1 -t "$cycles" -D cycle=0 -D every=$every \
+			-f "$BENCH/scripts/$script" bench_mem >"$LOGDIR/memory-$kind.log" 2>&1 || rc=$?
+		[ "$rc" = 0 ] || { show "pgbench exited with $rc:"; show "$(tail -n 5 "$LOGDIR/memory-$kind.log")"; }
+		show "| calls | sum(total_bytes) | vs 20k |"
+		show "|---:|---:|---:|"
+		q -d bench_mem -c "SELECT format('| %s | %s | %s |', calls, bytes,
+		        to_char(100.0 * bytes / (SELECT bytes FROM bench.mem_samples WHERE calls = 20000) - 100, 'FMS990.0') || ' %')
+		    FROM bench.mem_samples ORDER BY calls" | tee -a "$OUT"
+		verdict=$(q -d bench_mem -c "SELECT CASE WHEN w.bytes IS NULL OR l.calls < 30000 THEN 'NO VERDICT (fewer than 30k calls sampled)'
+		        WHEN abs(l.bytes - w.bytes) <= 0.10 * w.bytes THEN 'PASS'
+		        ELSE 'FAIL' END || format(': last sample (%s calls) %s bytes, at 20k %s bytes, %s%%',
+		        l.calls, l.bytes, w.bytes, to_char(100.0 * l.bytes / nullif(w.bytes, 0) - 100, 'FMS990.0'))
+		    FROM (SELECT * FROM bench.mem_samples ORDER BY calls DESC LIMIT 1) l
+		    LEFT JOIN bench.mem_samples w ON w.calls = 20000")
+		show ""
+		show "**$verdict** (passes when the last sample is within 10% of the sample at 20k calls)."
+		md ""
+		md "One pgbench client (one backend) runs the cycles, each call its own transaction; $((cycles * per + 100)) READY workloads preloaded (${pre} s). Samples are taken by that backend itself, before the first cycle and whenever the call count crosses a multiple of 10k."
+		md ""
+		drop_db bench_mem
+	done
 }
 
 # ---------------------------------------------------------------- main
 wl_need_root
 wl_install_deps
 [ "$build" = 0 ] || wl_build
-wl_cluster_start "${SETTINGS[@]}"
+if [ "$cmd" = profile ]; then
+	wl_cluster_start "${SETTINGS[@]}" "${PROFILE_SETTINGS[@]}"
+else
+	wl_cluster_start "${SETTINGS[@]}"
+fi
 LOGDIR="$WL_TMP/bench"
 mkdir -p "$LOGDIR"
 # keep the pgbench logs and raw numbers (bench/results/tmp/ is not committed)
@@ -556,6 +643,7 @@ started=$(epoch)
 environment
 case "$cmd" in
 	compare) run_compare ;;
+	profile) run_profile ;;
 	scale) run_scale ;;
 	latency) run_latency ;;
 	memory) run_memory ;;
