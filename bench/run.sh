@@ -237,6 +237,16 @@ environment() {
 	md ""
 }
 
+# compare_template WHAT: the template database (a), (b) and (c) are cloned
+# from: $preload READY workloads and $preload queue rows.  Prints the seconds
+# the workloads took to preload.
+compare_template() {
+	say "== $1: preloading $preload workloads and $preload queue rows into the template"
+	new_db bench_tpl >/dev/null
+	preload bench_tpl "$APP" 1 "$preload"
+	q -d bench_tpl -c "SELECT bench.q_fill(1, $preload)" >/dev/null
+}
+
 # ---------------------------------------------------------------- profile
 # profile: where one job's time goes, for (a), (b) and (c) at one N (16, or
 # the one --clients names): statements from pg_stat_statements with
@@ -248,10 +258,7 @@ run_profile() {
 	case "$clients" in *" "*) ;; *) n=$clients ;; esac
 	show "## Profile: where a job's time goes, N=$n"
 	show ""
-	say "== profile: preloading $preload workloads and $preload queue rows into the template"
-	new_db bench_tpl
-	t_pre=$(preload bench_tpl "$APP" 1 "$preload")
-	q -d bench_tpl -c "SELECT bench.q_fill(1, $preload)" >/dev/null
+	t_pre=$(compare_template profile)
 	q -d bench_tpl -c "CREATE EXTENSION pg_stat_statements" -c "VACUUM ANALYZE"
 	md "Preloaded $preload READY workloads in ${t_pre} s and $preload queue rows. Each variant runs $seconds s on a fresh clone, pgbench -M prepared -c $n. Extra settings of this run: $(printf '%s; ' "${PROFILE_SETTINGS[@]}" | sed 's/; $//'). WAL is the whole server's (\`pg_stat_wal\`), divided by the jobs completed in the run."
 	md ""
@@ -308,10 +315,7 @@ run_compare() {
 	local variants="a b c" r n v tag res t_pre
 	show "## Throughput: (a) bare queue vs (b) workload 3 calls vs (c) workload batch of 10"
 	show ""
-	say "== compare: preloading $preload workloads and $preload queue rows into the template"
-	new_db bench_tpl
-	t_pre=$(preload bench_tpl "$APP" 1 "$preload")
-	q -d bench_tpl -c "SELECT bench.q_fill(1, $preload)" >/dev/null
+	t_pre=$(compare_template compare)
 	q -d bench_tpl -c "VACUUM ANALYZE"
 	md "Preloaded $preload READY workloads in ${t_pre} s ($PAR sessions, 10k per transaction) and $preload queue rows into a template database; every measurement runs on a fresh FILE_COPY clone of it."
 	if ! has_complete_many bench_tpl; then

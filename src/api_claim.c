@@ -351,11 +351,7 @@ workload_heartbeat_many(PG_FUNCTION_ARGS)
 	worker_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(0), "worker_id");
 	items = PG_GETARG_JSONB_P(1);
 	until = wl_fence_lease_until(PG_GETARG_INTERVAL_P(2), "extend");
-	if (!JB_ROOT_IS_ARRAY(items) || JB_ROOT_IS_SCALAR(items))
-		wl_refuse(WL_E_INVALID, errdetail("items must be a JSON array."));
-	n = JB_ROOT_COUNT(items);
-	if (n > WL_MAX_BATCH)
-		wl_refuse(WL_E_INVALID, errdetail("items has %d entries; the limit is %d.", n, WL_MAX_BATCH));
+	n = wl_payload_batch_count(items);
 
 	beats = palloc0(sizeof(WlBeat) * (n + 1));
 	it = JsonbIteratorInit(&items->root);

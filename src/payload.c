@@ -173,6 +173,24 @@ wl_payload_id_arg(text *t, const char *what)
 }
 
 /*
+ * wl_payload_batch_count checks the items argument of a batch function (a
+ * JSON array of at most WL_MAX_BATCH items) and returns how many there are;
+ * anything else is WORKLOAD_INVALID.
+ */
+int
+wl_payload_batch_count(Jsonb *items)
+{
+	int			n;
+
+	if (!JB_ROOT_IS_ARRAY(items) || JB_ROOT_IS_SCALAR(items))
+		wl_refuse(WL_E_INVALID, errdetail("items must be a JSON array."));
+	n = JB_ROOT_COUNT(items);
+	if (n > WL_MAX_BATCH)
+		wl_refuse(WL_E_INVALID, errdetail("items has %d entries; the limit is %d.", n, WL_MAX_BATCH));
+	return n;
+}
+
+/*
  * wl_payload_text_array checks a text[] argument: one dimension (or empty),
  * no NULL element, no blank element, at most WL_MAX_ARRAY_ITEMS.
  */

@@ -55,6 +55,7 @@ extern void wl_payload_check(Jsonb *j, const char *what, Size max_bytes);
 extern void wl_payload_check_text(const char *s, const char *what, Size max_len);
 extern char *wl_payload_id_arg(text *t, const char *what);
 extern ArrayType *wl_payload_text_array(ArrayType *a, const char *what);
+extern int	wl_payload_batch_count(Jsonb *items);
 extern char **wl_payload_array_items(ArrayType *a, int *n);
 extern bool wl_payload_array_contains(ArrayType *a, const char *item);
 
