@@ -77,6 +77,20 @@ wl_store_lock(const char *workload_id, WlRow *row)
 	return wl_authz_member(row->tenant_id, row->application_id);
 }
 
+/* array_of: a one-dimensional array of n values of type (nulls may be NULL). */
+static ArrayType *
+array_of(Datum *d, bool *nulls, int n, Oid type)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	get_typlenbyvalalign(type, &len, &byval, &align);
+	return construct_md_array(d, nulls, 1, dims, lbs, type, len, byval, align);
+}
+
 /*
  * wl_store_lock_many locks the n workloads named in ids, which must be
  * sorted by strcmp and distinct, in that order, and reads them into rows;
@@ -97,7 +111,7 @@ wl_store_lock_many(char **ids, int n, WlRow *rows, bool *found)
 
 	for (int i = 0; i < n; i++)
 		d[i] = CStringGetTextDatum(ids[i]);
-	args[0] = PointerGetDatum(construct_array(d, n, TEXTOID, -1, false, TYPALIGN_INT));
+	args[0] = PointerGetDatum(array_of(d, NULL, n, TEXTOID));
 	t = wl_store_run(P_LOCK_MANY, args, NULL, 0, SPI_OK_SELECT);
 	got = (int) SPI_processed;
 	for (int i = 0; i < n; i++)
@@ -172,6 +186,18 @@ wl_store_save(WlRow *row)
 	row->progress_changed = false;
 }
 
+/* evidence_or_empty: an event's evidence, {} when there is none. */
+static Jsonb *
+evidence_or_empty(Jsonb *evidence)
+{
+	WlJson		b;
+
+	if (evidence)
+		return evidence;
+	wl_json_begin(&b);
+	return wl_json_end(&b);
+}
+
 /*
  * wl_store_event appends one event: the event type follows from the target
  * state, the database role is the caller's.
@@ -195,14 +221,7 @@ wl_store_event(WlRow *row, WlState from, bool has_from, WlState to,
 	args[6] = CStringGetTextDatum(actor);
 	args[7] = TimestampTzGetDatum(wl_now());
 	args[8] = wl_authz_caller_name();
-	if (evidence == NULL)
-	{
-		WlJson		b;
-
-		wl_json_begin(&b);
-		evidence = wl_json_end(&b);
-	}
-	args[9] = PointerGetDatum(evidence);
+	args[9] = PointerGetDatum(evidence_or_empty(evidence));
 	wl_store_run(P_EVENT, args, nulls, 0, SPI_OK_INSERT);
 }
 
@@ -236,19 +255,6 @@ wl_store_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
 		cancel_unreachable_dependents(row, actor);
 }
 
-static ArrayType *
-array_of(Datum *d, bool *nulls, int n, Oid type)
-{
-	int16		len;
-	bool		byval;
-	char		align;
-	int			dims[1] = {n};
-	int			lbs[1] = {1};
-
-	get_typlenbyvalalign(type, &len, &byval, &align);
-	return construct_md_array(d, nulls, 1, dims, lbs, type, len, byval, align);
-}
-
 /*
  * wl_store_transition_many is wl_store_transition for n locked rows moving
  * to one state, with the row writes and the events in one statement (events
@@ -260,7 +266,7 @@ void
 wl_store_transition_many(WlRow **rows, int n, WlState to, const char *actor,
 						 Jsonb **evidence)
 {
-#define SM_COLS 20
+#define SM_COLS 20			/* the per-row arrays of P_SAVE_MANY */
 	Datum	   *d[SM_COLS];
 	bool	   *nl[SM_COLS];
 	static const Oid types[SM_COLS] = {TEXTOID, InvalidOid, TIMESTAMPTZOID, TIMESTAMPTZOID,
@@ -316,14 +322,7 @@ wl_store_transition_many(WlRow **rows, int n, WlState to, const char *actor,
 		nl[16][i] = !row->has_deadline;
 		d[17][i] = Int32GetDatum(row->wait_count);
 		d[18][i] = wl_store_state_datum(from[i]);
-		if (evidence[i] == NULL)
-		{
-			WlJson		b;
-
-			wl_json_begin(&b);
-			evidence[i] = wl_json_end(&b);
-		}
-		d[19][i] = PointerGetDatum(evidence[i]);
+		d[19][i] = PointerGetDatum(evidence_or_empty(evidence[i]));
 	}
 	state_type = wl_store_state_type();
 	/* $1, $2, $4..$20, $25: the per-row arrays; $3, $21..$24: one value each */
