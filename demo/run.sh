@@ -17,7 +17,7 @@ wl_build
 wl_cluster_start "shared_preload_libraries = 'workload'" "workload.database = 'demo'" \
 	"workload.tick_interval = '1s'"
 
-WORKER_BIN=$(pg_config --bindir)/workload-worker
+WORKER_BIN=$("$PG_CONFIG" --bindir)/workload-worker
 DEMO=$(mktemp -d /tmp/workload-demo.XXXXXX)
 export PGDATABASE=demo
 LEASE=4

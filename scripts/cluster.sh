@@ -4,7 +4,11 @@
 # user in a temporary directory on a free port.  wl_cluster_stop (also run
 # on exit) stops it and removes the directory.
 
-WL_PG_BIN=/usr/lib/postgresql/15/bin
+# PG_CONFIG picks the PostgreSQL to build against, install into and run
+# (default the Debian server).  A private copy of it (scripts/dev-pg.sh) lets
+# several checkouts on one machine test side by side.
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+WL_PG_BIN=$(dirname "$PG_CONFIG")
 
 wl_need_root() {
 	if [ "$(id -u)" != 0 ]; then
@@ -35,8 +39,10 @@ wl_build() {
 }
 
 wl_free_port() {
-	local port
-	for port in $(seq 54329 54429); do
+	local i port
+	# a random start, so that two runs on one machine rarely race for a port
+	for i in $(seq 1 200); do
+		port=$((54329 + (RANDOM % 1500)))
 		if ! (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null; then
 			echo "$port"
 			return

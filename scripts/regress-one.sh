@@ -8,6 +8,7 @@ out=$1; db=$2; shift 2
 mkdir -p "$out"
 cd "$root"   # tests include test/include/helpers.sql relative to here
 ln -sfn "$root/expected" "$out/expected"
-exec /usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress --inputdir="$root/test" \
-	--outputdir="$out" --bindir=/usr/lib/postgresql/15/bin --load-extension=pgcrypto \
+pgc=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+exec "$(dirname "$("$pgc" --pgxs)")/../test/regress/pg_regress" --inputdir="$root/test" \
+	--outputdir="$out" --bindir="$("$pgc" --bindir)" --load-extension=pgcrypto \
 	--load-extension=workload --dbname="$db" "$@"

@@ -10,7 +10,7 @@ RL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WL_ROOT=$(cd "$RL_DIR/../.." && pwd)
 # RL_PG_BIN: the server to test (default the installed PostgreSQL 15; point it
 # at a relocated copy to test another build of the extension, e.g. under ASan)
-RL_PG_BIN=${RL_PG_BIN:-/usr/lib/postgresql/15/bin}
+RL_PG_BIN=${RL_PG_BIN:-$(dirname "${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}")}
 # RL_PG_ENV: extra environment for the server processes, e.g.
 # "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libasan.so.8 ASAN_OPTIONS=..." (README.md)
 RL_PG_ENV=${RL_PG_ENV:-}
@@ -68,8 +68,8 @@ rl_setup() {
 # rl_build_drivers NAME...: compile test/reliability/NAME.c into $RL_TMP
 rl_build_drivers() {
 	local inc libdir d
-	inc=$(pg_config --includedir)
-	libdir=$(pg_config --libdir)
+	inc=$("$RL_PG_BIN/pg_config" --includedir)
+	libdir=$("$RL_PG_BIN/pg_config" --libdir)
 	for d in "$@"; do
 		gcc -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -I"$inc" \
 			"$RL_DIR/$d.c" -o "$RL_TMP/$d" -L"$libdir" -lpq >"$RL_TMP/build-$d.log" 2>&1 \
