@@ -25,8 +25,8 @@
 
 #include "bgworker.h"
 #include "guc.h"
-#include "payload.h"
-#include "store.h"
+#include "catalog.h"
+#include "jsonb_util.h"
 
 #define WL_BGW_RESTART_S 10
 
@@ -90,7 +90,7 @@ run_pass(const char *dbname, bool *said_missing)
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	schema = wl_store_api_schema();
+	schema = wl_catalog_api_schema();
 	if (!OidIsValid(schema))
 	{
 		if (!*said_missing)
