@@ -106,5 +106,11 @@ docs_check() {
 }
 run_suite docs docs_check
 
+# The Debian package: built with dpkg-buildpackage, installed into the system
+# PostgreSQL 15, its regress suite run against the installed files, purged.
+# Last, since it installs and removes files in the system tree (it puts back
+# whatever an earlier `make install` had left there).
+run_suite package bash "$WL_ROOT/test/packaging/deb_builds_installs_and_passes_regress.sh"
+
 echo "$passed passed, $failed failed"
 exit $status
