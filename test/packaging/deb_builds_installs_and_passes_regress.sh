@@ -14,6 +14,9 @@
 # would overwrite is saved first and put back after the purge, so the machine
 # is left as it was.  Run as root; prints TAP.
 set -uo pipefail
+# the system PostgreSQL, on clusters of pg_virtualenv's own: nothing from a
+# caller's cluster (test/run-all.sh exports its port) may leak in
+unset PG_CONFIG PGHOST PGPORT PGUSER PGDATABASE PGDATA PGSERVICE
 WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PKG=postgresql-15-workload
 SYS=/usr/lib/postgresql/15
