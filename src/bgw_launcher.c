@@ -35,6 +35,7 @@
 #include "utils/varlena.h"
 
 #include "bgworker.h"
+#include "compat.h"
 #include "guc.h"
 
 #define WL_BGW_RESTART_S 10			/* before a stopped worker is started again */
