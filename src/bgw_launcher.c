@@ -9,7 +9,9 @@
  * database commits, when a worker ends, and on SIGHUP.  A worker that ends
  * for another reason (an error, pg_terminate_backend) is started again
  * after WL_BGW_RESTART_S, if its database still exists.  workload.database,
- * when set, limits the databases served.
+ * when set, limits the databases served.  A reload makes it try every
+ * database again (for an extension it was not told about: one created by
+ * PREPARE TRANSACTION and COMMIT PREPARED).
  */
 #include "postgres.h"
 
@@ -244,9 +246,12 @@ serve(WlDb *db, TimestampTz now, bool *forget)
 	return WL_BGW_IDLE_MS;
 }
 
-/* launcher_pass: one look at every database; returns the next wait in ms */
+/*
+ * launcher_pass: one look at every database; returns the next wait in ms.
+ * With `again`, databases known to lack the extension are tried again too.
+ */
 static long
-launcher_pass(void)
+launcher_pass(bool again)
 {
 	Oid			req[WL_BGW_MAX_TAKE];
 	int			nreq;
@@ -256,6 +261,7 @@ launcher_pass(void)
 	ListCell   *lc;
 
 	wl_bgw_take_requests(req, lengthof(req), &nreq, &all);
+	all = all || again;
 	scan_databases();
 	foreach(lc, dbs)
 	{
@@ -284,7 +290,8 @@ launcher_pass(void)
 }
 
 /*
- * wl_bgw_launcher_main: SIGHUP reloads the settings and looks again; SIGTERM
+ * wl_bgw_launcher_main: SIGHUP reloads the settings and looks at every
+ * database again, those known to lack the extension included; SIGTERM
  * and postmaster death end it (bgw_restart_time brings it back after an
  * error or pg_terminate_backend; the tick workers go on meanwhile).
  */
@@ -302,6 +309,7 @@ wl_bgw_launcher_main(Datum arg)
 	for (;;)
 	{
 		long		wait;
+		bool		reloaded = false;
 
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
@@ -309,8 +317,9 @@ wl_bgw_launcher_main(Datum arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			reloaded = true;
 		}
-		wait = launcher_pass();
+		wait = launcher_pass(reloaded);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 wait, PG_WAIT_EXTENSION);
 	}

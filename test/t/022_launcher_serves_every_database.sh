@@ -84,7 +84,8 @@ recovered() {
 stop_server() { runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -m fast -t 30 -w stop >/dev/null; }
 start_server() { runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -l "$WL_TMP/server.log" -w start >/dev/null; }
 
-wl_cluster_start "shared_preload_libraries = 'workload'" "workload.tick_interval = '200ms'"
+wl_cluster_start "shared_preload_libraries = 'workload'" "workload.tick_interval = '200ms'" \
+	"max_prepared_transactions = 2"
 q "CREATE DATABASE wl_one" >/dev/null
 q "CREATE DATABASE wl_two" >/dev/null
 q "CREATE DATABASE wl_none" >/dev/null
@@ -124,6 +125,16 @@ install_in wl_three
 check "CREATE EXTENSION again brings it back" \
 	wait_for 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_three'" 1
 
+# a commit the launcher is not told about (COMMIT PREPARED runs no hook of
+# the creating session): a reload makes it look at every database again
+q "CREATE DATABASE wl_prepared" >/dev/null
+sleep 1
+qd wl_prepared "BEGIN; CREATE EXTENSION workload CASCADE; PREPARE TRANSACTION 'wl_ext'" >/dev/null
+qd wl_prepared "COMMIT PREPARED 'wl_ext'" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+check "an extension created through PREPARE TRANSACTION is served after a reload" \
+	wait_for 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_prepared'" 1
+
 # a template is not served (a connected worker would make CREATE DATABASE
 # from it fail), a database created from it is
 q "CREATE DATABASE wl_template" >/dev/null
@@ -156,7 +167,7 @@ check "a terminated launcher comes back (bgw_restart_time)" \
 	wait_for 20 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload launcher' AND pid <> $launcher" 1
 sleep 1
 check "the tick workers went on meanwhile, and the new launcher started no second one" \
-	test "$(ticks)" = "wl_one wl_three wl_two" -a "$(tick_pid wl_two)" = "$two"
+	test "$(ticks)" = "wl_one wl_prepared wl_three wl_two" -a "$(tick_pid wl_two)" = "$two"
 
 sample
 check "no database had two tick workers at any moment we looked" test "$doubled" = 0
