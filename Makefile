@@ -3,7 +3,7 @@ EXTVERSION = $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*
 MODULE_big = workload
 OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 DATA       = $(wildcard sql/$(EXTENSION)--*.sql)
-PG_CPPFLAGS = -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -DWL_EXTVERSION=\"$(EXTVERSION)\"
 PG_CFLAGS  = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers -Wmissing-prototypes
 
 REGRESS        = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))

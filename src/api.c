@@ -1,32 +1,79 @@
 /*
  * api.c: what the SQL entry points share: entering and leaving an API call
- * (the SPI connection; the caller is resolved afresh for each call), moving
+ * (who called; running as the extension's owner; the SPI connection), moving
  * an answer out of SPI memory, and the rows of set-returning answers.
  * Layer 4.
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "catalog/pg_proc.h"
 #include "executor/spi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/syscache.h"
 
 #include "api.h"
 #include "authz.h"
+#include "catalog.h"
 #include "compat.h"
 
-/* wl_api_begin starts an API call's work: connects to SPI, forgets the last caller. */
-void
-wl_api_begin(void)
+/*
+ * called_as_definer: whether the function being called is still declared
+ * SECURITY DEFINER (a 1.1 definition, before ALTER EXTENSION workload
+ * UPDATE): its caller is then the session's outer role, as 1.1 had it.
+ * Cached in fn_extra.
+ */
+static bool
+called_as_definer(FunctionCallInfo fcinfo)
 {
-	wl_authz_forget_caller();
+	FmgrInfo   *fl = fcinfo->flinfo;
+	HeapTuple	tup;
+
+	if (fl == NULL)
+		return false;
+	if (fl->fn_extra == NULL)
+	{
+		bool	   *definer = MemoryContextAllocZero(fl->fn_mcxt, sizeof(bool));
+
+		tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fl->fn_oid));
+		if (HeapTupleIsValid(tup))
+		{
+			*definer = ((Form_pg_proc) GETSTRUCT(tup))->prosecdef;
+			ReleaseSysCache(tup);
+		}
+		fl->fn_extra = definer;
+	}
+	return *(bool *) fl->fn_extra;
+}
+
+/*
+ * wl_api_begin starts an API call's work.  The caller is the role that
+ * called the function (current_user at the call, SPEC section 5): a
+ * SECURITY DEFINER function of another role that calls the API acts with
+ * that role's rights.  The call then runs as the extension's owner, who alone
+ * may read and write the tables, until wl_api_end; an error ends the
+ * (sub)transaction, which puts the user back by itself.
+ */
+void
+wl_api_begin(FunctionCallInfo fcinfo, WlApi *api)
+{
+	Oid			caller = called_as_definer(fcinfo) ? GetOuterUserId() : GetUserId();
+
+	wl_authz_set_caller(caller);
+	GetUserIdAndSecContext(&api->saved_user, &api->saved_context);
+	SetUserIdAndSecContext(wl_catalog_owner(),
+						   api->saved_context | SECURITY_LOCAL_USERID_CHANGE);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "could not connect to SPI");
 }
 
 /* wl_api_end ends it (everything the answer needs must have been transferred). */
 void
-wl_api_end(void)
+wl_api_end(WlApi *api)
 {
 	SPI_finish();
+	SetUserIdAndSecContext(api->saved_user, api->saved_context);
 }
 
 /* wl_api_transfer copies a jsonb answer out of SPI memory into the caller's context. */

@@ -8,8 +8,15 @@
 
 #include "errors.h"
 
-extern void wl_api_begin(void);
-extern void wl_api_end(void);
+/* One API call in progress: the user it runs as is switched back at its end. */
+typedef struct WlApi
+{
+	Oid			saved_user;
+	int			saved_context;
+} WlApi;
+
+extern void wl_api_begin(FunctionCallInfo fcinfo, WlApi *api);
+extern void wl_api_end(WlApi *api);
 extern Jsonb *wl_api_transfer(Jsonb *j);
 extern void wl_api_report_item(ReturnSetInfo *rsinfo, const char *workload_id,
 							   const char *done, WlErr err, Jsonb *doc);

@@ -33,6 +33,7 @@ PG_FUNCTION_INFO_V1(workload_sign_grant);
 Datum
 workload_sign_grant(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	Jsonb	   *grant;
 	Jsonb	   *signed_grant;
 	char	   *detail;
@@ -42,9 +43,9 @@ workload_sign_grant(PG_FUNCTION_ARGS)
 	if (JB_ROOT_IS_SCALAR(grant) || !wl_grant_shape(&grant->root, &detail))
 		wl_refuse(WL_E_INVALID, errdetail_internal("%s", JB_ROOT_IS_SCALAR(grant) ?
 												   "The grant must be an object." : detail));
-	wl_api_begin();
-	signed_grant = wl_api_transfer(wl_grant_sign(grant));
-	wl_api_end();
+	wl_api_begin(fcinfo, &api);
+	signed_grant = wl_api_transfer(wl_grant_sign_recorded(grant));
+	wl_api_end(&api);
 	PG_RETURN_JSONB_P(signed_grant);
 }
 
@@ -53,13 +54,14 @@ PG_FUNCTION_INFO_V1(workload_verify_grant);
 Datum
 workload_verify_grant(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	const char *why;
 	bool		ok;
 
 	wl_args_require(fcinfo, "signed");
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	ok = wl_grant_verify(PG_GETARG_JSONB_P(0), &why);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_BOOL(ok);
 }
 
@@ -68,11 +70,12 @@ PG_FUNCTION_INFO_V1(workload_revoke_grant);
 Datum
 workload_revoke_grant(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	char	   *grant_id = wl_arg_id(fcinfo, 0, "grant_id");
 
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	wl_store_revoke(grant_id, wl_now(), wl_authz_caller()->role);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_VOID();
 }
 
@@ -81,11 +84,12 @@ PG_FUNCTION_INFO_V1(workload_rotate_signing_key);
 Datum
 workload_rotate_signing_key(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	char	   *key_id;
 
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	key_id = wl_keys_rotate();
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_TEXT_P(cstring_to_text(key_id));
 }
 
@@ -94,11 +98,12 @@ PG_FUNCTION_INFO_V1(workload_retire_signing_key);
 Datum
 workload_retire_signing_key(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	char	   *key_id = wl_arg_id(fcinfo, 0, "key_id");
 
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	wl_keys_retire(key_id);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_VOID();
 }
 
@@ -112,8 +117,8 @@ membership_args(FunctionCallInfo fcinfo, char **tenant, char **app)
 	role = NameStr(*PG_GETARG_NAME(0));
 	if (!OidIsValid(get_role_oid(role, true)))
 		wl_refuse(WL_E_INVALID, errdetail("Role \"%s\" does not exist.", role));
-	*tenant = wl_arg_id(fcinfo, 1, "tenant_id");
-	*app = wl_arg_id(fcinfo, 2, "application_id");
+	*tenant = wl_arg_tenant(fcinfo, 1, "tenant_id");
+	*app = wl_arg_tenant(fcinfo, 2, "application_id");
 	return role;
 }
 
@@ -122,13 +127,14 @@ PG_FUNCTION_INFO_V1(workload_add_tenant_member);
 Datum
 workload_add_tenant_member(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	char	   *tenant;
 	char	   *app;
 	char	   *role = membership_args(fcinfo, &tenant, &app);
 
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	wl_store_member_put(role, tenant, app);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_VOID();
 }
 
@@ -137,12 +143,47 @@ PG_FUNCTION_INFO_V1(workload_remove_tenant_member);
 Datum
 workload_remove_tenant_member(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	char	   *tenant;
 	char	   *app;
 	char	   *role = membership_args(fcinfo, &tenant, &app);
 
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	wl_store_member_del(role, tenant, app);
-	wl_api_end();
+	wl_api_end(&api);
+	PG_RETURN_VOID();
+}
+
+/*
+ * workload_channel(tenant_id, application_id): the channel to LISTEN on, for
+ * a role that may act in that tenant and application (WORKLOAD_UNAUTHORIZED
+ * otherwise): LISTEN needs no privilege, so the name is the secret.
+ */
+PG_FUNCTION_INFO_V1(workload_channel);
+Datum
+workload_channel(PG_FUNCTION_ARGS)
+{
+	WlApi		api;
+	char	   *tenant = wl_arg_tenant(fcinfo, 0, "tenant_id");
+	char	   *app = wl_arg_tenant(fcinfo, 1, "application_id");
+	char	   *channel;
+
+	wl_api_begin(fcinfo, &api);
+	wl_authz_require_member(tenant, app);
+	channel = wl_keys_channel(tenant, app);
+	wl_api_end(&api);
+	PG_RETURN_TEXT_P(cstring_to_text(channel));
+}
+
+/* workload.make_channel_secret(): the install script makes the channel secret (once). */
+PG_FUNCTION_INFO_V1(workload_make_channel_secret);
+Datum
+workload_make_channel_secret(PG_FUNCTION_ARGS)
+{
+	WlApi		api;
+
+	wl_api_begin(fcinfo, &api);
+	wl_keys_make_channel_secret();
+	wl_api_end(&api);
 	PG_RETURN_VOID();
 }

@@ -49,6 +49,7 @@ PG_FUNCTION_INFO_V1(workload_claim);
 Datum
 workload_claim(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WlClaimRequest r;
 	WlClaimed  *claimed;
@@ -59,8 +60,8 @@ workload_claim(PG_FUNCTION_ARGS)
 					"lease", "max_items", "start");
 	r.worker_id = wl_arg_id(fcinfo, 0, "worker_id");
 	r.capabilities = wl_arg_text_array(fcinfo, 1, "capabilities");
-	r.tenant_id = wl_arg_id(fcinfo, 2, "tenant_id");
-	r.application_id = wl_arg_id(fcinfo, 3, "application_id");
+	r.tenant_id = wl_arg_tenant(fcinfo, 2, "tenant_id");
+	r.application_id = wl_arg_tenant(fcinfo, 3, "application_id");
 	(void) wl_arg_lease_until(fcinfo, 4, "lease");
 	r.lease = PG_GETARG_INTERVAL_P(4);
 	r.max_items = PG_GETARG_INT32(5);
@@ -70,10 +71,10 @@ workload_claim(PG_FUNCTION_ARGS)
 	r.start = PG_GETARG_BOOL(6);
 
 	InitMaterializedSRF(fcinfo, 0);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	n = wl_claim(&r, &claimed);
 	emit_claims(rsinfo, claimed, n);
-	wl_api_end();
+	wl_api_end(&api);
 	return (Datum) 0;
 }
 
@@ -86,6 +87,7 @@ PG_FUNCTION_INFO_V1(workload_claim_id);
 Datum
 workload_claim_id(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WlClaimRequest r;
 	WlClaimed  *claimed;
@@ -100,10 +102,10 @@ workload_claim_id(PG_FUNCTION_ARGS)
 	r.lease = PG_GETARG_INTERVAL_P(3);
 
 	InitMaterializedSRF(fcinfo, 0);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	n = wl_claim_named(&r, &claimed);
 	emit_claims(rsinfo, claimed, n);
-	wl_api_end();
+	wl_api_end(&api);
 	return (Datum) 0;
 }
 
@@ -112,12 +114,13 @@ PG_FUNCTION_INFO_V1(workload_start);
 Datum
 workload_start(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlFence		fence;
 
 	wl_arg_fence(fcinfo, 0, &fence);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	wl_start(&fence);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_VOID();
 }
 
@@ -131,6 +134,7 @@ PG_FUNCTION_INFO_V1(workload_heartbeat);
 Datum
 workload_heartbeat(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlFence		fence;
 	TimestampTz until;
 	Jsonb	   *progress = NULL;
@@ -143,9 +147,9 @@ workload_heartbeat(PG_FUNCTION_ARGS)
 		progress = PG_GETARG_JSONB_P(5);
 		wl_payload_check(progress, "progress", WL_MAX_PROGRESS_BYTES);
 	}
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	answer = wl_api_transfer(wl_heartbeat(&fence, until, progress));
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_JSONB_P(answer);
 }
 
@@ -189,6 +193,7 @@ PG_FUNCTION_INFO_V1(workload_heartbeat_many);
 Datum
 workload_heartbeat_many(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *worker_id;
 	Jsonb	   *items;
@@ -217,11 +222,11 @@ workload_heartbeat_many(PG_FUNCTION_ARGS)
 	}
 
 	InitMaterializedSRF(fcinfo, 0);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	wl_heartbeat_batch(beats, n, until);
 	for (int i = 0; i < n; i++)
 		wl_api_report_item(rsinfo, beats[i].fence.workload_id, "extended", beats[i].err,
 						   beats[i].answer);
-	wl_api_end();
+	wl_api_end(&api);
 	return (Datum) 0;
 }

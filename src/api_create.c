@@ -21,13 +21,14 @@ PG_FUNCTION_INFO_V1(workload_create);
 Datum
 workload_create(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlSpec		spec;
 	Jsonb	   *doc;
 
 	wl_args_require(fcinfo, "spec");
 	wl_spec_parse(PG_GETARG_JSONB_P(0), &spec);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	doc = wl_api_transfer(wl_create(&spec));
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_JSONB_P(doc);
 }

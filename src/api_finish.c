@@ -33,6 +33,7 @@ PG_FUNCTION_INFO_V1(workload_checkpoint);
 Datum
 workload_checkpoint(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlFence		fence;
 	Jsonb	   *state;
 	Jsonb	   *doc;
@@ -41,9 +42,9 @@ workload_checkpoint(PG_FUNCTION_ARGS)
 	wl_args_require(fcinfo, NULL, NULL, NULL, NULL, "state");
 	state = PG_GETARG_JSONB_P(4);
 	wl_payload_check(state, "checkpoint state", WL_MAX_PAYLOAD_BYTES);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	doc = wl_api_transfer(wl_checkpoint_append(&fence, state));
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_JSONB_P(doc);
 }
 
@@ -56,6 +57,7 @@ PG_FUNCTION_INFO_V1(workload_complete);
 Datum
 workload_complete(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlCompletion c;
 	Jsonb	   *doc;
 	bool		unmet;
@@ -69,9 +71,9 @@ workload_complete(PG_FUNCTION_ARGS)
 	c.schema_version = PG_GETARG_INT32(7);
 	if (c.schema_version < 1)
 		wl_refuse(WL_E_INVALID, errdetail("Argument \"schema_version\" must be 1 or more."));
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	doc = wl_api_transfer(wl_complete(&c, &unmet));
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_JSONB_P(doc);
 }
 
@@ -139,6 +141,7 @@ PG_FUNCTION_INFO_V1(workload_complete_many);
 Datum
 workload_complete_many(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *worker_id;
 	Jsonb	   *items;
@@ -164,13 +167,13 @@ workload_complete_many(PG_FUNCTION_ARGS)
 	}
 
 	InitMaterializedSRF(fcinfo, 0);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	wl_complete_batch(batch, n);
 	for (int i = 0; i < n; i++)
 		wl_api_report_item(rsinfo, batch[i].c.fence.workload_id,
 						   batch[i].unmet ? "completion_criteria_unmet" : "succeeded",
 						   batch[i].err, batch[i].doc);
-	wl_api_end();
+	wl_api_end(&api);
 	return (Datum) 0;
 }
 
@@ -183,6 +186,7 @@ PG_FUNCTION_INFO_V1(workload_fail);
 Datum
 workload_fail(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlFence		fence;
 	char	   *kind;
 	char	   *error;
@@ -193,9 +197,9 @@ workload_fail(PG_FUNCTION_ARGS)
 	kind = wl_arg_id(fcinfo, 4, "kind");
 	error = text_to_cstring(PG_GETARG_TEXT_PP(5));
 	wl_payload_check_text(error, "error", WL_MAX_ERROR_LEN);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	end = wl_fail(&fence, kind, error);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_DATUM(wl_catalog_state_datum(end));
 }
 
@@ -204,12 +208,13 @@ PG_FUNCTION_INFO_V1(workload_confirm_cancel);
 Datum
 workload_confirm_cancel(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlFence		fence;
 
 	wl_arg_fence(fcinfo, 0, &fence);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	wl_confirm_cancel(&fence);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_VOID();
 }
 
@@ -222,6 +227,7 @@ PG_FUNCTION_INFO_V1(workload_execution_context);
 Datum
 workload_execution_context(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlFence		fence;
 	ArrayType  *refs;
 	int			n;
@@ -238,8 +244,8 @@ workload_execution_context(PG_FUNCTION_ARGS)
 					  errdetail("Item %d of argument \"secret_references\" is not a secret:// reference.",
 								i + 1));
 	}
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	answer = wl_api_transfer(wl_execution_context(&fence, refs));
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_JSONB_P(answer);
 }

@@ -87,16 +87,6 @@ workload_error_codes(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* workload_channel(tenant_id, application_id): the channel to LISTEN on. */
-PG_FUNCTION_INFO_V1(workload_channel);
-Datum
-workload_channel(PG_FUNCTION_ARGS)
-{
-	wl_args_require(fcinfo, "tenant_id", "application_id");
-	PG_RETURN_TEXT_P(cstring_to_text(wl_channel(text_to_cstring(PG_GETARG_TEXT_PP(0)),
-												text_to_cstring(PG_GETARG_TEXT_PP(1)))));
-}
-
 /*
  * workload.claim_id_for(workload_id, fencing_token, worker_id): the claim id
  * rule, callable from the claim statement so the rule keeps one home.

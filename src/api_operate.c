@@ -26,13 +26,14 @@ PG_FUNCTION_INFO_V1(workload_cancel);
 Datum
 workload_cancel(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	char	   *id = wl_arg_id(fcinfo, 0, "workload_id");
 	char	   *actor = wl_arg_id(fcinfo, 1, "actor");
 	WlState		end;
 
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	end = wl_cancel(id, actor);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_DATUM(wl_catalog_state_datum(end));
 }
 
@@ -41,13 +42,14 @@ PG_FUNCTION_INFO_V1(workload_retry);
 Datum
 workload_retry(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	char	   *id = wl_arg_id(fcinfo, 0, "workload_id");
 	char	   *actor = wl_arg_id(fcinfo, 1, "actor");
 	WlState		end;
 
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	end = wl_retry(id, actor);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_DATUM(wl_catalog_state_datum(end));
 }
 
@@ -59,13 +61,14 @@ PG_FUNCTION_INFO_V1(workload_timeout);
 Datum
 workload_timeout(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	char	   *id = wl_arg_id(fcinfo, 0, "workload_id");
 	char	   *actor = wl_arg_id(fcinfo, 1, "actor");
 	WlState		end;
 
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	end = wl_timeout(id, actor);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_DATUM(wl_catalog_state_datum(end));
 }
 
@@ -78,6 +81,7 @@ PG_FUNCTION_INFO_V1(workload_recover_expired);
 Datum
 workload_recover_expired(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WlTickReport r;
 	ListCell   *lc;
@@ -85,11 +89,11 @@ workload_recover_expired(PG_FUNCTION_ARGS)
 	memset(&r, 0, sizeof(r));
 	r.keep_ids = true;
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	wl_recovery_leases(0, &r);
 	foreach(lc, r.recovered_ids)
 		wl_api_put_text(rsinfo, (char *) lfirst(lc));
-	wl_api_end();
+	wl_api_end(&api);
 	return (Datum) 0;
 }
 
@@ -105,6 +109,7 @@ PG_FUNCTION_INFO_V1(workload_purge);
 Datum
 workload_purge(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	Interval   *older;
 	int			batch;
 	TimestampTz before;
@@ -121,8 +126,8 @@ workload_purge(PG_FUNCTION_ARGS)
 	before = DatumGetTimestampTz(DirectFunctionCall2(timestamptz_mi_interval,
 													 TimestampTzGetDatum(wl_now()),
 													 IntervalPGetDatum(older)));
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	n = wl_store_purge(before, batch, PG_GETARG_BOOL(2));
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_INT64((int64) n);
 }

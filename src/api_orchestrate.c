@@ -30,15 +30,16 @@ PG_FUNCTION_INFO_V1(workload_resume);
 Datum
 workload_resume(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlFence		fence;
 	Jsonb	   *expected;
 	Jsonb	   *answer;
 
 	wl_arg_fence(fcinfo, 0, &fence);
 	expected = PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	answer = wl_api_transfer(wl_checkpoint_resume(&fence, expected));
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_JSONB_P(answer);
 }
 
@@ -52,6 +53,7 @@ PG_FUNCTION_INFO_V1(workload_wait);
 Datum
 workload_wait(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlFence		fence;
 	char	   *kind;
 	char	   *key;
@@ -70,9 +72,9 @@ workload_wait(PG_FUNCTION_ARGS)
 	deadline = PG_GETARG_TIMESTAMPTZ(6);
 	if (TIMESTAMP_NOT_FINITE(deadline) || deadline <= wl_now())
 		wl_refuse(WL_E_INVALID, errdetail("Argument \"deadline\" must be a time in the future."));
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	end = wl_wait_enter(&fence, kind, key, deadline);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_DATUM(wl_catalog_state_datum(end));
 }
 
@@ -84,6 +86,7 @@ PG_FUNCTION_INFO_V1(workload_signal);
 Datum
 workload_signal(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	char	   *tenant;
 	char	   *app;
 	char	   *key;
@@ -91,14 +94,14 @@ workload_signal(PG_FUNCTION_ARGS)
 	int			woken;
 
 	wl_args_require(fcinfo, "tenant_id", "application_id", "wake_key", "payload");
-	tenant = wl_arg_id(fcinfo, 0, "tenant_id");
-	app = wl_arg_id(fcinfo, 1, "application_id");
+	tenant = wl_arg_tenant(fcinfo, 0, "tenant_id");
+	app = wl_arg_tenant(fcinfo, 1, "application_id");
 	key = wl_arg_id(fcinfo, 2, "wake_key");
 	payload = PG_GETARG_JSONB_P(3);
 	wl_payload_check(payload, "payload", WL_MAX_PAYLOAD_BYTES);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	woken = wl_wait_signal(tenant, app, key, payload);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_INT32(woken);
 }
 
@@ -110,6 +113,7 @@ PG_FUNCTION_INFO_V1(workload_approve);
 Datum
 workload_approve(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	char	   *id;
 	char	   *approver;
 	char	   *note = NULL;
@@ -123,9 +127,9 @@ workload_approve(PG_FUNCTION_ARGS)
 		note = text_to_cstring(PG_GETARG_TEXT_PP(3));
 		wl_payload_check_text(note, "note", WL_MAX_ERROR_LEN);
 	}
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	done = wl_wait_approve(id, approver, PG_GETARG_BOOL(2), note);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_BOOL(done);
 }
 
@@ -137,6 +141,7 @@ PG_FUNCTION_INFO_V1(workload_add_compensation);
 Datum
 workload_add_compensation(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlFence		fence;
 	char	   *capability;
 	Jsonb	   *input;
@@ -147,9 +152,9 @@ workload_add_compensation(PG_FUNCTION_ARGS)
 	capability = wl_arg_id(fcinfo, 4, "capability_id");
 	input = PG_GETARG_JSONB_P(5);
 	wl_payload_check(input, "compensation input", WL_MAX_PAYLOAD_BYTES);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	doc = wl_api_transfer(wl_saga_add(&fence, capability, input));
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_JSONB_P(doc);
 }
 
@@ -162,6 +167,7 @@ PG_FUNCTION_INFO_V1(workload_compensate);
 Datum
 workload_compensate(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *id = wl_arg_id(fcinfo, 0, "workload_id");
 	char	   *actor = wl_arg_id(fcinfo, 1, "actor");
@@ -169,10 +175,10 @@ workload_compensate(PG_FUNCTION_ARGS)
 	int			n;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	ids = wl_saga_compensate(id, actor, &n);
 	for (int i = 0; i < n; i++)
 		wl_api_put_text(rsinfo, ids[i]);
-	wl_api_end();
+	wl_api_end(&api);
 	return (Datum) 0;
 }

@@ -24,15 +24,16 @@ PG_FUNCTION_INFO_V1(workload_get);
 Datum
 workload_get(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	char	   *id = wl_arg_id(fcinfo, 0, "workload_id");
 	Jsonb	   *doc;
 
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	doc = wl_store_document(id, true, wl_authz_caller());
 	if (doc == NULL)
 		wl_refuse(WL_E_NOT_FOUND, errdetail("No workload \"%s\".", id));
 	doc = wl_api_transfer(doc);
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_JSONB_P(doc);
 }
 
@@ -44,6 +45,7 @@ PG_FUNCTION_INFO_V1(workload_list);
 Datum
 workload_list(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *tenant;
 	char	   *app;
@@ -56,13 +58,13 @@ workload_list(PG_FUNCTION_ARGS)
 	lim = PG_GETARG_INT32(3);
 	if (lim < 1 || lim > WL_MAX_LIST)
 		wl_refuse(WL_E_INVALID, errdetail("Argument \"lim\" must be from 1 to %d.", WL_MAX_LIST));
-	tenant = wl_arg_id(fcinfo, 0, "tenant_id");
-	app = wl_arg_id(fcinfo, 1, "application_id");
+	tenant = wl_arg_tenant(fcinfo, 0, "tenant_id");
+	app = wl_arg_tenant(fcinfo, 1, "application_id");
 	if (!PG_ARGISNULL(2))
 		state = wl_catalog_state_from_oid(PG_GETARG_OID(2));
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	wl_authz_require_member(tenant, app);
 	docs = wl_store_list(tenant, app, PG_ARGISNULL(2) ? NULL : &state, lim, &n);
 	for (int i = 0; i < n; i++)
@@ -72,7 +74,7 @@ workload_list(PG_FUNCTION_ARGS)
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	wl_api_end();
+	wl_api_end(&api);
 	return (Datum) 0;
 }
 
@@ -81,13 +83,14 @@ PG_FUNCTION_INFO_V1(workload_history);
 Datum
 workload_history(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *id = wl_arg_id(fcinfo, 0, "workload_id");
 	WlEventRow *ev;
 	int			n;
 
 	InitMaterializedSRF(fcinfo, 0);
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	if (wl_store_document(id, false, wl_authz_caller()) == NULL)
 		wl_refuse(WL_E_NOT_FOUND, errdetail("No workload \"%s\".", id));
 	ev = wl_store_history(id, &n);
@@ -106,7 +109,7 @@ workload_history(PG_FUNCTION_ARGS)
 		values[6] = JsonbPGetDatum(ev[i].evidence);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	wl_api_end();
+	wl_api_end(&api);
 	return (Datum) 0;
 }
 
@@ -120,13 +123,14 @@ PG_FUNCTION_INFO_V1(workload_stats);
 Datum
 workload_stats(PG_FUNCTION_ARGS)
 {
-	char	   *tenant = wl_arg_id(fcinfo, 0, "tenant_id");
-	char	   *app = wl_arg_id(fcinfo, 1, "application_id");
+	WlApi		api;
+	char	   *tenant = wl_arg_tenant(fcinfo, 0, "tenant_id");
+	char	   *app = wl_arg_tenant(fcinfo, 1, "application_id");
 	Jsonb	   *stats;
 
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	wl_authz_require_member(tenant, app);
 	stats = wl_api_transfer(wl_store_stats(tenant, app, wl_now()));
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_JSONB_P(stats);
 }

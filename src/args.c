@@ -55,6 +55,10 @@ id_text(text *t, const char *name)
 	if (len > WL_MAX_ID_LEN)
 		wl_refuse(WL_E_INVALID,
 				  errdetail("Argument \"%s\" is %zu bytes; the limit is %d.", name, len, WL_MAX_ID_LEN));
+	if (wl_payload_secret_text(s))
+		wl_refuse(WL_E_SECRET_REJECTED,
+				  errdetail("Argument \"%s\" looks like a credential; pass secrets as secret:// references.",
+							name));
 	return s;
 }
 
@@ -65,6 +69,20 @@ wl_arg_id(FunctionCallInfo fcinfo, int i, const char *name)
 	if (PG_ARGISNULL(i))
 		wl_refuse(WL_E_INVALID, errdetail("Argument \"%s\" must not be NULL.", name));
 	return id_text(PG_GETARG_TEXT_PP(i), name);
+}
+
+/*
+ * wl_arg_tenant: a tenant or application id argument: as wl_arg_id, and
+ * without ":" (SPEC section 2), so no two pairs spell the same prefix.
+ */
+char *
+wl_arg_tenant(FunctionCallInfo fcinfo, int i, const char *name)
+{
+	char	   *s = wl_arg_id(fcinfo, i, name);
+
+	if (strchr(s, ':') != NULL)
+		wl_refuse(WL_E_INVALID, errdetail("Argument \"%s\" must not contain \":\".", name));
+	return s;
 }
 
 /* wl_arg_id_or_null: as wl_arg_id, but NULL stays NULL. */
@@ -115,7 +133,8 @@ wl_arg_text_array(FunctionCallInfo fcinfo, int i, const char *name)
 
 /*
  * wl_arg_batch checks the items argument of a batch function (a JSON array
- * of at most WL_MAX_BATCH items) and returns how many there are.
+ * of at most WL_MAX_BATCH items and WL_MAX_BATCH_BYTES) and returns how many
+ * there are.
  */
 int
 wl_arg_batch(Jsonb *items)
@@ -124,6 +143,10 @@ wl_arg_batch(Jsonb *items)
 
 	if (!JB_ROOT_IS_ARRAY(items) || JB_ROOT_IS_SCALAR(items))
 		wl_refuse(WL_E_INVALID, errdetail("Argument \"items\" must be a JSON array."));
+	if (VARSIZE(items) > WL_MAX_BATCH_BYTES)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("Argument \"items\" is %zu bytes; the limit is %d.",
+							(size_t) VARSIZE(items), WL_MAX_BATCH_BYTES));
 	n = JB_ROOT_COUNT(items);
 	if (n > WL_MAX_BATCH)
 		wl_refuse(WL_E_INVALID,

@@ -12,6 +12,7 @@ extern bool wl_text_blank(const char *s, size_t len);
 extern void wl_args_required(FunctionCallInfo fcinfo, const char *const *names, int n);
 extern char *wl_arg_id(FunctionCallInfo fcinfo, int i, const char *name);
 extern char *wl_arg_id_or_null(FunctionCallInfo fcinfo, int i, const char *name);
+extern char *wl_arg_tenant(FunctionCallInfo fcinfo, int i, const char *name);
 extern ArrayType *wl_arg_text_array(FunctionCallInfo fcinfo, int i, const char *name);
 extern ArrayType *wl_text_array_check(ArrayType *a, const char *what);
 extern int	wl_arg_batch(Jsonb *items);

@@ -15,37 +15,43 @@
 #include "authz.h"
 #include "errors.h"
 
-/* The caller of the current API call, resolved once per call. */
+/* The caller of the current API call (api.c sets it as each call begins). */
 static WlCaller caller;
-static bool caller_known = false;
+static Oid	caller_id = InvalidOid;
 
 /*
- * wl_authz_caller: the role that called the API (outside SECURITY DEFINER)
- * and whether it acts everywhere (superuser or workload_admin's rights).
+ * wl_authz_set_caller makes role the caller of the API call that begins: it
+ * acts everywhere when it is a superuser or has workload_admin's rights.
  */
+void
+wl_authz_set_caller(Oid role)
+{
+	Oid			admin = get_role_oid("workload_admin", true);
+
+	if (caller.role != NULL)
+		pfree((char *) caller.role);
+	caller_id = role;
+	caller.role = MemoryContextStrdup(TopMemoryContext, GetUserNameFromId(role, false));
+	caller.superuser = superuser_arg(role);
+	caller.admin = caller.superuser || (OidIsValid(admin) && has_privs_of_role(role, admin));
+}
+
+/* wl_authz_caller: the caller of the current API call. */
 const WlCaller *
 wl_authz_caller(void)
 {
-	if (!caller_known)
-	{
-		Oid			role = GetOuterUserId();
-		Oid			admin = get_role_oid("workload_admin", true);
-
-		caller.role = MemoryContextStrdup(TopMemoryContext, GetUserNameFromId(role, false));
-		caller.admin = superuser_arg(role) ||
-			(OidIsValid(admin) && has_privs_of_role(role, admin));
-		caller_known = true;
-	}
+	if (caller.role == NULL)
+		elog(ERROR, "workload API call without a caller");
 	return &caller;
 }
 
-/* wl_authz_forget_caller: the next call resolves the caller again (api.c, at each entry). */
-void
-wl_authz_forget_caller(void)
+/* wl_authz_caller_is: whether the caller is role (by name) or a member of it. */
+bool
+wl_authz_caller_is(const char *role)
 {
-	if (caller_known)
-		pfree((char *) caller.role);
-	caller_known = false;
+	Oid			r = get_role_oid(role, true);
+
+	return OidIsValid(r) && is_member_of_role(caller_id, r);
 }
 
 /* wl_authz_member: whether the caller may act in this tenant and application. */

@@ -4,8 +4,9 @@
 
 #include "store_ops.h"
 
+extern void wl_authz_set_caller(Oid role);
 extern const WlCaller *wl_authz_caller(void);
-extern void wl_authz_forget_caller(void);
+extern bool wl_authz_caller_is(const char *role);
 extern bool wl_authz_member(const char *tenant_id, const char *application_id);
 extern void wl_authz_require_member(const char *tenant_id, const char *application_id);
 extern bool wl_authz_lock(const char *workload_id, WlRow *row);

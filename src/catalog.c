@@ -2,7 +2,8 @@
  * catalog.c: the extension's schema, the workload_state type and its label
  * OIDs, resolved once per backend through the syscache and forgotten when
  * the type changes (DROP/CREATE EXTENSION in this backend's life).  C never
- * spells the API schema; this file reads it from pg_extension.  Layer 2.
+ * spells the API schema; this file reads it from pg_extension, and refuses
+ * to work on tables of another version than the library's.  Layer 2.
  */
 #include "postgres.h"
 
@@ -15,14 +16,17 @@
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 
 #include "catalog.h"
 
 static bool cache_valid = false;
 static uint64 generation = 0;
+static Oid	extension_owner = InvalidOid;
 static Oid	state_type = InvalidOid;
 static uint32 state_type_hash = 0;
 static Oid	state_oids[WL_STATE_COUNT];
@@ -42,9 +46,12 @@ wl_catalog_init(void)
 	CacheRegisterSyscacheCallback(TYPEOID, type_changed, (Datum) 0);
 }
 
-/* extension_schema: pg_extension.extnamespace (get_extension_schema is static before 16). */
+/*
+ * extension_row reads pg_extension's namespace and owner of extoid
+ * (get_extension_schema is static before 16).
+ */
 static Oid
-extension_schema(Oid extoid)
+extension_row(Oid extoid, Oid *owner, char **version)
 {
 	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
 	ScanKeyData key;
@@ -57,7 +64,19 @@ extension_schema(Oid extoid)
 	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
 	tup = systable_getnext(scan);
 	if (HeapTupleIsValid(tup))
+	{
 		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+		if (owner)
+			*owner = ((Form_pg_extension) GETSTRUCT(tup))->extowner;
+		if (version)
+		{
+			bool		isnull;
+			Datum		d = heap_getattr(tup, Anum_pg_extension_extversion,
+										 RelationGetDescr(rel), &isnull);
+
+			*version = isnull ? "" : TextDatumGetCString(d);
+		}
+	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return nsp;
@@ -72,19 +91,33 @@ wl_catalog_api_schema(void)
 {
 	Oid			extoid = get_extension_oid("workload", true);
 
-	return OidIsValid(extoid) ? extension_schema(extoid) : InvalidOid;
+	return OidIsValid(extoid) ? extension_row(extoid, NULL, NULL) : InvalidOid;
 }
 
 static void
 ensure_cache(void)
 {
-	Oid			nsp;
+	Oid			nsp = InvalidOid;
+	Oid			extoid;
+	char	   *version = NULL;
 
 	if (cache_valid)
 		return;
-	nsp = wl_catalog_api_schema();
+	extoid = get_extension_oid("workload", true);
+	if (OidIsValid(extoid))
+		nsp = extension_row(extoid, &extension_owner, &version);
 	if (!OidIsValid(nsp))
 		elog(ERROR, "extension \"workload\" is not installed in this database");
+	/*
+	 * The library speaks to the tables of its own version only; while an
+	 * install or update script runs, the tables are on their way there.
+	 */
+	if (!creating_extension && strcmp(version, WL_EXTVERSION) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"workload\" is at version %s in this database, and its library is version %s",
+						version, WL_EXTVERSION),
+				 errhint("Run ALTER EXTENSION workload UPDATE.")));
 	state_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 								 CStringGetDatum("workload_state"), ObjectIdGetDatum(nsp));
 	if (!OidIsValid(state_type))
@@ -113,6 +146,14 @@ wl_catalog_generation(void)
 {
 	ensure_cache();
 	return generation;
+}
+
+/* wl_catalog_owner: the extension's owner, who owns its tables and as whom the API writes. */
+Oid
+wl_catalog_owner(void)
+{
+	ensure_cache();
+	return extension_owner;
 }
 
 Oid

@@ -7,6 +7,7 @@
 extern void wl_catalog_init(void);
 extern uint64 wl_catalog_generation(void);
 extern Oid	wl_catalog_api_schema(void);
+extern Oid	wl_catalog_owner(void);
 extern Oid	wl_catalog_state_type(void);
 extern Oid	wl_catalog_state_oid(WlState s);
 extern Datum wl_catalog_state_datum(WlState s);

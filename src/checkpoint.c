@@ -12,6 +12,7 @@
 #include "fence.h"
 #include "jsonb_util.h"
 #include "keys.h"
+#include "payload.h"
 #include "spec.h"
 #include "store_ops.h"
 #include "transition.h"
@@ -39,6 +40,10 @@ wl_checkpoint_append(const WlFence *fence, Jsonb *state)
 	WlJson		b;
 
 	wl_fence_lock(fence, &row);
+	if (row.checkpoint_sequence >= WL_MAX_CHECKPOINTS)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("Workload \"%s\" has %d checkpoints; the limit is %d.",
+							row.workload_id, row.checkpoint_sequence, WL_MAX_CHECKPOINTS));
 	row.checkpoint_sequence++;
 	wl_json_begin(&b);
 	wl_json_int(&b, "fencing_token", row.fencing_token);

@@ -11,6 +11,7 @@
 #include "claim.h"
 #include "clock.h"
 #include "fence.h"
+#include "grants.h"
 #include "jsonb_util.h"
 #include "transition.h"
 
@@ -36,13 +37,15 @@ wl_claim(WlClaimRequest *r, WlClaimed **out)
 /*
  * wl_claim_named claims the workload r->workload_id, waiting for its row
  * lock: WORKLOAD_NOT_FOUND, WORKLOAD_NOT_READY (not READY, not yet due,
- * dependencies unmet), WORKLOAD_CAPABILITY_DENIED.
+ * dependencies unmet), AUTHORIZATION_DENIED (its authorization was
+ * revoked), WORKLOAD_CAPABILITY_DENIED.
  */
 int
 wl_claim_named(WlClaimRequest *r, WlClaimed **out)
 {
 	const char *id = r->workload_id;
 	WlRow		row;
+	WlSpecRow	spec;
 	int			n;
 	char	  **needed;
 
@@ -54,6 +57,10 @@ wl_claim_named(WlClaimRequest *r, WlClaimed **out)
 											timestamptz_to_str(row.next_attempt_at)));
 	if (wl_store_unmet_dependencies(id) > 0)
 		wl_refuse(WL_E_NOT_READY, errdetail("Workload \"%s\" has unmet dependencies.", id));
+	wl_store_spec_read(id, &spec);
+	if (wl_grant_authority_revoked(spec.authorization_snapshot, spec.run_authority))
+		wl_refuse(WL_E_AUTHORIZATION_DENIED,
+				  errdetail("The authorization of workload \"%s\" has been revoked.", id));
 	needed = wl_array_items(row.capability_snapshot, &n);
 	for (int i = 0; i < n; i++)
 	{

@@ -52,6 +52,56 @@ wl_clock_parse(const char *text, TimestampTz *result)
 	return tm2timestamp(&tt, fsec, &tz, result) == 0;
 }
 
+/* digits: n ASCII digits at s */
+static bool
+digits(const char *s, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	}
+	return true;
+}
+
+/*
+ * wl_clock_parse_rfc3339 parses an absolute RFC 3339 timestamp with an
+ * offset, YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM) (T may be a space,
+ * T and Z lower case), and nothing else: no "now", "tomorrow", "infinity",
+ * no missing offset.
+ */
+bool
+wl_clock_parse_rfc3339(const char *s, TimestampTz *result)
+{
+	const char *p = s;
+
+	if (strlen(s) < 20 || strlen(s) >= MAXDATELEN)
+		return false;
+	if (!digits(p, 4) || p[4] != '-' || !digits(p + 5, 2) || p[7] != '-' || !digits(p + 8, 2))
+		return false;
+	p += 10;
+	if (*p != 'T' && *p != 't' && *p != ' ')
+		return false;
+	p++;
+	if (!digits(p, 2) || p[2] != ':' || !digits(p + 3, 2) || p[5] != ':' || !digits(p + 6, 2))
+		return false;
+	p += 8;
+	if (*p == '.')
+	{
+		p++;
+		if (!digits(p, 1))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if ((*p == 'Z' || *p == 'z') && p[1] == '\0')
+		return wl_clock_parse(s, result);
+	if ((*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' && digits(p + 4, 2) &&
+		p[6] == '\0')
+		return wl_clock_parse(s, result);
+	return false;
+}
+
 /* wl_clock_set_override installs an already-checked override ("" = off). */
 void
 wl_clock_set_override(const char *text)

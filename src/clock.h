@@ -6,6 +6,7 @@
 
 extern TimestampTz wl_now(void);
 extern bool wl_clock_parse(const char *text, TimestampTz *result);
+extern bool wl_clock_parse_rfc3339(const char *text, TimestampTz *result);
 extern void wl_clock_set_override(const char *text);
 
 #endif

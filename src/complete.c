@@ -118,7 +118,7 @@ complete_item(WlCompleteItem *it)
 		it->err = WL_E_NOT_FOUND;
 		return;
 	}
-	stored = wl_store_result_find(c->result_id, &prev);
+	stored = wl_store_result_find(&row, c->result_id, &prev);
 	it->err = decide(&row, c, stored ? &prev : NULL, &it->detail, &replay);
 	if (it->err != WL_OK || replay)
 	{
@@ -264,7 +264,13 @@ complete_together(WlCompleteItem **v, int m)
 		rids[j] = v[j]->c.result_id;
 	}
 	wl_authz_lock_many(ids, m, rows, found);
-	wl_store_result_find_many(rids, m, stored, prev);
+	for (int j = 0; j < m; j++)
+	{
+		/* a workload that was not found has no tenant whose result ids to look in */
+		if (!found[j])
+			rows[j].tenant_id = rows[j].application_id = "";
+	}
+	wl_store_result_find_many(rows, rids, m, stored, prev);
 	for (int j = 0; j < m; j++)
 	{
 		WlCompleteItem *it = v[j];

@@ -7,6 +7,9 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+
 #include "authz.h"
 #include "clock.h"
 #include "create.h"
@@ -65,12 +68,13 @@ dependency_states(const WlSpec *spec)
  * CANCELLED, with the reason, and no worker is woken for it.
  */
 static void
-create_new(const WlSpec *spec, const char *workload_id, const WlState *dep_now)
+create_new(const WlSpec *spec, const char *workload_id, const WlState *dep_now,
+		   ArrayType *grant_ids)
 {
 	WlRow		row;
 	char	   *actor = psprintf("%s:%s", spec->requested_kind, spec->requested_id);
 
-	wl_store_row_put(spec, workload_id, wl_now());
+	wl_store_row_put(spec, workload_id, wl_now(), grant_ids);
 	for (int i = 0; i < spec->ndeps; i++)
 		wl_store_dependency_put(workload_id, spec->dep_ids[i], spec->dep_states[i]);
 	if (!wl_store_lock(workload_id, NULL, &row))
@@ -93,6 +97,20 @@ create_new(const WlSpec *spec, const char *workload_id, const WlState *dep_now)
 	wl_transition(&row, WL_READY, actor, NULL);
 }
 
+/* grant_ids: the workload's authorization chain: its run authority and the snapshot's chain. */
+static ArrayType *
+grant_ids(const char *run_authority_id, ArrayType *chain)
+{
+	int			n;
+	char	  **ids = wl_array_items(chain, &n);
+	Datum	   *d = palloc(sizeof(Datum) * (n + 2));
+
+	d[0] = CStringGetTextDatum(run_authority_id);
+	for (int i = 0; i < n; i++)
+		d[i + 1] = CStringGetTextDatum(ids[i]);
+	return wl_array_of(d, NULL, n + 1, TEXTOID);
+}
+
 /*
  * wl_create creates the workload a parsed spec describes, or returns the one
  * its idempotency key already created.  Raises WORKLOAD_UNAUTHORIZED,
@@ -106,17 +124,24 @@ wl_create(const WlSpec *spec)
 											 spec->idempotency_key,
 											 spec->definition_revision, input_hash);
 	Jsonb	   *doc;
+	ArrayType  *chain;
 
 	wl_authz_require_member(spec->tenant_id, spec->application_id);
-	wl_grant_check_snapshot(spec);
+	chain = wl_grant_check_snapshot(spec);
 	doc = existing_for_key(spec, workload_id);
 	if (doc == NULL)
 	{
 		WlState    *dep_now = dependency_states(spec);
+		Jsonb	   *authority = wl_grant_run_authority(spec, workload_id);
+		WlSpec		kept = *spec;
 
-		if (wl_store_spec_put(spec, workload_id, input_hash, wl_authz_caller()->role,
-							  wl_grant_run_authority(spec, workload_id)))
-			create_new(spec, workload_id, dep_now);
+		/* what is stored verifies the grants but is no bearer credential */
+		kept.authorization_snapshot = wl_grant_stored_form(spec->authorization_snapshot);
+		if (wl_store_spec_put(&kept, workload_id, input_hash, wl_authz_caller()->role,
+							  wl_grant_stored_form(authority)))
+			create_new(spec, workload_id, dep_now,
+					   grant_ids(wl_json_get_text(wl_json_get_object(&authority->root, "grant"), "id"),
+								 chain));
 		doc = existing_for_key(spec, workload_id);
 		if (doc == NULL)
 			elog(ERROR, "workload \"%s\" not visible after create", workload_id);

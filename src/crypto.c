@@ -131,11 +131,3 @@ wl_checkpoint_id(const char *workload_id, int sequence)
 {
 	return psprintf("checkpoint_%s_%d", workload_id, sequence);
 }
-
-/* wl_channel: 'workload_' || 32 hex of sha256(tenant:app), the NOTIFY channel. */
-char *
-wl_channel(const char *tenant_id, const char *application_id)
-{
-	return prefixed_hash("workload_",
-						 psprintf("%s:%s", tenant_id, application_id), 32);
-}

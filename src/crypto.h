@@ -17,6 +17,5 @@ extern char *wl_claim_id(const char *workload_id, int64 fencing_token,
 						 const char *worker_id);
 extern char *wl_attempt_id(const char *workload_id, int attempt);
 extern char *wl_checkpoint_id(const char *workload_id, int sequence);
-extern char *wl_channel(const char *tenant_id, const char *application_id);
 
 #endif

@@ -14,8 +14,9 @@
 
 /*
  * wl_fence_verdict judges a fence against the locked row without raising:
- * WL_E_CLAIM_INVALID, WL_E_STALE_FENCE, WL_E_LEASE_EXPIRED, or WL_OK when
- * the fence holds; *detail says why.
+ * WL_E_CLAIM_INVALID, WL_E_STALE_FENCE (any part of the triple differs, or
+ * the caller is not the role that took the claim), WL_E_LEASE_EXPIRED, or
+ * WL_OK when the fence holds; *detail says why.
  */
 WlErr
 wl_fence_verdict(const WlRow *row, const WlFence *f, char **detail)
@@ -25,6 +26,14 @@ wl_fence_verdict(const WlRow *row, const WlFence *f, char **detail)
 		*detail = psprintf("Workload \"%s\" is %s and held by no worker.",
 						   row->workload_id, wl_state_name(row->state));
 		return WL_E_CLAIM_INVALID;
+	}
+	/* a claim belongs to the role that took it (superusers aside; NULL: taken before 1.2) */
+	if (row->claimed_by != NULL && !wl_authz_caller()->superuser &&
+		strcmp(row->claimed_by, wl_authz_caller()->role) != 0)
+	{
+		*detail = psprintf("Workload \"%s\" is held by a claim of another database role.",
+						   row->workload_id);
+		return WL_E_STALE_FENCE;
 	}
 	if (strcmp(row->claim_id, f->claim_id) != 0 ||
 		strcmp(row->worker_id, f->worker_id) != 0 ||

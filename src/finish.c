@@ -73,7 +73,7 @@ wl_execution_context(const WlFence *fence, ArrayType *secret_references)
 
 	wl_fence_lock(fence, &row);
 	wl_store_spec_read(row.workload_id, &spec);
-	if (!wl_grant_verify(spec.authorization_snapshot, &why))
+	if (!wl_grant_verify_stored(spec.authorization_snapshot, &why))
 		wl_refuse(WL_E_AUTHORIZATION_DENIED,
 				  errdetail("The authorization snapshot does not hold: %s.", why));
 	wl_grant_check_run_authority(spec.run_authority, row.workload_id, row.tenant_id,

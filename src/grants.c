@@ -23,6 +23,8 @@
 #include "keys.h"
 #include "store_ops.h"
 
+static bool verify(Jsonb *signed_grant, bool stored, const char **why, ArrayType **chain);
+
 static bool
 covers(ArrayType *granted, ArrayType *needed)
 {
@@ -56,9 +58,9 @@ wl_grant_current(Jsonb *snapshot, const char **why)
 
 	if (status == NULL || strcmp(status, "active") != 0)
 		return (*why = "the grant is not active", false);
-	if (issued == NULL || !wl_clock_parse(issued, &ts) || ts > now)
+	if (issued == NULL || !wl_clock_parse_rfc3339(issued, &ts) || ts > now)
 		return (*why = "the grant is not yet valid or has no valid issued_at", false);
-	if (expires == NULL || !wl_clock_parse(expires, &ts) || ts <= now)
+	if (expires == NULL || !wl_clock_parse_rfc3339(expires, &ts) || ts <= now)
 		return (*why = "the grant has expired or has no valid expires_at", false);
 	return true;
 }
@@ -70,23 +72,46 @@ text_eq(const char *a, const char *b)
 }
 
 /*
- * wl_grant_check_snapshot raises WORKLOAD_UNAUTHORIZED unless the
- * authorization snapshot verifies (wl_grant_verify), its grant names the
- * requester as its subject and the spec's tenant and application, and its
- * capabilities cover capability_snapshot: a caller can never delegate a
- * scope it does not hold.  Caller is connected to SPI.
+ * check_bound raises WORKLOAD_UNAUTHORIZED when the grant names a database
+ * role in its subject attributes and the caller is neither that role nor a
+ * member of it: such a grant may be presented only by its role.
  */
-void
+static void
+check_bound(JsonbContainer *grant)
+{
+	JsonbContainer *attrs = wl_json_get_object(wl_json_get_object(grant, "constraints"),
+											   "subject_attributes");
+	char	   *role = wl_json_get_text(attrs, "database_role");
+
+	if (role != NULL && !wl_authz_caller_is(role))
+		wl_refuse(WL_E_UNAUTHORIZED,
+				  errdetail("The grant may be presented only by database role \"%s\" or its members.",
+							role));
+}
+
+/*
+ * wl_grant_check_snapshot raises WORKLOAD_UNAUTHORIZED unless the
+ * authorization snapshot holds (verify; a snapshot the system presents, a
+ * compensation's run authority, is in stored form), the caller may present
+ * it (check_bound), its grant names the requester as its subject and the
+ * spec's tenant and application, and its capabilities cover
+ * capability_snapshot: a caller can never delegate a scope it does not
+ * hold.  Returns the grant's chain of grant ids.
+ */
+ArrayType *
 wl_grant_check_snapshot(const WlSpec *spec)
 {
 	JsonbContainer *grant = wl_json_get_object(&spec->authorization_snapshot->root, "grant");
 	JsonbContainer *subject = wl_json_get_object(grant, "subject");
 	ArrayType  *caps = wl_json_get_strings(grant, "capabilities");
+	ArrayType  *chain = NULL;
 	const char *why;
 
-	if (!wl_grant_verify(spec->authorization_snapshot, &why))
+	if (!verify(spec->authorization_snapshot, spec->stored_authority, &why, &chain))
 		wl_refuse(WL_E_UNAUTHORIZED,
 				  errdetail("The authorization snapshot does not hold: %s.", why));
+	if (!spec->stored_authority)
+		check_bound(grant);
 	if (!text_eq(wl_json_get_text(subject, "kind"), spec->requested_kind) ||
 		!text_eq(wl_json_get_text(subject, "id"), spec->requested_id))
 		wl_refuse(WL_E_UNAUTHORIZED,
@@ -98,6 +123,7 @@ wl_grant_check_snapshot(const WlSpec *spec)
 	if (caps == NULL || !covers(caps, spec->capability_snapshot))
 		wl_refuse(WL_E_UNAUTHORIZED,
 				  errdetail("The grant's capabilities do not cover capability_snapshot."));
+	return chain;
 }
 
 /*
@@ -146,6 +172,7 @@ static const char *const grant_fields[] = {
 };
 static const char *const principal_fields[] = {"kind", "id", NULL};
 static const char *const signed_fields[] = {"grant", "key_id", "signature", NULL};
+static const char *const stored_fields[] = {"grant", "key_id", "signature_sha256", NULL};
 static const char *const constraint_fields[] = {"subject_attributes", NULL};
 
 static bool
@@ -184,6 +211,8 @@ wl_grant_shape(JsonbContainer *g, char **detail)
 	if (!nonblank(wl_json_get_text(g, "id")) || !nonblank(wl_json_get_text(g, "tenant_id")) ||
 		!nonblank(wl_json_get_text(g, "application_id")))
 		return (*detail = "Fields grant.id, grant.tenant_id and grant.application_id must be non-blank strings.", false);
+	if (strchr(wl_json_get_text(g, "tenant_id"), ':') || strchr(wl_json_get_text(g, "application_id"), ':'))
+		return (*detail = "Fields grant.tenant_id and grant.application_id must not contain \":\".", false);
 	if (!principal_ok(wl_json_get_object(g, "issuer")) ||
 		!principal_ok(wl_json_get_object(g, "subject")))
 		return (*detail = "Fields grant.issuer and grant.subject must be {\"kind\": agent|human|service|workload, \"id\": text}.", false);
@@ -198,9 +227,11 @@ wl_grant_shape(JsonbContainer *g, char **detail)
 			(wl_json_get(c, "subject_attributes") && !wl_json_get_object(c, "subject_attributes")))
 			return (*detail = "Field grant.constraints must be {\"subject_attributes\": {...}}.", false);
 	}
-	if (!wl_json_get_text(g, "issued_at") || !wl_clock_parse(wl_json_get_text(g, "issued_at"), &ts) ||
-		!wl_json_get_text(g, "expires_at") || !wl_clock_parse(wl_json_get_text(g, "expires_at"), &ts))
-		return (*detail = "Fields grant.issued_at and grant.expires_at must be timestamps.", false);
+	if (!wl_json_get_text(g, "issued_at") ||
+		!wl_clock_parse_rfc3339(wl_json_get_text(g, "issued_at"), &ts) ||
+		!wl_json_get_text(g, "expires_at") ||
+		!wl_clock_parse_rfc3339(wl_json_get_text(g, "expires_at"), &ts))
+		return (*detail = "Fields grant.issued_at and grant.expires_at must be absolute RFC 3339 timestamps with an offset, such as \"2027-01-01T00:00:00Z\".", false);
 	if ((v = wl_json_get(g, "parent_grant")) != NULL && v->type != jbvNull && v->type != jbvString)
 		return (*detail = "Field grant.parent_grant must be a string or null.", false);
 	if (!wl_json_get_int(g, "contract_version", &n) || !wl_json_get_int(g, "revision", &n))
@@ -227,35 +258,121 @@ wl_grant_sign(Jsonb *grant)
 }
 
 /*
- * wl_grant_verify: whether a signed grant holds now: its shape, a signature
- * under a known key that is not retired, not revoked, active and inside its
- * validity window.  why says what failed.  Caller is connected to SPI.
+ * verify: whether a grant holds now: its shape, its signature under a known
+ * key that is not retired (a bearer grant carries the signature; the stored
+ * form, only the signature's SHA-256), neither it nor any grant it derives
+ * from revoked, active and inside its validity window.  why says what
+ * failed; *chain (when asked) is its chain of grant ids.
  */
-bool
-wl_grant_verify(Jsonb *signed_grant, const char **why)
+static bool
+verify(Jsonb *signed_grant, bool stored, const char **why, ArrayType **chain)
 {
 	JsonbContainer *root = &signed_grant->root;
 	JsonbContainer *grant;
+	const char *sig_field = stored ? "signature_sha256" : "signature";
 	char	   *unknown;
 	char	   *detail;
 	char	   *key_id;
 	char	   *signature;
+	char	   *text;
+	bool		revoked;
+	ArrayType  *ids;
 
-	if (!JsonContainerIsObject(root) || !wl_json_keys_within(root, signed_fields, &unknown))
+	if (!JsonContainerIsObject(root) ||
+		!wl_json_keys_within(root, stored ? stored_fields : signed_fields, &unknown))
 		return (*why = "it is not a signed grant {grant, key_id, signature}", false);
 	grant = wl_json_get_object(root, "grant");
 	key_id = wl_json_get_text(root, "key_id");
-	signature = wl_json_get_text(root, "signature");
+	signature = wl_json_get_text(root, sig_field);
 	if (grant == NULL || key_id == NULL || signature == NULL)
 		return (*why = "it is not a signed grant {grant, key_id, signature}", false);
 	if (!wl_grant_shape(grant, &detail))
 		return (*why = "the grant is malformed", false);
-	if (!wl_keys_mac_check(key_id, wl_jsonb_text(JsonbValueToJsonb(wl_json_get(root, "grant"))),
-						   signature, why))
+	text = wl_jsonb_text(JsonbValueToJsonb(wl_json_get(root, "grant")));
+	if (!(stored ? wl_keys_mac_digest_check(key_id, text, signature, why) :
+		  wl_keys_mac_check(key_id, text, signature, why)))
 		return false;
-	if (wl_store_revoked(wl_json_get_text(grant, "id")))
-		return (*why = "the grant has been revoked", false);
+	ids = wl_store_grant_chain(wl_json_get_text(grant, "id"),
+							   wl_json_get_text(grant, "parent_grant"), &revoked);
+	if (chain)
+		*chain = ids;
+	if (revoked)
+		return (*why = "the grant, or a grant it derives from, has been revoked", false);
 	return wl_grant_current(signed_grant, why);
+}
+
+/* wl_grant_verify: whether a signed grant, as a caller presents it, holds now (see verify). */
+bool
+wl_grant_verify(Jsonb *signed_grant, const char **why)
+{
+	return verify(signed_grant, false, why, NULL);
+}
+
+/* wl_grant_verify_stored: whether a grant as stored (wl_grant_stored_form) holds now. */
+bool
+wl_grant_verify_stored(Jsonb *stored_grant, const char **why)
+{
+	return verify(stored_grant, true, why, NULL);
+}
+
+/* revoked: whether the grant in a snapshot (either form), or one it derives from, is revoked. */
+static bool
+revoked(Jsonb *snapshot)
+{
+	JsonbContainer *grant = wl_json_get_object(&snapshot->root, "grant");
+	bool		r;
+
+	(void) wl_store_grant_chain(wl_json_get_text(grant, "id"),
+								wl_json_get_text(grant, "parent_grant"), &r);
+	return r;
+}
+
+/*
+ * wl_grant_authority_revoked: whether a workload's authorization has been
+ * revoked: its run authority, its snapshot grant, or a grant they derive
+ * from (SPEC section 5, "Revocation reaches down").
+ */
+bool
+wl_grant_authority_revoked(Jsonb *snapshot, Jsonb *run_authority)
+{
+	return revoked(run_authority) || revoked(snapshot);
+}
+
+/*
+ * wl_grant_stored_form: a signed grant as it is kept: its grant and key_id,
+ * and the SHA-256 of its signature instead of the signature, so that what is
+ * stored verifies it but cannot be presented as it (SPEC section 5: a signed
+ * grant is a bearer credential).
+ */
+Jsonb *
+wl_grant_stored_form(Jsonb *signed_grant)
+{
+	char	   *signature = wl_json_get_text(&signed_grant->root, "signature");
+	WlJson		b;
+
+	if (signature == NULL)
+		return signed_grant;
+	wl_json_begin(&b);
+	wl_json_jsonb(&b, "grant", JsonbValueToJsonb(wl_json_get(&signed_grant->root, "grant")));
+	wl_json_str(&b, "key_id", wl_json_get_text(&signed_grant->root, "key_id"));
+	wl_json_str(&b, "signature_sha256", wl_sha256_hex(signature, strlen(signature)));
+	return wl_json_end(&b);
+}
+
+/*
+ * wl_grant_sign_recorded signs a grant for a caller (workload_sign_grant)
+ * and records its lineage (its parent, tenant and application), so that
+ * revoking any grant it derives from reaches it.
+ */
+Jsonb *
+wl_grant_sign_recorded(Jsonb *grant)
+{
+	JsonbContainer *g = &grant->root;
+
+	wl_store_lineage_put(wl_json_get_text(g, "id"), wl_json_get_text(g, "parent_grant"),
+						 wl_json_get_text(g, "tenant_id"), wl_json_get_text(g, "application_id"),
+						 wl_now());
+	return wl_grant_sign(grant);
 }
 
 /*
@@ -321,7 +438,7 @@ wl_grant_check_run_authority(Jsonb *authority, const char *workload_id,
 	JsonbContainer *subject = wl_json_get_object(grant, "subject");
 	const char *why;
 
-	if (!wl_grant_verify(authority, &why))
+	if (!wl_grant_verify_stored(authority, &why))
 		wl_refuse(WL_E_AUTHORIZATION_DENIED, errdetail("The run authority does not hold: %s.", why));
 	if (!text_eq(wl_json_get_text(subject, "kind"), "workload") ||
 		!text_eq(wl_json_get_text(subject, "id"), workload_id) ||

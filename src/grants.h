@@ -10,8 +10,12 @@
 extern bool wl_grant_shape(JsonbContainer *g, char **detail);
 extern Jsonb *wl_grant_sign(Jsonb *grant);
 extern bool wl_grant_verify(Jsonb *signed_grant, const char **why);
+extern bool wl_grant_verify_stored(Jsonb *stored_grant, const char **why);
+extern Jsonb *wl_grant_stored_form(Jsonb *signed_grant);
+extern Jsonb *wl_grant_sign_recorded(Jsonb *grant);
 extern bool wl_grant_current(Jsonb *snapshot, const char **why);
-extern void wl_grant_check_snapshot(const WlSpec *spec);
+extern bool wl_grant_authority_revoked(Jsonb *snapshot, Jsonb *run_authority);
+extern ArrayType *wl_grant_check_snapshot(const WlSpec *spec);
 extern Jsonb *wl_grant_run_authority(const WlSpec *spec, const char *workload_id);
 extern void wl_grant_check_run_authority(Jsonb *authority, const char *workload_id,
 										 const char *tenant_id, const char *application_id);

@@ -1,14 +1,18 @@
 /*
  * keys.c: the server-held HMAC keys.  Makes them (32 random bytes), signs
  * with the newest one that is not retired, checks a MAC against the key it
- * names, retires keys.  A key's secret never leaves this file or the table;
- * no role but the extension owner can read workload.signing_keys.  Layer 3.
+ * names, retires keys; and the channel secret that names NOTIFY channels.
+ * A secret never leaves this file or its table; no role but the extension
+ * owner can read them (row level security hides them from everyone else,
+ * pg_read_all_data included).  Layer 3.
  */
 #include "postgres.h"
 
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "catalog.h"
 #include "clock.h"
 #include "crypto.h"
 #include "errors.h"
@@ -40,21 +44,91 @@ wl_keys_mac_current(const char *text, char **key_id)
 }
 
 /*
+ * check: whether the HMAC of text under key key_id (known, not retired)
+ * is mac, or (digest) has the SHA-256 mac; why says what failed.
+ */
+static bool
+check(const char *key_id, const char *text, const char *mac, bool digest, const char **why)
+{
+	WlKey		k;
+	char	   *expected;
+
+	if (!wl_store_key_get(key_id, &k))
+		return (*why = "it is signed by an unknown key", false);
+	if (k.retired)
+		return (*why = "it is signed by a retired key", false);
+	expected = mac_under(&k, text);
+	if (digest)
+		expected = wl_sha256_hex(expected, strlen(expected));
+	if (!wl_hex_equal(mac, expected))
+		return (*why = "its signature does not verify", false);
+	return true;
+}
+
+/*
  * wl_keys_mac_check: whether mac is the HMAC of text under key key_id, and
  * that key is known and not retired; why says what failed.
  */
 bool
 wl_keys_mac_check(const char *key_id, const char *text, const char *mac, const char **why)
 {
-	WlKey		k;
+	return check(key_id, text, mac, false, why);
+}
 
-	if (!wl_store_key_get(key_id, &k))
-		return (*why = "it is signed by an unknown key", false);
-	if (k.retired)
-		return (*why = "it is signed by a retired key", false);
-	if (!wl_hex_equal(mac, mac_under(&k, text)))
-		return (*why = "its signature does not verify", false);
-	return true;
+/* wl_keys_mac_digest_check: as wl_keys_mac_check, given only the MAC's SHA-256. */
+bool
+wl_keys_mac_digest_check(const char *key_id, const char *text, const char *digest,
+						 const char **why)
+{
+	return check(key_id, text, digest, true, why);
+}
+
+/* The channel secret, kept for the backend's life (it never changes once made). */
+static bytea *channel_secret = NULL;
+static uint64 channel_secret_generation = 0;
+
+/*
+ * wl_keys_channel: the NOTIFY channel of a tenant and application:
+ * 'workload_' || 32 hex of HMAC-SHA256(tenant:application) under the
+ * channel secret (SPEC section 4), so only who may be told can name it.
+ */
+char *
+wl_keys_channel(const char *tenant_id, const char *application_id)
+{
+	char	   *text = psprintf("%s:%s", tenant_id, application_id);
+	char	   *mac;
+
+	if (channel_secret == NULL || channel_secret_generation != wl_catalog_generation())
+	{
+		bytea	   *secret = wl_store_channel_secret();
+
+		if (secret == NULL)
+			elog(ERROR, "workload has no channel secret");
+		if (channel_secret)
+			pfree(channel_secret);
+		channel_secret = MemoryContextAlloc(TopMemoryContext, VARSIZE_ANY(secret));
+		memcpy(channel_secret, secret, VARSIZE_ANY(secret));
+		channel_secret_generation = wl_catalog_generation();
+	}
+	mac = wl_hmac_hex((const uint8 *) VARDATA_ANY(channel_secret),
+					  VARSIZE_ANY_EXHDR(channel_secret), text, strlen(text));
+	return psprintf("workload_%.32s", mac);
+}
+
+/* wl_keys_make_channel_secret makes the channel secret (32 random bytes), once. */
+void
+wl_keys_make_channel_secret(void)
+{
+	uint8		raw[WL_KEY_BYTES];
+	bytea	   *secret = palloc(VARHDRSZ + WL_KEY_BYTES);
+
+	if (wl_store_channel_secret() != NULL)
+		return;
+	wl_random_bytes(raw, sizeof(raw));
+	SET_VARSIZE(secret, VARHDRSZ + WL_KEY_BYTES);
+	memcpy(VARDATA(secret), raw, WL_KEY_BYTES);
+	explicit_bzero(raw, sizeof(raw));
+	wl_store_channel_secret_put(secret, wl_now());
 }
 
 /* wl_keys_rotate adds a new key (32 random bytes), which signs from now on; returns its id. */

@@ -7,6 +7,7 @@
 #include "authz.h"
 #include "clock.h"
 #include "errors.h"
+#include "grants.h"
 #include "jsonb_util.h"
 #include "operate.h"
 #include "retry.h"
@@ -47,18 +48,24 @@ wl_cancel(const char *workload_id, const char *actor)
 
 /*
  * wl_retry: FAILED, TIMED_OUT or DEAD_LETTER -> READY, due now.  Any other
- * state is WORKLOAD_TRANSITION_DENIED.
+ * state is WORKLOAD_TRANSITION_DENIED; a workload whose authorization was
+ * revoked is AUTHORIZATION_DENIED (it stays where the tick put it).
  */
 WlState
 wl_retry(const char *workload_id, const char *actor)
 {
 	WlRow		row;
+	WlSpecRow	spec;
 
 	wl_authz_lock_or_refuse(workload_id, &row);
 	if (!wl_state_is_retryable(row.state))
 		wl_refuse(WL_E_TRANSITION_DENIED,
 				  errdetail("Workload \"%s\" is %s; only FAILED, TIMED_OUT and DEAD_LETTER workloads are retried.",
 							row.workload_id, wl_state_name(row.state)));
+	wl_store_spec_read(workload_id, &spec);
+	if (wl_grant_authority_revoked(spec.authorization_snapshot, spec.run_authority))
+		wl_refuse(WL_E_AUTHORIZATION_DENIED,
+				  errdetail("The authorization of workload \"%s\" has been revoked.", workload_id));
 	row.next_attempt_at = wl_now();
 	wl_transition(&row, WL_READY, actor, actor_evidence("manual_retry", actor));
 	return row.state;

@@ -5,44 +5,174 @@
  */
 #include "postgres.h"
 
+#include "common/unicode_norm.h"
+#include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "utils/jsonb.h"
 
 #include "errors.h"
 #include "payload.h"
 
-static const char *const secret_keys[] = {
-	"password", "secret", "token", "api_key", "private_key"
+/*
+ * Credential keys (SPEC section 5), after normalisation (NFKC, lower case,
+ * "_", "-", "." and spaces removed): refused when they end with one of these,
+ * or are one of the second list.  Keys that merely contain such a word
+ * (max_tokens, token_count, next_page_token, secret_ref, password_policy)
+ * stay allowed.
+ */
+static const char *const secret_key_endings[] = {
+	"password", "passwd", "secret", "apikey", "privatekey", "secretaccesskey", "credentials", NULL
+};
+static const char *const secret_key_names[] = {
+	"token", "accesstoken", "refreshtoken", "authtoken", "bearertoken", "idtoken",
+	"sessiontoken", NULL
 };
 
-/* is_secret_string: the value rules of SPEC section 5. */
-static bool
-is_secret_string(const char *s, int len)
+/*
+ * normalize_key: a key as the rule compares it: NFKC (in a UTF-8 database),
+ * ASCII lower case, without "_", "-", "." and spaces.
+ */
+static char *
+normalize_key(const char *s, int len)
 {
-	static const char marker[] = "BEGIN PRIVATE KEY";
+	StringInfoData out;
 
-	if (len >= 3 && strncmp(s, "sk-", 3) == 0)
-		return true;
-	if (len >= 9 && strncmp(s, "fdb_live_", 9) == 0)
-		return true;
-	for (int i = 0; i + (int) sizeof(marker) - 1 <= len; i++)
+	initStringInfo(&out);
+	if (GetDatabaseEncoding() == PG_UTF8)
 	{
-		if (memcmp(s + i, marker, sizeof(marker) - 1) == 0)
-			return true;
+		pg_wchar   *w = palloc(sizeof(pg_wchar) * (len + 1));
+		pg_wchar   *n;
+		int			wl = pg_mb2wchar_with_len(s, w, len);
+
+		w[wl] = 0;
+		n = unicode_normalize(UNICODE_NFKC, w);
+		if (n == NULL)
+			elog(ERROR, "out of memory");
+		for (int i = 0; n[i]; i++)
+		{
+			unsigned char mb[8];
+			int			k;
+
+			if (n[i] == '_' || n[i] == '-' || n[i] == '.' || n[i] == ' ')
+				continue;
+			if (n[i] < 128)
+			{
+				appendStringInfoChar(&out, (char) pg_ascii_tolower((unsigned char) n[i]));
+				continue;
+			}
+			k = pg_wchar2mb_with_len(&n[i], (char *) mb, 1);
+			appendBinaryStringInfo(&out, (char *) mb, k);
+		}
+		pfree(n);
+		pfree(w);
+		return out.data;
 	}
-	return false;
+	for (int i = 0; i < len; i++)
+	{
+		if (s[i] == '_' || s[i] == '-' || s[i] == '.' || s[i] == ' ')
+			continue;
+		appendStringInfoChar(&out, (char) pg_ascii_tolower((unsigned char) s[i]));
+	}
+	return out.data;
 }
 
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t		n = strlen(s);
+	size_t		m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* is_secret_key: the key rule of SPEC section 5. */
 static bool
 is_secret_key(const char *s, int len)
 {
-	for (int i = 0; i < lengthof(secret_keys); i++)
+	char	   *k = normalize_key(s, len);
+
+	for (int i = 0; secret_key_endings[i]; i++)
 	{
-		if (strlen(secret_keys[i]) == (size_t) len &&
-			pg_strncasecmp(s, secret_keys[i], len) == 0)
+		if (ends_with(k, secret_key_endings[i]))
+			return true;
+	}
+	for (int i = 0; secret_key_names[i]; i++)
+	{
+		if (strcmp(k, secret_key_names[i]) == 0)
 			return true;
 	}
 	return false;
 }
+
+static bool
+starts_with_ci(const char *s, int len, const char *prefix)
+{
+	int			m = strlen(prefix);
+
+	return len >= m && pg_strncasecmp(s, prefix, m) == 0;
+}
+
+/*
+ * has_pem_private_key: any PEM private key header, "-----BEGIN ... PRIVATE
+ * KEY-----" (RSA, EC, DSA, OPENSSH, ENCRYPTED or none), or 1.1's "BEGIN
+ * PRIVATE KEY".
+ */
+static bool
+has_pem_private_key(const char *s, int len)
+{
+	static const char begin[] = "-----BEGIN ";
+	static const char end[] = "PRIVATE KEY-----";
+	static const char plain[] = "BEGIN PRIVATE KEY";
+
+	for (int i = 0; i < len; i++)
+	{
+		if (len - i >= (int) sizeof(plain) - 1 && memcmp(s + i, plain, sizeof(plain) - 1) == 0)
+			return true;
+		if (len - i >= (int) sizeof(begin) - 1 && memcmp(s + i, begin, sizeof(begin) - 1) == 0)
+		{
+			int			j = i + sizeof(begin) - 1;
+
+			/* the kind: capital letters and spaces, then PRIVATE KEY----- */
+			while (j < len && j - i < 64 && ((s[j] >= 'A' && s[j] <= 'Z') || s[j] == ' '))
+			{
+				if (len - j >= (int) sizeof(end) - 1 && memcmp(s + j, end, sizeof(end) - 1) == 0)
+					return true;
+				j++;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * is_secret_string: the value rules of SPEC section 5: a PEM private key
+ * header anywhere, or, after leading spaces or a "Bearer " prefix, a value
+ * starting with sk- or fdb_live_ (any case).
+ */
+static bool
+is_secret_string(const char *s, int len)
+{
+	if (has_pem_private_key(s, len))
+		return true;
+	while (len > 0 && (*s == ' ' || *s == '\t'))
+		s++, len--;
+	if (starts_with_ci(s, len, "bearer "))
+	{
+		s += 7, len -= 7;
+		while (len > 0 && (*s == ' ' || *s == '\t'))
+			s++, len--;
+	}
+	return starts_with_ci(s, len, "sk-") || starts_with_ci(s, len, "fdb_live_");
+}
+
+/* wl_payload_secret_text: whether a text value looks like a credential (the value rules). */
+bool
+wl_payload_secret_text(const char *s)
+{
+	return is_secret_string(s, strlen(s));
+}
+
+static WlErr verdict(Jsonb *j, const char *what, Size max_bytes, int max_depth, char **detail);
 
 /*
  * wl_payload_verdict judges a value without raising: WL_E_INVALID when it is
@@ -52,6 +182,12 @@ is_secret_key(const char *s, int len)
  */
 WlErr
 wl_payload_verdict(Jsonb *j, const char *what, Size max_bytes, char **detail)
+{
+	return verdict(j, what, max_bytes, WL_MAX_DEPTH, detail);
+}
+
+static WlErr
+verdict(Jsonb *j, const char *what, Size max_bytes, int max_depth, char **detail)
 {
 	JsonbIterator *it;
 	JsonbValue	v;
@@ -71,9 +207,9 @@ wl_payload_verdict(Jsonb *j, const char *what, Size max_bytes, char **detail)
 		{
 			case WJB_BEGIN_ARRAY:
 			case WJB_BEGIN_OBJECT:
-				if (++depth > WL_MAX_DEPTH)
+				if (++depth > max_depth)
 				{
-					*detail = psprintf("The %s is nested deeper than %d levels.", what, WL_MAX_DEPTH);
+					*detail = psprintf("The %s is nested deeper than %d levels.", what, max_depth);
 					return WL_E_INVALID;
 				}
 				break;
@@ -109,6 +245,21 @@ wl_payload_verdict(Jsonb *j, const char *what, Size max_bytes, char **detail)
 		}
 	}
 	return WL_OK;
+}
+
+/*
+ * wl_payload_check_secrets raises WORKLOAD_SECRET_REJECTED when a value
+ * (a whole create spec) carries a secret key or value at any depth; its
+ * size and depth are limited elsewhere.
+ */
+void
+wl_payload_check_secrets(Jsonb *j, const char *what)
+{
+	char	   *detail;
+	WlErr		err = verdict(j, what, VARSIZE(j), WL_MAX_DEPTH + 2, &detail);
+
+	if (err != WL_OK)
+		wl_refuse(err, errdetail_internal("%s", detail));
 }
 
 /* wl_payload_check raises what wl_payload_verdict finds. */

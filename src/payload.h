@@ -15,9 +15,13 @@
 #define WL_MAX_ARRAY_ITEMS		256
 #define WL_MAX_BATCH			1000	/* claim max_items, *_many items */
 #define WL_MAX_LEASE_S			86400
+#define WL_MAX_CHECKPOINTS		1000	/* checkpoints one workload keeps */
+#define WL_MAX_BATCH_BYTES		(16 * 1024 * 1024)	/* the items of one *_many call */
 
 extern WlErr wl_payload_verdict(Jsonb *j, const char *what, Size max_bytes, char **detail);
 extern void wl_payload_check(Jsonb *j, const char *what, Size max_bytes);
+extern void wl_payload_check_secrets(Jsonb *j, const char *what);
 extern void wl_payload_check_text(const char *s, const char *what, Size max_len);
+extern bool wl_payload_secret_text(const char *s);
 
 #endif

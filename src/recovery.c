@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "deadline.h"
 #include "fence.h"
+#include "jsonb_util.h"
 #include "recovery.h"
 #include "retry.h"
 #include "store_ops.h"
@@ -32,12 +33,14 @@
 
 typedef int (*WlScan) (TimestampTz now, const WlCaller *who, int limit, const WlDue *after,
 						WlDue **out);
-typedef bool (*WlAct) (WlRow *row, WlTickReport *r);
+struct WlPass;
+typedef bool (*WlAct) (WlRow *row, struct WlPass *p);
 
 /* the pass being run, for the functions a subtransaction calls */
 typedef struct WlPass
 {
 	WlAct		act;
+	const char *grant_id;		/* the revocation being swept */
 	const WlCaller *who;		/* whose rows (NULL: the system's, all) */
 	WlTickReport *r;
 	WlDue	   *due;
@@ -53,8 +56,9 @@ typedef struct WlPass
  * else to DEAD_LETTER.  A row whose lease no longer expired is left alone.
  */
 static bool
-recover_one(WlRow *row, WlTickReport *r)
+recover_one(WlRow *row, WlPass *p)
 {
+	WlTickReport *r = p->r;
 	Jsonb	   *evidence;
 
 	if (row->claim_id == NULL || row->lease_expires_at > wl_now())
@@ -80,8 +84,9 @@ recover_one(WlRow *row, WlTickReport *r)
  * no longer means anything gets it cleared, so no row is found again.
  */
 static bool
-deadline_one(WlRow *row, WlTickReport *r)
+deadline_one(WlRow *row, WlPass *p)
 {
+	WlTickReport *r = p->r;
 	TimestampTz now = wl_now();
 
 	if (!row->has_deadline || row->deadline_at > now)
@@ -130,12 +135,44 @@ deadline_one(WlRow *row, WlTickReport *r)
 
 /* heartbeat_one: silence for heartbeat_ms times the run out like workload_timeout. */
 static bool
-heartbeat_one(WlRow *row, WlTickReport *r)
+heartbeat_one(WlRow *row, WlPass *p)
 {
 	if (row->claim_id == NULL || !wl_state_can_time_out(row->state))
 		return false;
 	wl_retry_timeout(row, "workload.tick", "heartbeat_timeout", false);
-	r->heartbeat++;
+	p->r->heartbeat++;
+	return true;
+}
+
+/*
+ * revoke_one moves a workload whose authorization was revoked (p->grant_id
+ * is in its chain) to DEAD_LETTER, with evidence {"cause":
+ * "authorization_revoked"}: through TIMED_OUT from where it may be handed to
+ * a worker or is held by one (the claim is released, its attempt closed),
+ * straight from FAILED or TIMED_OUT.  A requested cancellation is left to
+ * complete; final and dead-lettered workloads are left as they are.
+ */
+static bool
+revoke_one(WlRow *row, WlPass *p)
+{
+	WlJson		b;
+	Jsonb	   *ev;
+
+	if (!wl_state_allowed(row->state, WL_DEAD_LETTER) && !wl_state_can_time_out(row->state))
+		return false;
+	wl_json_begin(&b);
+	wl_json_str(&b, "cause", "authorization_revoked");
+	wl_json_str(&b, "grant_id", p->grant_id);
+	ev = wl_json_end(&b);
+	if (row->claim_id)
+	{
+		wl_store_attempt_close(row, "AUTHORIZATION_REVOKED", "authorization_revoked", NULL);
+		wl_fence_release(row);
+	}
+	if (wl_state_can_time_out(row->state))
+		wl_transition(row, WL_TIMED_OUT, "workload.tick", ev);
+	wl_transition(row, WL_DEAD_LETTER, "workload.tick", ev);
+	p->r->revoked++;
 	return true;
 }
 
@@ -147,7 +184,7 @@ act_range(WlPass *p)
 	{
 		WlRow		row;
 
-		if (wl_store_lock(p->due[i].workload_id, p->who, &row) && p->act(&row, p->r) &&
+		if (wl_store_lock(p->due[i].workload_id, p->who, &row) && p->act(&row, p) &&
 			p->r->keep_ids)
 			p->acted = lappend(p->acted, p->due[i].workload_id);
 	}
@@ -269,7 +306,7 @@ pass(WlScan scan, const WlCaller *who, WlAct act, uint64 limit, WlTickReport *r)
 												ALLOCSET_DEFAULT_SIZES);
 	WlDue		pos = {"", DT_NOBEGIN};
 	uint64		seen = 0;
-	WlPass		p = {act, who, r};
+	WlPass		p = {act, NULL, who, r};
 
 	for (;;)
 	{
@@ -329,11 +366,61 @@ wl_recovery_leases(uint64 limit, WlTickReport *r)
 	pass(scan_expired, wl_authz_caller(), recover_one, limit, r);
 }
 
+#define WL_SWEEP_REVOCATIONS 10	/* revocations swept a tick */
+#define WL_SWEEP_SLICE 10000	/* workloads looked at per revocation a tick */
+
+/*
+ * sweep_revocations dead-letters the queued and held work of revoked
+ * grants: for each revocation not swept yet, the next slice of workloads
+ * (in id order, from where its sweep stopped) is looked at, and those whose
+ * authorization chain holds the grant go to DEAD_LETTER (revoke_one), in
+ * isolated batches.  A revocation is swept once its scan reached the end;
+ * meanwhile claims skip its work.
+ */
+static void
+sweep_revocations(WlTickReport *r)
+{
+	MemoryContext keep = CurrentMemoryContext;
+	MemoryContext one = AllocSetContextCreate(keep, "workload revocation sweep",
+											  ALLOCSET_DEFAULT_SIZES);
+	WlRevocation *revs;
+	int			n = wl_store_revocations_unswept(WL_SWEEP_REVOCATIONS, &revs);
+
+	for (int i = 0; i < n; i++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(one);
+		WlPass		p = {revoke_one, revs[i].grant_id, NULL, r};
+		char	   *last;
+		int			scanned;
+		int			m;
+		char	  **ids = wl_store_revoked_slice(revs[i].grant_id, revs[i].sweep_after,
+												 WL_SWEEP_SLICE, &last, &scanned, &m);
+
+		p.due = palloc(sizeof(WlDue) * (m + 1));
+		for (int j = 0; j < m; j++)
+			p.due[j].workload_id = ids[j];
+		for (int j = 0; j < m; j += WL_TICK_BATCH)
+		{
+			WlPass		slice = p;
+
+			slice.due = p.due + j;
+			run_batch(&slice, Min(WL_TICK_BATCH, m - j), keep);
+		}
+		wl_store_revocation_progress(revs[i].grant_id, last ? last : revs[i].sweep_after,
+									 scanned < WL_SWEEP_SLICE, wl_now());
+		if (scanned == WL_SWEEP_SLICE)
+			r->more = true;
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(one);
+	}
+	MemoryContextDelete(one);
+}
+
 /*
  * wl_recovery_tick: one maintenance pass as a single runner (false, doing
  * nothing, when another is running): expired leases, silent heartbeats,
  * then every row whose deadline has come; at most WL_TICK_LIMIT rows of
- * each, with r->more when some were left.
+ * each, with r->more when some were left; then the work of revoked grants.
  */
 bool
 wl_recovery_tick(WlTickReport *r)
@@ -343,5 +430,6 @@ wl_recovery_tick(WlTickReport *r)
 	pass(scan_expired, NULL, recover_one, WL_TICK_LIMIT, r);
 	pass(scan_heartbeats, NULL, heartbeat_one, WL_TICK_LIMIT, r);
 	pass(scan_deadlines, NULL, deadline_one, WL_TICK_LIMIT, r);
+	sweep_revocations(r);
 	return true;
 }

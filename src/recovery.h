@@ -25,6 +25,7 @@ typedef struct WlTickReport
 	int64		overall;
 	int64		woken;
 	int64		expired;
+	int64		revoked;		/* dead-lettered: their authorization was revoked */
 	int64		failed;
 	bool		more;			/* it stopped at its limit with work left */
 	List	   *errors;			/* of WlStepError, at most WL_REPORT_ERRORS */

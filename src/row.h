@@ -55,6 +55,7 @@ typedef struct WlRow
 	TimestampTz wait_until;		/* the deadline of the wait being entered */
 	int			wait_count;		/* attempts that ended in a wait */
 	bool		has_criteria;
+	char	   *claimed_by;		/* the database role that holds the claim */
 } WlRow;
 
 /* The fence a worker presents: SPEC section 4. */

@@ -160,7 +160,7 @@ wl_saga_compensate(const char *workload_id, const char *actor, int *count)
 	}
 	if (n > 0 && steps[n - 1].compensation_id == NULL)
 	{
-		if (!wl_grant_verify(spec.run_authority, &why))
+		if (!wl_grant_verify_stored(spec.run_authority, &why))
 			wl_refuse(WL_E_COMPENSATION_UNAUTHORIZED,
 					  errdetail("The run authority of workload \"%s\" no longer holds: %s.",
 								workload_id, why));
@@ -175,7 +175,7 @@ wl_saga_compensate(const char *workload_id, const char *actor, int *count)
 		{
 			WlSpec		cs;
 
-			wl_spec_parse(compensation_spec(&row, &spec, &steps[i], after), &cs);
+			wl_spec_parse_stored(compensation_spec(&row, &spec, &steps[i], after), &cs);
 			steps[i].compensation_id =
 				wl_json_get_text(&wl_create(&cs)->root, "workload_id");
 			wl_store_step_bind(workload_id, steps[i].step, steps[i].compensation_id, actor);

@@ -29,6 +29,7 @@ static const char *const spec_fields[] = {
 static const char *const subject_fields[] = {"kind", "id", NULL};
 const char *const wl_subject_kinds[] = {"agent", "human", "service", "workload", NULL};
 static const char *const snapshot_fields[] = {"grant", "key_id", "signature", NULL};
+static const char *const stored_snapshot_fields[] = {"grant", "key_id", "signature_sha256", NULL};
 static const char *const policy_fields[] = {
 	"max_attempts", "initial_delay_ms", "max_delay_ms", "backoff", "retry_on", NULL
 };
@@ -194,14 +195,18 @@ parse_subject(WlSpec *out, JsonbValue *v)
 static void
 parse_snapshot(WlSpec *out, JsonbValue *v)
 {
+	const char *sig = out->stored_authority ? "signature_sha256" : "signature";
+
 	if (v == NULL || v->type == jbvNull)
 		wl_refuse(WL_E_INVALID, errdetail("Field spec.authorization_snapshot is required."));
 	if (!is_object(v))
 		wl_refuse(WL_E_INVALID, errdetail("Field spec.authorization_snapshot must be an object."));
-	check_keys(v->val.binary.data, snapshot_fields, "spec.authorization_snapshot");
+	check_keys(v->val.binary.data,
+			   out->stored_authority ? stored_snapshot_fields : snapshot_fields,
+			   "spec.authorization_snapshot");
 	object_field(v->val.binary.data, "grant", "spec.authorization_snapshot", true);
 	text_field(v->val.binary.data, "key_id", "spec.authorization_snapshot", true);
-	text_field(v->val.binary.data, "signature", "spec.authorization_snapshot", true);
+	text_field(v->val.binary.data, sig, "spec.authorization_snapshot", true);
 	out->authorization_snapshot = JsonbValueToJsonb(v);
 }
 
@@ -411,6 +416,8 @@ parse_governing(WlSpec *out, JsonbValue *v)
 	out->governing_snapshots = JsonbValueToJsonb(v);
 }
 
+static void parse(Jsonb *spec, WlSpec *out);
+
 /*
  * wl_spec_parse validates a workload_create spec and fills out with
  * its values and defaults.  Raises WORKLOAD_INVALID on any unknown field,
@@ -419,6 +426,24 @@ parse_governing(WlSpec *out, JsonbValue *v)
  */
 void
 wl_spec_parse(Jsonb *spec, WlSpec *out)
+{
+	out->stored_authority = false;
+	parse(spec, out);
+}
+
+/*
+ * wl_spec_parse_stored is wl_spec_parse for a spec the system makes (a
+ * compensation), whose authorization snapshot is a grant as stored.
+ */
+void
+wl_spec_parse_stored(Jsonb *spec, WlSpec *out)
+{
+	out->stored_authority = true;
+	parse(spec, out);
+}
+
+static void
+parse(Jsonb *spec, WlSpec *out)
 {
 	JsonbContainer *c = &spec->root;
 	JsonbValue *v;
@@ -433,6 +458,9 @@ wl_spec_parse(Jsonb *spec, WlSpec *out)
 
 	out->tenant_id = text_field(c, "tenant_id", "spec", true);
 	out->application_id = text_field(c, "application_id", "spec", true);
+	if (strchr(out->tenant_id, ':') || strchr(out->application_id, ':'))
+		wl_refuse(WL_E_INVALID,
+				  errdetail("Fields spec.tenant_id and spec.application_id must not contain \":\"."));
 	out->environment = text_field(c, "environment", "spec", true);
 	out->definition_id = text_field(c, "definition_id", "spec", true);
 	out->definition_revision = text_field(c, "definition_revision", "spec", true);
@@ -444,6 +472,8 @@ wl_spec_parse(Jsonb *spec, WlSpec *out)
 		wl_refuse(WL_E_INVALID, errdetail("Field spec.input is required."));
 	out->input = JsonbValueToJsonb(v);
 	wl_payload_check(out->input, "input", WL_MAX_PAYLOAD_BYTES);
+	/* every other value a caller stores is held to the same secret rules */
+	wl_payload_check_secrets(spec, "spec");
 
 	parse_subject(out, field(c, "requested_by"));
 	parse_snapshot(out, field(c, "authorization_snapshot"));

@@ -24,6 +24,7 @@ typedef struct WlSpec
 	char	   *requested_kind;
 	char	   *requested_id;
 	Jsonb	   *authorization_snapshot;
+	bool		stored_authority;	/* the system presents a stored grant (a compensation) */
 	ArrayType  *capability_snapshot;
 	ArrayType  *connection_scopes;
 	int			priority;
@@ -48,6 +49,7 @@ extern const char *const wl_governing_fields[];
 extern const char *const wl_timeout_fields[];
 
 extern void wl_spec_parse(Jsonb *spec, WlSpec *out);
+extern void wl_spec_parse_stored(Jsonb *spec, WlSpec *out);
 extern bool wl_in_list(const char *const *list, const char *s);
 
 #endif

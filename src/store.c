@@ -16,6 +16,7 @@
 
 #include "access/xact.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "commands/trigger.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -228,7 +229,8 @@ wl_store_state_arg(int state)
 
 /*
  * workload.refuse_raw_write(): the statement trigger on every table.  A
- * write that does not come from a workload plan is WORKLOAD_RAW_WRITE_DENIED.
+ * write that does not come from a workload plan (or from the extension's own
+ * install or update script) is WORKLOAD_RAW_WRITE_DENIED.
  */
 PG_FUNCTION_INFO_V1(workload_refuse_raw_write);
 Datum
@@ -238,7 +240,9 @@ workload_refuse_raw_write(PG_FUNCTION_ARGS)
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		elog(ERROR, "workload.refuse_raw_write must be called as a trigger");
-	if (api_writing == 0)
+	/* our own install and update scripts write as the extension itself */
+	if (api_writing == 0 && !(creating_extension &&
+							  CurrentExtensionObject == get_extension_oid("workload", true)))
 		wl_refuse(WL_E_RAW_WRITE_DENIED,
 				  errdetail("Table \"workload.%s\" is written only by the workload_* functions.",
 							RelationGetRelationName(td->tg_relation)));

@@ -11,6 +11,7 @@
 #include "utils/timestamp.h"
 
 #include "catalog.h"
+#include "jsonb_util.h"
 #include "store.h"
 #include "store_ops.h"
 
@@ -206,18 +207,44 @@ wl_store_keys_other(const char *key_id)
 	return n;
 }
 
-bool
-wl_store_revoked(const char *grant_id)
+/*
+ * wl_store_grant_chain: the grant, its parent and every grant they derive
+ * from by the recorded lineage (sorted ids), and whether any is revoked.
+ */
+ArrayType *
+wl_store_grant_chain(const char *grant_id, const char *parent, bool *revoked)
 {
+	Datum		d[2];
+	bool		nl[2] = {false, parent == NULL};
 	Datum		args[1];
 	SPITupleTable *t;
-	bool		found;
+	ArrayType  *chain;
+
+	d[0] = CStringGetTextDatum(grant_id);
+	d[1] = parent ? CStringGetTextDatum(parent) : (Datum) 0;
+	args[0] = PointerGetDatum(wl_array_of(d, nl, 2, TEXTOID));
+	t = wl_store_run(P_GRANT_CHAIN, args, NULL, 1, SPI_OK_SELECT);
+	*revoked = wl_store_bool(t, 0, 1);
+	chain = wl_store_array(t, 0, 2);
+	SPI_freetuptable(t);
+	return chain;
+}
+
+/* wl_store_lineage_put records a grant's parent (and tenant); a grant id already known keeps its record. */
+void
+wl_store_lineage_put(const char *grant_id, const char *parent, const char *tenant_id,
+					 const char *application_id, TimestampTz at)
+{
+	Datum		args[5];
+	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
 
 	args[0] = CStringGetTextDatum(grant_id);
-	t = wl_store_run(P_REVOKED, args, NULL, 1, SPI_OK_SELECT);
-	found = SPI_processed > 0;
-	SPI_freetuptable(t);
-	return found;
+	args[1] = parent ? CStringGetTextDatum(parent) : (Datum) 0;
+	nulls[1] = parent ? ' ' : 'n';
+	args[2] = CStringGetTextDatum(tenant_id);
+	args[3] = CStringGetTextDatum(application_id);
+	args[4] = TimestampTzGetDatum(at);
+	wl_store_run(P_LINEAGE_PUT, args, nulls, 0, SPI_OK_INSERT);
 }
 
 void
@@ -229,6 +256,89 @@ wl_store_revoke(const char *grant_id, TimestampTz at, const char *role)
 	args[1] = TimestampTzGetDatum(at);
 	args[2] = name_arg(role);
 	wl_store_run(P_REVOKE_PUT, args, NULL, 0, SPI_OK_INSERT);
+}
+
+/* wl_store_revocations_unswept: up to limit revocations whose sweep is not done, oldest first. */
+int
+wl_store_revocations_unswept(int limit, WlRevocation **out)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	int			n;
+
+	args[0] = Int32GetDatum(limit);
+	t = wl_store_run(P_REVOKED_UNSWEPT, args, NULL, 0, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	*out = palloc(sizeof(WlRevocation) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		(*out)[i].grant_id = wl_store_text(t, i, 1);
+		(*out)[i].sweep_after = wl_store_text(t, i, 2);
+	}
+	SPI_freetuptable(t);
+	return n;
+}
+
+/*
+ * wl_store_revoked_slice looks at the next `limit` workloads after `after`
+ * (by id): *scanned of them were there, the last id is *last (NULL when
+ * none), and the ids returned (*n) are those not yet final whose chain
+ * holds grant_id.
+ */
+char **
+wl_store_revoked_slice(const char *grant_id, const char *after, int limit, char **last,
+					   int *scanned, int *n)
+{
+	Datum		args[3];
+	SPITupleTable *t;
+	ArrayType  *ids;
+
+	args[0] = CStringGetTextDatum(grant_id);
+	args[1] = CStringGetTextDatum(after);
+	args[2] = Int32GetDatum(limit);
+	t = wl_store_run(P_REVOKED_SLICE, args, NULL, 1, SPI_OK_SELECT);
+	*last = wl_store_text(t, 0, 1);
+	*scanned = (int) wl_store_int(t, 0, 2);
+	ids = wl_store_array(t, 0, 3);
+	SPI_freetuptable(t);
+	return wl_array_items(ids, n);
+}
+
+/* wl_store_revocation_progress records how far a sweep has come (done: finished, at). */
+void
+wl_store_revocation_progress(const char *grant_id, const char *after, bool done, TimestampTz at)
+{
+	Datum		args[3];
+	char		nulls[3] = {' ', ' ', done ? ' ' : 'n'};
+
+	args[0] = CStringGetTextDatum(grant_id);
+	args[1] = CStringGetTextDatum(after);
+	args[2] = TimestampTzGetDatum(at);
+	wl_store_run(P_REVOKED_PROGRESS, args, nulls, 0, SPI_OK_UPDATE);
+}
+
+/* wl_store_channel_secret: the channel secret, or NULL when none was made yet. */
+bytea *
+wl_store_channel_secret(void)
+{
+	SPITupleTable *t = wl_store_run(P_CHANNEL_SECRET, NULL, NULL, 1, SPI_OK_SELECT);
+	bytea	   *secret = NULL;
+	bool		isnull;
+
+	if (SPI_processed > 0)
+		secret = DatumGetByteaPCopy(wl_store_datum(t, 0, 1, &isnull));
+	SPI_freetuptable(t);
+	return secret;
+}
+
+void
+wl_store_channel_secret_put(bytea *secret, TimestampTz at)
+{
+	Datum		args[2];
+
+	args[0] = PointerGetDatum(secret);
+	args[1] = TimestampTzGetDatum(at);
+	wl_store_run(P_CHANNEL_SECRET_PUT, args, NULL, 0, SPI_OK_INSERT);
 }
 
 /* wl_store_member: whether role (itself or through a role it belongs to) is a member. */

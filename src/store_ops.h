@@ -34,6 +34,7 @@ typedef struct WlCaller
 {
 	const char *role;
 	bool		admin;
+	bool		superuser;
 } WlCaller;
 
 /* ---- store_rows.c ---- */
@@ -48,7 +49,8 @@ extern char *wl_store_idempotent(const char *tenant_id, const char *application_
 								 const char *idempotency_key);
 extern bool wl_store_spec_put(const WlSpec *spec, const char *workload_id,
 							  const char *input_hash, const char *role, Jsonb *run_authority);
-extern void wl_store_row_put(const WlSpec *spec, const char *workload_id, TimestampTz now);
+extern void wl_store_row_put(const WlSpec *spec, const char *workload_id, TimestampTz now,
+							 ArrayType *grant_ids);
 extern void wl_store_dependency_put(const char *workload_id, const char *depends_on,
 									WlState required);
 extern bool wl_store_dependency_state(const char *depends_on, const char *tenant_id,
@@ -99,6 +101,7 @@ typedef struct WlSpecRow
 	Jsonb	   *governing_snapshots;
 	Jsonb	   *completion_criteria;
 	int			priority;
+	char	   *created_by;		/* the database role that created the workload */
 } WlSpecRow;
 
 extern void wl_store_policy(const char *workload_id, WlPolicy *p);
@@ -127,8 +130,8 @@ typedef struct WlNewResult
 	int			schema_version;
 } WlNewResult;
 
-extern bool wl_store_result_find(const char *result_id, WlStoredResult *out);
-extern void wl_store_result_find_many(char **result_ids, int n, bool *found,
+extern bool wl_store_result_find(const WlRow *row, const char *result_id, WlStoredResult *out);
+extern void wl_store_result_find_many(const WlRow *rows, char **result_ids, int n, bool *found,
 									  WlStoredResult *out);
 extern Jsonb *wl_store_result_put(const WlNewResult *r);
 extern int	wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs);
@@ -166,6 +169,7 @@ typedef struct WlWaitAnswer
 	bool		has_decision;
 	bool		approved;
 	const char *approver;
+	const char *approver_role;
 	const char *note;
 } WlWaitAnswer;
 
@@ -225,8 +229,25 @@ extern bool wl_store_key_get(const char *key_id, WlKey *k);
 extern void wl_store_key_put(const char *key_id, bytea *secret, TimestampTz at);
 extern bool wl_store_key_retire(const char *key_id, TimestampTz at);
 extern int64 wl_store_keys_other(const char *key_id);
-extern bool wl_store_revoked(const char *grant_id);
+extern ArrayType *wl_store_grant_chain(const char *grant_id, const char *parent, bool *revoked);
+extern void wl_store_lineage_put(const char *grant_id, const char *parent, const char *tenant_id,
+								 const char *application_id, TimestampTz at);
 extern void wl_store_revoke(const char *grant_id, TimestampTz at, const char *role);
+
+/* A revocation whose queued work is still to be dead-lettered, and how far its sweep has come. */
+typedef struct WlRevocation
+{
+	char	   *grant_id;
+	char	   *sweep_after;
+} WlRevocation;
+
+extern int	wl_store_revocations_unswept(int limit, WlRevocation **out);
+extern char **wl_store_revoked_slice(const char *grant_id, const char *after, int limit,
+									 char **last, int *scanned, int *n);
+extern void wl_store_revocation_progress(const char *grant_id, const char *after,
+										 bool done, TimestampTz at);
+extern bytea *wl_store_channel_secret(void);
+extern void wl_store_channel_secret_put(bytea *secret, TimestampTz at);
 extern bool wl_store_member(const char *role, const char *tenant_id, const char *application_id);
 extern void wl_store_member_put(const char *role, const char *tenant_id, const char *application_id);
 extern void wl_store_member_del(const char *role, const char *tenant_id, const char *application_id);

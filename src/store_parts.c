@@ -56,6 +56,7 @@ wl_store_spec_read(const char *workload_id, WlSpecRow *out)
 	out->governing_snapshots = wl_store_jsonb(t, 0, 7);
 	out->completion_criteria = wl_store_jsonb(t, 0, 8);
 	out->priority = (int) wl_store_int(t, 0, 9);
+	out->created_by = wl_store_text(t, 0, 10);
 	SPI_freetuptable(t);
 }
 
@@ -129,15 +130,17 @@ result_read(SPITupleTable *t, int r, WlStoredResult *out)
 	out->doc = wl_store_jsonb(t, r, 5);
 }
 
-/* wl_store_result_find: the result stored under result_id, or false. */
+/* wl_store_result_find: the result stored under result_id in row's tenant and application, or false. */
 bool
-wl_store_result_find(const char *result_id, WlStoredResult *out)
+wl_store_result_find(const WlRow *row, const char *result_id, WlStoredResult *out)
 {
-	Datum		args[1];
+	Datum		args[3];
 	SPITupleTable *t;
 	bool		found;
 
 	args[0] = CStringGetTextDatum(result_id);
+	args[1] = CStringGetTextDatum(row->tenant_id);
+	args[2] = CStringGetTextDatum(row->application_id);
 	t = wl_store_run(P_RESULT_GET, args, NULL, 1, SPI_OK_SELECT);
 	found = SPI_processed > 0;
 	if (found)
@@ -146,28 +149,42 @@ wl_store_result_find(const char *result_id, WlStoredResult *out)
 	return found;
 }
 
-/* wl_store_result_find_many is wl_store_result_find for n result ids in one statement. */
+/*
+ * wl_store_result_find_many is wl_store_result_find for n result ids in one
+ * statement, each in the tenant and application of rows[i].
+ */
 void
-wl_store_result_find_many(char **result_ids, int n, bool *found, WlStoredResult *out)
+wl_store_result_find_many(const WlRow *rows, char **result_ids, int n, bool *found,
+						  WlStoredResult *out)
 {
 	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
-	Datum		args[1];
+	Datum	   *tn = palloc(sizeof(Datum) * (n + 1));
+	Datum	   *ap = palloc(sizeof(Datum) * (n + 1));
+	Datum		args[3];
 	SPITupleTable *t;
 
 	for (int i = 0; i < n; i++)
 	{
 		d[i] = CStringGetTextDatum(result_ids[i]);
+		tn[i] = CStringGetTextDatum(rows[i].tenant_id);
+		ap[i] = CStringGetTextDatum(rows[i].application_id);
 		found[i] = false;
 	}
 	args[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
+	args[1] = PointerGetDatum(wl_array_of(tn, NULL, n, TEXTOID));
+	args[2] = PointerGetDatum(wl_array_of(ap, NULL, n, TEXTOID));
 	t = wl_store_run(P_RESULT_GET_MANY, args, NULL, 0, SPI_OK_SELECT);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
 		char	   *id = wl_store_text(t, r, 6);
+		char	   *tenant = wl_store_text(t, r, 7);
+		char	   *app = wl_store_text(t, r, 8);
 
 		for (int i = 0; i < n; i++)
 		{
-			if (!found[i] && strcmp(result_ids[i], id) == 0)
+			if (!found[i] && strcmp(result_ids[i], id) == 0 &&
+				strcmp(rows[i].tenant_id, tenant) == 0 &&
+				strcmp(rows[i].application_id, app) == 0)
 			{
 				found[i] = true;
 				result_read(t, r, &out[i]);
@@ -184,7 +201,7 @@ wl_store_result_find_many(char **result_ids, int n, bool *found, WlStoredResult 
 Jsonb *
 wl_store_result_put(const WlNewResult *r)
 {
-	Datum		a[11];
+	Datum		a[13];
 	SPITupleTable *t;
 	Jsonb	   *doc = NULL;
 
@@ -199,6 +216,8 @@ wl_store_result_put(const WlNewResult *r)
 	a[8] = Int64GetDatum(r->fence->fencing_token);
 	a[9] = Int32GetDatum(r->row->attempt_count);
 	a[10] = TimestampTzGetDatum(wl_now());
+	a[11] = CStringGetTextDatum(r->row->tenant_id);
+	a[12] = CStringGetTextDatum(r->row->application_id);
 	t = wl_store_run(P_RESULT_PUT, a, NULL, 0, SPI_OK_INSERT_RETURNING);
 	if (SPI_processed > 0)
 		doc = wl_store_jsonb(t, 0, 1);
@@ -214,14 +233,14 @@ wl_store_result_put(const WlNewResult *r)
 int
 wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs)
 {
-	Datum	   *d[9];
-	Datum		a[11];
+	Datum	   *d[11];
+	Datum		a[13];
 	SPITupleTable *t;
-	static const Oid types[9] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, JSONOID, INT4OID,
-	TEXTOID, INT8OID, INT4OID};
+	static const Oid types[11] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, JSONOID, INT4OID,
+	TEXTOID, INT8OID, INT4OID, TEXTOID, TEXTOID};
 	int			got;
 
-	for (int c = 0; c < 9; c++)
+	for (int c = 0; c < 11; c++)
 		d[c] = palloc(sizeof(Datum) * (n + 1));
 	for (int i = 0; i < n; i++)
 	{
@@ -234,10 +253,12 @@ wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs)
 		d[6][i] = CStringGetTextDatum(r[i].fence->claim_id);
 		d[7][i] = Int64GetDatum(r[i].fence->fencing_token);
 		d[8][i] = Int32GetDatum(r[i].row->attempt_count);
+		d[9][i] = CStringGetTextDatum(r[i].row->tenant_id);
+		d[10][i] = CStringGetTextDatum(r[i].row->application_id);
 		docs[i] = NULL;
 	}
-	for (int c = 0; c < 9; c++)
-		a[c] = PointerGetDatum(wl_array_of(d[c], NULL, n, types[c]));
+	for (int c = 0; c < 11; c++)
+		a[c < 9 ? c : c + 2] = PointerGetDatum(wl_array_of(d[c], NULL, n, types[c]));
 	a[9] = CStringGetTextDatum(r[0].fence->worker_id);
 	a[10] = TimestampTzGetDatum(wl_now());
 	t = wl_store_run(P_RESULT_PUT_MANY, a, NULL, 0, SPI_OK_INSERT_RETURNING);
@@ -359,8 +380,8 @@ wl_store_wait_open(const char *workload_id, WlWait *w)
 void
 wl_store_wait_resolve(const char *workload_id, int number, const WlWaitAnswer *k)
 {
-	Datum		a[8];
-	char		nulls[8] = {' ', ' ', ' ', ' ', 'n', 'n', 'n', 'n'};
+	Datum		a[9];
+	char		nulls[9] = {' ', ' ', ' ', ' ', 'n', 'n', 'n', 'n', 'n'};
 
 	a[0] = CStringGetTextDatum(workload_id);
 	a[1] = Int32GetDatum(number);
@@ -374,6 +395,8 @@ wl_store_wait_resolve(const char *workload_id, int number, const WlWaitAnswer *k
 		a[6] = CStringGetTextDatum(k->approver), nulls[6] = ' ';
 	if (k->note)
 		a[7] = CStringGetTextDatum(k->note), nulls[7] = ' ';
+	if (k->approver_role)
+		a[8] = DirectFunctionCall1(namein, CStringGetDatum(k->approver_role)), nulls[8] = ' ';
 	wl_store_run(P_WAIT_RESOLVE, a, nulls, 0, SPI_OK_UPDATE);
 }
 

@@ -56,6 +56,7 @@ row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
 	row->has_deadline = !isnull;
 	row->wait_count = (int) wl_store_int(t, i, c++);
 	row->has_criteria = wl_store_bool(t, i, c++);
+	row->claimed_by = wl_store_text(t, i, c++);
 }
 
 /*
@@ -107,7 +108,7 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 	/* rows come back in the same byte order as ids: one merge pass */
 	for (int r = 0; r < got; r++)
 	{
-		char	   *id = wl_store_text(t, r, 16 + WL_TIMEOUT_COUNT + 3);
+		char	   *id = wl_store_text(t, r, 16 + WL_TIMEOUT_COUNT + 4);
 
 		while (k < n && strcmp(ids[k], id) < 0)
 			k++;
@@ -123,8 +124,8 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 void
 wl_store_save(const WlRow *row)
 {
-	Datum		args[19];
-	char		nulls[19];
+	Datum		args[20];
+	char		nulls[20];
 
 	memset(nulls, ' ', sizeof(nulls));
 	args[0] = CStringGetTextDatum(row->workload_id);
@@ -155,6 +156,9 @@ wl_store_save(const WlRow *row)
 	args[17] = TimestampTzGetDatum(row->deadline_at);
 	nulls[17] = row->has_deadline ? ' ' : 'n';
 	args[18] = Int32GetDatum(row->wait_count);
+	/* a claim belongs to its role while held; released, it belongs to nobody */
+	args[19] = DirectFunctionCall1(namein, CStringGetDatum(row->claimed_by ? row->claimed_by : ""));
+	nulls[19] = row->claim_id && row->claimed_by ? ' ' : 'n';
 	wl_store_run(P_SAVE, args, nulls, 0, SPI_OK_UPDATE);
 	if (SPI_processed != 1)
 		elog(ERROR, "workload \"%s\" vanished while locked", row->workload_id);
@@ -337,12 +341,13 @@ wl_store_spec_put(const WlSpec *spec, const char *workload_id, const char *input
 	return SPI_processed == 1;
 }
 
-/* wl_store_row_put inserts the workload row, CREATED at now. */
+/* wl_store_row_put inserts the workload row, CREATED at now, with its authorization chain. */
 void
-wl_store_row_put(const WlSpec *spec, const char *workload_id, TimestampTz now)
+wl_store_row_put(const WlSpec *spec, const char *workload_id, TimestampTz now,
+				 ArrayType *grant_ids)
 {
-	Datum		a[7 + WL_TIMEOUT_COUNT + 1];
-	char		nulls[7 + WL_TIMEOUT_COUNT + 1];
+	Datum		a[7 + WL_TIMEOUT_COUNT + 2];
+	char		nulls[7 + WL_TIMEOUT_COUNT + 2];
 	int			i = 0;
 
 	memset(nulls, ' ', sizeof(nulls));
@@ -360,6 +365,7 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, TimestampTz now)
 	WL_TIMEOUTS(WL_TIMEOUT_ARG)
 #undef WL_TIMEOUT_ARG
 	a[7 + WL_TIMEOUT_COUNT] = BoolGetDatum(JsonContainerSize(&spec->completion_criteria->root) > 0);
+	a[8 + WL_TIMEOUT_COUNT] = PointerGetDatum(grant_ids);
 	wl_store_run(P_ROW_PUT, a, nulls, 0, SPI_OK_INSERT);
 }
 

@@ -17,7 +17,7 @@
 	"'environment', s.environment, 'definition_id', s.definition_id, " \
 	"'definition_revision', s.definition_revision, 'trigger', s.trigger, 'input', s.input, " \
 	"'input_hash', s.input_hash, 'requested_by', s.requested_by, " \
-	"'authorization_snapshot', s.authorization_snapshot, " \
+	"'authorization_snapshot', s.authorization_snapshot - 'signature' - 'signature_sha256', " \
 	"'capability_snapshot', to_jsonb(w.capability_snapshot), " \
 	"'connection_scopes', to_jsonb(s.connection_scopes), 'priority', w.priority, " \
 	"'idempotency_key', s.idempotency_key, " \
@@ -53,7 +53,8 @@
 	"'resolved_at', x.resolved_at, 'outcome', x.outcome) || CASE x.kind " \
 	"WHEN 'event' THEN jsonb_build_object('payload', x.payload) " \
 	"WHEN 'human_approval' THEN jsonb_build_object('approved', x.approved, " \
-	"  'approver', x.approver, 'note', x.note) ELSE '{}'::jsonb END"
+	"  'approver', x.approver, 'approver_role', x.approver_role, 'note', x.note) " \
+	"ELSE '{}'::jsonb END"
 
 #define COMP_DOC \
 	"jsonb_build_object('workload_id', p.workload_id, 'step', p.step, " \
@@ -88,7 +89,7 @@
 	"  w.fencing_token, w.checkpoint_sequence, w.claim_id, w.worker_id, w.lease_expires_at, " \
 	"  w.next_attempt_at, w.state_entered_at, w.created_at, w.last_heartbeat_at, " \
 	"  w.capability_snapshot, " TIMEOUT_COLUMNS \
-	"  w.deadline_at, w.wait_count, w.has_criteria "
+	"  w.deadline_at, w.wait_count, w.has_criteria, w.claimed_by::text "
 
 /*
  * Membership, decided in the statement that locks: $2 says the caller acts
@@ -104,6 +105,15 @@
 	"    AND pg_catalog.pg_has_role($3, r.oid, 'MEMBER')))"
 
 /*
+ * The grants revoked whose queued work the tick has not dead-lettered yet: a
+ * claim never hands such work out (an InitPlan, once per statement; the
+ * partial index revoked_grants_unswept_idx keeps it to the few there are).
+ */
+#define REVOKED_NOW \
+	"(SELECT COALESCE(array_agg(r.grant_id), '{}') FROM workload.revoked_grants r " \
+	" WHERE r.swept_at IS NULL)"
+
+/*
  * The claim: lock the candidates, then in one statement bump token and
  * attempt, open the attempt and append the claimed event (and, with start
  * => true, move straight on to RUNNING with its started event): one
@@ -112,7 +122,7 @@
  */
 #define CLAIM_UPDATE \
 	", upd AS (UPDATE workload.workloads w SET state = $9, fencing_token = w.fencing_token + 1, " \
-	"  attempt_count = w.attempt_count + 1, worker_id = $6, " \
+	"  attempt_count = w.attempt_count + 1, worker_id = $6, claimed_by = $11, " \
 	"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $6), " \
 	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, last_heartbeat_at = NULL, " \
 	"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $10) " \
@@ -158,11 +168,11 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  last_heartbeat_at = $13, "
 		"  last_failure = CASE WHEN $14 THEN $15 ELSE last_failure END, "
 		"  progress = CASE WHEN $16 THEN $17 ELSE progress END, "
-		"  deadline_at = $18, wait_count = $19 "
+		"  deadline_at = $18, wait_count = $19, claimed_by = $20 "
 		"WHERE workload_id = $1",
-	19, {TEXTOID, ST, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT8OID,
+	20, {TEXTOID, ST, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT8OID,
 		INT4OID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, BOOLOID, JSONBOID, BOOLOID,
-	JSONBOID, TIMESTAMPTZOID, INT4OID}},
+	JSONBOID, TIMESTAMPTZOID, INT4OID, NAMEOID}},
 	[P_EVENT] = {
 		"INSERT INTO workload.events (workload_id, tenant_id, application_id, event_type, "
 		"  from_state, to_state, actor, at, db_role, evidence) "
@@ -186,6 +196,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  attempt_count = x.attempt_count, retry_count = x.retry_count, "
 		"  fencing_token = x.fencing_token, checkpoint_sequence = x.checkpoint_sequence, "
 		"  claim_id = x.claim_id, worker_id = x.worker_id, lease_expires_at = x.lease_expires_at, "
+		"  claimed_by = CASE WHEN x.claim_id IS NULL THEN NULL ELSE w.claimed_by END, "
 		"  last_heartbeat_at = x.last_heartbeat_at, "
 		"  last_failure = CASE WHEN x.failure_changed THEN x.last_failure ELSE w.last_failure END, "
 		"  progress = CASE WHEN x.progress_changed THEN x.progress ELSE w.progress END, "
@@ -220,11 +231,11 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"INSERT INTO workload.workloads (workload_id, tenant_id, application_id, state, priority, "
 		"  capability_snapshot, has_dependencies, created_at, updated_at, state_entered_at, "
 		"  next_attempt_at, attempt_count, retry_count, fencing_token, checkpoint_sequence, "
-		"  " TIMEOUT_NAMES "wait_count, has_criteria) "
+		"  " TIMEOUT_NAMES "wait_count, has_criteria, grant_ids) "
 		"VALUES ($1, $2, $3, 'CREATED', $4, $5, $6, $7, $7, $7, $7, 0, 0, 0, 0, "
-		"  $8, $9, $10, $11, $12, 0, $13)",
-	13, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
-	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID}},
+		"  $8, $9, $10, $11, $12, 0, $13, $14)",
+	14, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, TEXTARRAYOID}},
 	[P_DEP_STATE] = {
 		"SELECT w.state::text FROM workload.workloads w "
 		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR KEY SHARE",
@@ -276,6 +287,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WITH picked AS (SELECT c.workload_id FROM workload.workloads c "
 		"  WHERE c.tenant_id = $1 AND c.application_id = $2 AND c.claimable "
 		"    AND c.next_attempt_at <= $3 AND c.capability_snapshot <@ $4 "
+		"    AND NOT (c.grant_ids && " REVOKED_NOW ") "
 		"    AND (NOT c.has_dependencies OR (SELECT 1 FROM workload.dependencies d "
 		"      WHERE d.workload_id = c.workload_id AND " DEP_STATE("d.depends_on") " <> d.required_state "
 		"      LIMIT 1) IS NULL) "
@@ -304,34 +316,44 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WHERE a.workload_id = ANY($1) AND a.workload_id = x.workload_id "
 		"  AND a.attempt_number = x.attempt_number AND a.finished_at IS NULL",
 	4, {TEXTARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, TEXTOID}},
+	/*
+	 * each result id looked up by its key (tenant, application, result id);
+	 * OFFSET 0 keeps the lookup per row, so no plan can turn it into a scan
+	 */
 	[P_RESULT_GET_MANY] = {
 		"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC
-		", r.result_id FROM workload.results r WHERE r.result_id = ANY($1)",
-	1, {TEXTARRAYOID}},
+		", r.result_id, r.tenant_id, r.application_id "
+		"FROM unnest($2::text[], $3::text[], $1::text[]) x(tenant_id, application_id, result_id), "
+		"  LATERAL (SELECT * FROM workload.results r WHERE r.tenant_id = x.tenant_id "
+		"    AND r.application_id = x.application_id AND r.result_id = x.result_id OFFSET 0) r",
+	3, {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID}},
 	/* P_RESULT_PUT for n results of one worker; artifacts come as json arrays of strings */
 	[P_RESULT_PUT_MANY] = {
-		"INSERT INTO workload.results AS r (result_id, workload_id, output, output_hash, artifacts, "
-		"  schema_version, claim_id, worker_id, fencing_token, attempt_number, created_at) "
-		"SELECT x.result_id, x.workload_id, x.output, x.output_hash, "
+		"INSERT INTO workload.results AS r (tenant_id, application_id, result_id, workload_id, "
+		"  output, output_hash, artifacts, schema_version, claim_id, worker_id, fencing_token, "
+		"  attempt_number, created_at) "
+		"SELECT x.tenant_id, x.application_id, x.result_id, x.workload_id, x.output, x.output_hash, "
 		"  ARRAY(SELECT json_array_elements_text(x.artifacts)), x.schema_version, x.claim_id, "
 		"  $10, x.fencing_token, x.attempt_number, $11 "
-		"FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9) "
+		"FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13) "
 		"  x(result_id, workload_id, output, output_hash, artifacts, schema_version, claim_id, "
-		"    fencing_token, attempt_number) "
+		"    fencing_token, attempt_number, tenant_id, application_id) "
 		"ON CONFLICT DO NOTHING RETURNING r.workload_id, " RESULT_DOC,
-	11, {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, JSONARRAYOID, INT4ARRAYOID,
-	TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTOID, TIMESTAMPTZOID}},
+	13, {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, JSONARRAYOID, INT4ARRAYOID,
+	TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, TEXTARRAYOID}},
 	[P_RESULT_GET] = {
 		"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC
-		" FROM workload.results r WHERE r.result_id = $1",
-	1, {TEXTOID}},
+		" FROM workload.results r "
+		"WHERE r.tenant_id = $2 AND r.application_id = $3 AND r.result_id = $1",
+	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_RESULT_PUT] = {
 		"INSERT INTO workload.results AS r (result_id, workload_id, output, output_hash, artifacts, "
-		"  schema_version, claim_id, worker_id, fencing_token, attempt_number, created_at) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING "
+		"  schema_version, claim_id, worker_id, fencing_token, attempt_number, created_at, "
+		"  tenant_id, application_id) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING "
 		"RETURNING " RESULT_DOC,
-	11, {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID, INT4OID, TEXTOID, TEXTOID, INT8OID,
-	INT4OID, TIMESTAMPTZOID}},
+	13, {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID, INT4OID, TEXTOID, TEXTOID, INT8OID,
+	INT4OID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
 	[P_CHECKPOINT_PUT] = {
 		"INSERT INTO workload.checkpoints AS c (workload_id, sequence, checkpoint_id, "
 		"  attempt_number, fencing_token, state, state_hash, created_at, key_id, tag) "
@@ -346,7 +368,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_SPEC_READ] = {
 		"SELECT s.authorization_snapshot, s.run_authority, s.connection_scopes, s.definition_id, "
 		"  s.definition_revision, s.environment, s.governing_snapshots, s.completion_criteria, "
-		"  (SELECT w.priority FROM workload.workloads w WHERE w.workload_id = $1) "
+		"  (SELECT w.priority FROM workload.workloads w WHERE w.workload_id = $1), s.created_by::text "
 		"FROM workload.specs s WHERE s.workload_id = $1",
 	1, {TEXTOID}},
 	/*
@@ -409,13 +431,57 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_KEY_OTHERS] = {
 		"SELECT count(*) FROM workload.signing_keys WHERE retired_at IS NULL AND key_id <> $1",
 	1, {TEXTOID}},
-	[P_REVOKED] = {
-		"SELECT 1 FROM workload.revoked_grants WHERE grant_id = $1",
-	1, {TEXTOID}},
+	/*
+	 * A grant's chain: the grants in $1 (itself, its parent) and every grant
+	 * they derive from by the recorded lineage; whether any of them is revoked.
+	 */
+	[P_GRANT_CHAIN] = {
+		"WITH RECURSIVE chain(id, depth) AS ("
+		"  SELECT g, 0 FROM unnest($1::text[]) g WHERE g IS NOT NULL "
+		"  UNION SELECT l.parent_grant, c.depth + 1 FROM chain c "
+		"    JOIN workload.grant_lineage l ON l.grant_id = c.id "
+		"    WHERE l.parent_grant IS NOT NULL AND c.depth < 32) "
+		"SELECT EXISTS (SELECT 1 FROM workload.revoked_grants r "
+		"    WHERE r.grant_id = ANY (ARRAY(SELECT id FROM chain))), "
+		"  ARRAY(SELECT DISTINCT id FROM chain ORDER BY id)",
+	1, {TEXTARRAYOID}},
+	[P_LINEAGE_PUT] = {
+		"INSERT INTO workload.grant_lineage (grant_id, parent_grant, tenant_id, application_id, "
+		"  recorded_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+	5, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID}},
+	/* a revocation; its tenant and application when the lineage knows them */
 	[P_REVOKE_PUT] = {
-		"INSERT INTO workload.revoked_grants (grant_id, revoked_at, revoked_by) VALUES ($1, $2, $3) "
+		"INSERT INTO workload.revoked_grants (grant_id, revoked_at, revoked_by, tenant_id, "
+		"  application_id, sweep_after) "
+		"SELECT $1, $2, $3, l.tenant_id, l.application_id, '' "
+		"FROM (SELECT 1) one LEFT JOIN workload.grant_lineage l ON l.grant_id = $1 "
 		"ON CONFLICT DO NOTHING",
 	3, {TEXTOID, TIMESTAMPTZOID, NAMEOID}},
+	/* revocations whose queued work is still to be dead-lettered */
+	[P_REVOKED_UNSWEPT] = {
+		"SELECT r.grant_id, r.sweep_after FROM workload.revoked_grants r WHERE r.swept_at IS NULL "
+		"ORDER BY r.revoked_at, r.grant_id LIMIT $1",
+	1, {INT4OID}},
+	/*
+	 * One slice of a revocation's sweep: the next $3 workloads (in id order,
+	 * after $2) and, of them, the ones not yet final whose chain holds grant $1.
+	 */
+	[P_REVOKED_SLICE] = {
+		"WITH slice AS (SELECT w.workload_id, w.grant_ids, w.state FROM workload.workloads w "
+		"  WHERE w.workload_id > $2 ORDER BY w.workload_id LIMIT $3) "
+		"SELECT (SELECT max(workload_id) FROM slice), (SELECT count(*) FROM slice), "
+		"  ARRAY(SELECT s.workload_id FROM slice s WHERE s.grant_ids @> ARRAY[$1] "
+		"    AND s.state NOT IN ('SUCCEEDED', 'CANCELLED', 'DEAD_LETTER') ORDER BY s.workload_id)",
+	3, {TEXTOID, TEXTOID, INT4OID}},
+	[P_REVOKED_PROGRESS] = {
+		"UPDATE workload.revoked_grants SET sweep_after = $2, swept_at = $3 WHERE grant_id = $1",
+	3, {TEXTOID, TEXTOID, TIMESTAMPTZOID}},
+	[P_CHANNEL_SECRET] = {
+		"SELECT c.secret FROM workload.channel_secret c",
+	0, {InvalidOid}},
+	[P_CHANNEL_SECRET_PUT] = {
+		"INSERT INTO workload.channel_secret (secret, created_at) VALUES ($1, $2)",
+	2, {BYTEAOID, TIMESTAMPTZOID}},
 	/* A role is a member through itself or any role it belongs to. */
 	[P_MEMBER] = {
 		"SELECT 1 FROM workload.tenant_members m JOIN pg_catalog.pg_roles r ON r.rolname = m.role "
@@ -475,9 +541,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	1, {TEXTOID}},
 	[P_WAIT_RESOLVE] = {
 		"UPDATE workload.waits SET resolved_at = $3, outcome = $4, payload = $5, approved = $6, "
-		"  approver = $7, note = $8 "
+		"  approver = $7, note = $8, approver_role = $9 "
 		"WHERE workload_id = $1 AND wait_number = $2 AND resolved_at IS NULL",
-	8, {TEXTOID, INT4OID, TIMESTAMPTZOID, TEXTOID, JSONBOID, BOOLOID, TEXTOID, TEXTOID}},
+	9, {TEXTOID, INT4OID, TIMESTAMPTZOID, TEXTOID, JSONBOID, BOOLOID, TEXTOID, TEXTOID, NAMEOID}},
 	[P_WAIT_CLOSE] = {
 		"UPDATE workload.waits SET resolved_at = $2, outcome = $3 "
 		"WHERE workload_id = $1 AND resolved_at IS NULL",

@@ -49,13 +49,14 @@ PG_FUNCTION_INFO_V1(workload_tick);
 Datum
 workload_tick(PG_FUNCTION_ARGS)
 {
+	WlApi		api;
 	WlTickReport r;
 	bool		ran;
 	WlJson		b;
 	Jsonb	   *answer;
 
 	memset(&r, 0, sizeof(r));
-	wl_api_begin();
+	wl_api_begin(fcinfo, &api);
 	ran = wl_recovery_tick(&r);
 	wl_json_begin(&b);
 	wl_json_bool(&b, "skipped", !ran);
@@ -67,10 +68,11 @@ workload_tick(PG_FUNCTION_ARGS)
 	wl_json_int(&b, "overall_timed_out", r.overall);
 	wl_json_int(&b, "schedules_woken", r.woken);
 	wl_json_int(&b, "waits_expired", r.expired);
+	wl_json_int(&b, "revoked_dead_lettered", r.revoked);
 	wl_json_int(&b, "failed", r.failed);
 	wl_json_jsonb(&b, "errors", errors_json(r.errors));
 	wl_json_bool(&b, "more", r.more);
 	answer = wl_api_transfer(wl_json_end(&b));
-	wl_api_end();
+	wl_api_end(&api);
 	PG_RETURN_JSONB_P(answer);
 }

@@ -18,6 +18,7 @@
 #include "crypto.h"
 #include "deadline.h"
 #include "jsonb_util.h"
+#include "keys.h"
 #include "store_ops.h"
 #include "transition.h"
 
@@ -71,7 +72,7 @@ after(const WlRow *row, WlState from, WlState to)
 		wl_store_wait_close(row->workload_id, to == WL_CANCELLED ? "cancelled" :
 							to == WL_TIMED_OUT ? "timed_out" : "woken");
 	if (to == WL_READY)
-		Async_Notify(wl_channel(row->tenant_id, row->application_id), row->workload_id);
+		Async_Notify(wl_keys_channel(row->tenant_id, row->application_id), row->workload_id);
 }
 
 /*

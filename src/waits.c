@@ -66,6 +66,8 @@ wake(WlRow *row, const WlWake *k)
 		wl_json_str(&b, "wake_key", w.wake_key);
 	if (k->answer.approver)
 		wl_json_str(&b, "approver", k->answer.approver);
+	if (k->answer.approver_role)
+		wl_json_str(&b, "approver_role", k->answer.approver_role);
 	row->next_attempt_at = wl_now();
 	wl_transition(row, WL_READY, k->actor, wl_json_end(&b));
 	return true;
@@ -168,13 +170,16 @@ wl_wait_signal(const char *tenant_id, const char *application_id, const char *wa
  * wl_wait_approve answers a human_approval wait either way (READY); the
  * decision, approver and note reach the run through workload_resume.  false,
  * changing nothing, when the workload is not waiting for an approval.
- * WORKLOAD_NOT_FOUND when the caller may not touch it.
+ * WORKLOAD_NOT_FOUND when the caller may not touch it; WORKLOAD_UNAUTHORIZED
+ * when the caller is the role that created it (superusers aside).  The
+ * approving role is recorded beside the approver's name.
  */
 bool
 wl_wait_approve(const char *workload_id, const char *approver, bool approved, const char *note)
 {
 	WlWake		k = {0};
 	WlRow		row;
+	WlSpecRow	spec;
 
 	k.kind = "human_approval";
 	k.answer.approver = approver;
@@ -182,7 +187,15 @@ wl_wait_approve(const char *workload_id, const char *approver, bool approved, co
 	k.answer.approved = approved;
 	k.answer.outcome = approved ? "approved" : "rejected";
 	k.answer.note = note;
+	k.answer.approver_role = wl_authz_caller()->role;
 	k.actor = approver;
 	wl_authz_lock_or_refuse(workload_id, &row);
+	wl_store_spec_read(workload_id, &spec);
+	/* an approval needs a second pair of eyes: not the role that created the workload */
+	if (!wl_authz_caller()->superuser && spec.created_by != NULL &&
+		strcmp(spec.created_by, wl_authz_caller()->role) == 0)
+		wl_refuse(WL_E_UNAUTHORIZED,
+				  errdetail("Role \"%s\" created workload \"%s\" and cannot approve it.",
+							spec.created_by, workload_id));
 	return wake(&row, &k);
 }

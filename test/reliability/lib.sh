@@ -271,6 +271,7 @@ rl_cleanup() {
 	local n
 	trap - EXIT
 	rl_stop_drivers
+	rl_library_restore
 	for n in "${RL_NODES[@]:-}"; do
 		[ -n "$n" ] || continue
 		rl_node_stop "$n" || rl_node_kill "$n" all
@@ -286,6 +287,48 @@ rl_cleanup() {
 		note "kept $RL_TMP"
 	else
 		rm -rf "$RL_TMP"
+	fi
+}
+
+# ---- the library of each released version (the upgrade walk) ----
+
+RL_LIBDIR=""
+RL_LIB_SAVED=""
+
+# rl_library_build VERSION: builds, from git, the library that VERSION
+# shipped with (test/reliability/versions.txt), into $RL_TMP/lib/VERSION
+rl_library_build() {
+	local v=$1 commit src
+	commit=$(awk -v v="$v" '$1 == v { print $2 }' "$RL_DIR/versions.txt")
+	[ -n "$commit" ] || bail "test/reliability/versions.txt names no commit for version $v"
+	src="$RL_TMP/src-$v"
+	mkdir -p "$src" "$RL_TMP/lib/$v"
+	git -C "$WL_ROOT" cat-file -e "$commit^{commit}" 2>/dev/null \
+		|| git -C "$WL_ROOT" fetch -q origin "$commit" 2>/dev/null \
+		|| bail "the source of version $v (commit $commit) is not in this clone's history"
+	git -C "$WL_ROOT" archive "$commit" | tar -x -C "$src" || bail "could not unpack version $v"
+	make -s -C "$src" with_llvm=no PG_CONFIG="$RL_PG_BIN/pg_config" workload.so >"$RL_TMP/build-lib-$v.log" 2>&1 \
+		|| { cat "$RL_TMP/build-lib-$v.log"; bail "could not build the library of version $v"; }
+	cp "$src/workload.so" "$RL_TMP/lib/$v/workload.so"
+}
+
+# rl_library_use VERSION|current: installs that library as the server's
+# workload.so (new connections load it); the tested one comes back at exit
+rl_library_use() {
+	RL_LIBDIR=${RL_LIBDIR:-$("$RL_PG_BIN/pg_config" --pkglibdir)}
+	if [ -z "$RL_LIB_SAVED" ]; then
+		mkdir -p "$RL_TMP/lib/current"
+		cp "$RL_LIBDIR/workload.so" "$RL_TMP/lib/current/workload.so"
+		RL_LIB_SAVED=1
+	fi
+	[ -f "$RL_TMP/lib/$1/workload.so" ] || rl_library_build "$1"
+	install -m 755 "$RL_TMP/lib/$1/workload.so" "$RL_LIBDIR/workload.so"
+}
+
+rl_library_restore() {
+	if [ -n "$RL_LIB_SAVED" ]; then
+		install -m 755 "$RL_TMP/lib/current/workload.so" "$RL_LIBDIR/workload.so"
+		RL_LIB_SAVED=""
 	fi
 }
 

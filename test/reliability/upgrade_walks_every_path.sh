@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Upgrade: the oldest version in sql/ is installed, workloads are created (some left READY, some held by a worker, some finished), the extension is updated along every sql/workload--A--B.sql step to the control file's default_version with ALTER EXTENSION workload UPDATE TO, the invariants hold after each step, the held workloads are completed with the fences they got before the upgrade, the rest are claimed and completed, and the upgraded objects equal a fresh install's (SPEC 1 "every later schema change ships an upgrade script and a test that upgrades"; issue "Upgrade").  With one version only, the upgrade is reported as skipped: nothing is faked.
+# Upgrade: the oldest version in sql/ is installed with the library it shipped with (built from git, test/reliability/versions.txt), workloads are created (some left READY, some held by a worker, some finished), the extension is updated along every sql/workload--A--B.sql step to the control file's default_version, each step's library installed first and then ALTER EXTENSION workload UPDATE TO, as an operator upgrades, the invariants hold after each step, the held workloads are completed with the fences they got before the upgrade, the rest are claimed and completed, and the upgraded objects equal a fresh install's (SPEC 1 "every later schema change ships an upgrade script and a test that upgrades"; issue "Upgrade").  With one version only, the upgrade is reported as skipped: nothing is faked.
 # Usage: upgrade_walks_every_path.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +27,11 @@ if [ "$oldest" = "$default" ]; then
 	exit $?
 fi
 
+# lib_of VERSION: the library VERSION shipped with (the default: the one under test)
+lib_of() {
+	if [ "$1" = "$default" ]; then rl_library_use current; else rl_library_use "$1"; fi
+}
+
 # walk DB START STEP...: install START, make workloads, update through each
 # STEP, finish them, compare with a fresh install
 walk() {
@@ -34,6 +39,7 @@ walk() {
 	local label="$start -> $(echo "$@" | sed 's/ / -> /g')"
 	note "walk $label"
 	rl_psql db postgres "CREATE DATABASE $db" >/dev/null
+	lib_of "$start"
 	rl_psql db "$db" "SET client_min_messages = warning; CREATE EXTENSION workload VERSION '$start' CASCADE" >/dev/null
 	psql -X -q -v ON_ERROR_STOP=1 -h "$RL_TMP/db" -p "${RL_NODE_PORT[db]}" -U postgres -d "$db" \
 		-f "$RL_DIR/setup.sql" >"$RL_TMP/setup-$db.log" 2>&1 || { sed 's/^/#   /' "$RL_TMP/setup-$db.log"; bail "setup failed"; }
@@ -57,6 +63,7 @@ walk() {
 		"CANCELLED=2 READY=18 RUNNING=5 SUCCEEDED=5" "$label: under $start, 18 READY, 5 RUNNING, 5 SUCCEEDED, 2 CANCELLED"
 
 	for step in "$@"; do
+		lib_of "$step"
 		if rl_psql db "$db" "ALTER EXTENSION workload UPDATE TO '$step'" >"$RL_TMP/alter.log" 2>&1; then
 			ok "$label: ALTER EXTENSION workload UPDATE TO '$step'"
 		else

@@ -5,7 +5,9 @@
 \set ECHO all
 SET workload.clock_override = '2026-01-01 00:00:00+00';
 
--- the functions this test calls run as their owner with a pinned search_path, and so does every other SECURITY DEFINER one
+-- the functions this test calls run with a pinned search_path (since 1.2 they run as their
+-- caller, and the C switches to the extension's owner for the tables), and no function of
+-- the extension is SECURITY DEFINER without one
 SELECT p.proname, p.prosecdef AS security_definer, p.proconfig
 FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'workload'

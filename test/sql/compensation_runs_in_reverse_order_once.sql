@@ -39,7 +39,8 @@ FROM undo u, workload_get(u.id) d ORDER BY u.run_order;
 SELECT u.run_order, (SELECT p.run_order FROM undo p WHERE p.id = d.depends_on) AS waits_for, d.required_state
 FROM undo u LEFT JOIN workload.dependencies d ON d.workload_id = u.id ORDER BY u.run_order;
 -- each runs on the saga's run authority: requested by the saga, tenant and application kept
-SELECT bool_and(d -> 'authorization_snapshot' = s.run_authority) AS saga_authority,
+SELECT bool_and(d -> 'authorization_snapshot' -> 'grant' = s.run_authority -> 'grant'
+                AND NOT d -> 'authorization_snapshot' ?| ARRAY['signature', 'signature_sha256']) AS saga_authority,
        bool_and(d ->> 'tenant_id' = 'acme' AND d ->> 'application_id' = 'billing') AS same_tenant
 FROM undo u, workload_get(u.id) d, workload.specs s WHERE s.workload_id = :'trip';
 -- the steps now name their compensation, who asked and when

@@ -57,16 +57,19 @@ FROM workload_heartbeat_many('w1', (SELECT jsonb_agg(jsonb_build_object('workloa
          'claim_id', claim_id, 'fencing_token', fencing_token)) FROM c WHERE k IN ('h2', 'h5')),
      '45 seconds') m JOIN c USING (workload_id) ORDER BY k;
 
--- a worker role in its own tenant: another tenant's claim in its batch is not found
-SELECT t.create('foreign', '{}', 'other', 'billing') IS NOT NULL AS created;
+-- a worker role in its own tenant: another tenant's claim in its batch is not found, while
+-- its own claim (a claim belongs to the role that took it) is extended
+SELECT t.create('foreign', '{}', 'other', 'billing') IS NOT NULL AS created,
+       t.create('mine') IS NOT NULL AS created_mine;
 CREATE TEMP TABLE f AS SELECT * FROM workload_claim('w1', '{}', 'other', 'billing', '30 seconds', 1, true);
 SELECT workload_add_tenant_member('workload_worker', 'acme', 'billing');
 GRANT SELECT ON c, f TO workload_worker;
 SET ROLE workload_worker;
+CREATE TEMP TABLE mine AS SELECT * FROM workload_claim('w1', '{}', 'acme', 'billing', '30 seconds', 1, true);
 SELECT m.outcome, m.code
 FROM workload_heartbeat_many('w1', (SELECT jsonb_agg(jsonb_build_object('workload_id', workload_id,
          'claim_id', claim_id, 'fencing_token', fencing_token))
-     FROM (SELECT workload_id, claim_id, fencing_token FROM c WHERE k = 'h2'
+     FROM (SELECT workload_id, claim_id, fencing_token FROM mine
            UNION ALL SELECT workload_id, claim_id, fencing_token FROM f) x), '45 seconds') m
 ORDER BY 1, 2;
 RESET ROLE;

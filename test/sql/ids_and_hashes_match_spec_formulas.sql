@@ -76,9 +76,9 @@ FROM jsonb_array_elements(workload_get(:'id2')->'attempts') a ORDER BY (a->>'att
 SELECT :fencing_token AS current_token,
        workload_get(:'id2')->'current_claim'->>'claim_id' = :'claim_id' AS current_claim_ok;
 
--- workload_channel = 'workload_' || 32 hex of sha256(tenant:app)
-SELECT workload_channel('tenant-é', 'app-日本') = 'workload_' || left(encode(digest('tenant-é:app-日本', 'sha256'), 'hex'), 32) AS channel_ok,
-       workload_channel('acme', 'billing') = 'workload_' || left(encode(digest('acme:billing', 'sha256'), 'hex'), 32) AS channel_ascii_ok,
+-- workload_channel = 'workload_' || 32 hex of hmac(tenant:app, channel_secret, 'sha256') (since 1.2)
+SELECT workload_channel('tenant-é', 'app-日本') = 'workload_' || left(encode(hmac('tenant-é:app-日本', (SELECT secret FROM workload.channel_secret), 'sha256'), 'hex'), 32) AS channel_ok,
+       workload_channel('acme', 'billing') = 'workload_' || left(encode(hmac('acme:billing', (SELECT secret FROM workload.channel_secret), 'sha256'), 'hex'), 32) AS channel_ascii_ok,
        length(workload_channel('acme', 'billing')) AS channel_length,
        workload_channel('acme', 'billing') <> workload_channel('acme', 'billing2') AS per_application;
 SELECT workload_channel(NULL, 'billing');

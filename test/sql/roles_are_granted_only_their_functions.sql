@@ -14,7 +14,10 @@ CREATE ROLE rg_nobody;
 SELECT workload_add_tenant_member(r, 'acme', 'billing') FROM unnest(ARRAY['rg_worker', 'rg_client', 'rg_nobody']) r;
 SELECT t.spec('x') AS spec, t.unsigned_grant() AS unsigned \gset
 SELECT t.create('held') AS held \gset
+-- the worker takes the claim it later heartbeats (a claim belongs to the role that took it)
+SET ROLE rg_worker;
 SELECT claim_id, fencing_token FROM workload_claim('w1', '{}', 'acme', 'billing', start => true) \gset
+RESET ROLE;
 
 -- which role may execute which API function (t = yes)
 SELECT p.proname,

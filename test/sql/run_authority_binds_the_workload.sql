@@ -11,7 +11,8 @@ SELECT ra #>> '{grant,subject,kind}' AS subject_kind, ra #>> '{grant,subject,id}
        ra #> '{grant,constraints,subject_attributes}' AS attributes,
        ra #> '{grant,capabilities}' AS capabilities, ra #>> '{grant,parent_grant}' AS parent,
        ra #>> '{grant,issued_at}' AS issued_at, ra #>> '{grant,expires_at}' AS expires_at,
-       workload_verify_grant(ra) AS verifies
+       ra ? 'signature' AS bearer_signature_stored, ra ? 'signature_sha256' AS digest_stored,
+       workload_verify_grant(ra) AS verifies_as_a_bearer_grant
 FROM (SELECT run_authority AS ra FROM workload.specs WHERE workload_id = :'a') s;
 
 CREATE FUNCTION pg_temp.claim(id text) RETURNS TABLE(claim_id text, fencing_token bigint) LANGUAGE sql AS $$
