@@ -76,8 +76,9 @@ proc_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/d
 server_ticks() {
 	local pm kids
 	pm=$(head -n 1 "$WL_DATA/postmaster.pid")
-	kids=$(pgrep -P "$pm" | sed 's|.*|/proc/&/stat|')
-	{ cat "/proc/$pm/stat"; [ -z "$kids" ] || cat $kids; } 2>/dev/null | awk -v pm="$pm" '
+	# a child may exit between pgrep and cat: neither may fail the run (pipefail)
+	kids=$({ pgrep -P "$pm" || true; } | sed 's|.*|/proc/&/stat|')
+	{ cat "/proc/$pm/stat" $kids || true; } 2>/dev/null | awk -v pm="$pm" '
 		{ id = $1; sub(/^.*\) /, ""); t += $12 + $13; if (id == pm) t += $14 + $15 }
 		END { print t + 0 }'
 }
