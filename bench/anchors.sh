@@ -68,11 +68,15 @@ left_expr() {
 	esac
 }
 
-# CPU time in clock ticks (utime + stime, all threads) of one process; and of
-# the server: the postmaster with the children it has reaped (cutime + cstime,
-# so autovacuum workers that exit inside the window still count) plus its
-# live children (backends, walwriter, checkpointer, autovacuum).
-proc_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU time of the client (pgbench or node): nanoseconds on CPU of all its
+# threads, from /proc/<pid>/task/*/schedstat (exact; the threads live through
+# the window).  Of the server, in clock ticks: the postmaster with the
+# children it has reaped (cutime + cstime, so autovacuum workers that exit
+# inside the window still count) plus its live children (backends, walwriter,
+# checkpointer, autovacuum).
+client_ns() {
+	{ cat /proc/"$1"/task/*/schedstat || true; } 2>/dev/null | awk '{ t += $1 } END { printf "%.0f\n", t }'
+}
 server_ticks() {
 	local pm kids
 	pm=$(head -n 1 "$WL_DATA/postmaster.pid")
@@ -135,10 +139,10 @@ anchor_measure() {
 	esac
 	t_conn=$(epoch)
 	sleep_until "$(awk -v a="$t_conn" -v w="$warm" 'BEGIN { printf "%.3f", a + w }')"
-	k0=$(proc_ticks "$pid"); p0=$(server_ticks); m0=$(machine_ticks)
+	k0=$(client_ns "$pid"); p0=$(server_ticks); m0=$(machine_ticks)
 	read -r c0 e0 l0 < <(window_sample "$db" "$v")
 	sleep_until "$(awk -v a="$t_conn" -v s="$secs" 'BEGIN { printf "%.3f", a + s - 0.5 }')"
-	k1=$(proc_ticks "$pid"); p1=$(server_ticks); m1=$(machine_ticks)
+	k1=$(client_ns "$pid"); p1=$(server_ticks); m1=$(machine_ticks)
 	read -r c1 e1 l1 < <(window_sample "$db" "$v")
 	wait "$pid" || rc=$?
 	wait_no_backends "$db"
@@ -160,7 +164,7 @@ anchor_measure() {
 		printf "%d\t%.3f\t%.1f\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%d\t%s\n",
 			c1 - c0, e1 - e0, (c1 - c0) / (e1 - e0), l1 - l0,
 			b[1] - a[1], b[2] - a[2], b[3] - a[3], b[4] - a[4], b[5] - a[5],
-			k / hz, p / hz, m / hz, left, (f == "" ? "-" : f) }'
+			k / 1e9, p / hz, m / hz, left, (f == "" ? "-" : f) }'
 }
 
 anchor_script() {
