@@ -129,7 +129,10 @@ anchor_measure() {
 	case "$v" in
 		a|c|c100)
 			j=$(( n < NPROC ? n : NPROC ))
-			"$PGBENCH" -n -M prepared -c "$n" -j "$j" -T "$secs" -f "$(anchor_script "$v")" "$db" >"$log" 2>&1 &
+			# pgbench counts -T from before it connects; one second more keeps
+			# it running to the end of the window when connecting N clients
+			# and seeing them in pg_stat_activity is slow (seen at N=64).
+			"$PGBENCH" -n -M prepared -c "$n" -j "$j" -T "$((secs + 1))" -f "$(anchor_script "$v")" "$db" >"$log" 2>&1 &
 			pid=$!
 			wait_clients "$db" "$n" ;;
 		pgboss|graphile)
@@ -144,6 +147,7 @@ anchor_measure() {
 	sleep_until "$(awk -v a="$t_conn" -v s="$secs" 'BEGIN { printf "%.3f", a + s - 0.5 }')"
 	k1=$(client_ns "$pid"); p1=$(server_ticks); m1=$(machine_ticks)
 	read -r c1 e1 l1 < <(window_sample "$db" "$v")
+	kill -0 "$pid" 2>/dev/null || flags="${flags}client-ended-before-window-end,"
 	wait "$pid" || rc=$?
 	wait_no_backends "$db"
 	s1=$(run_stats "$db" "$v")
