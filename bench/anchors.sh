@@ -122,10 +122,11 @@ wait_ready() {	# LOG PID: until the driver printed "ready" (at most 60 s)
 # anchor_measure V N SECONDS DB TAG: one measurement; prints the fields of
 # anchors.tsv after round/clients/variant (see summarize_anchors).
 anchor_measure() {
-	local v=$1 n=$2 secs=$3 db=$4 tag=$5 log pid rc=0 t_conn flags="" warm=1
+	local v=$1 n=$2 secs=$3 db=$4 tag=$5 log pid rc=0 t_start t_conn flags="" warm=1
 	local s0 s1 c0 e0 l0 c1 e1 l1 k0 k1 m0 m1 p0 p1 left j
 	log="$LOGDIR/$tag.log"
 	s0=$(run_stats "$db" "$v")
+	t_start=$(epoch)
 	case "$v" in
 		a|c|c100)
 			j=$(( n < NPROC ? n : NPROC ))
@@ -145,9 +146,9 @@ anchor_measure() {
 	k0=$(client_ns "$pid"); p0=$(server_ticks); m0=$(machine_ticks)
 	read -r c0 e0 l0 < <(window_sample "$db" "$v")
 	sleep_until "$(awk -v a="$t_conn" -v s="$secs" 'BEGIN { printf "%.3f", a + s - 0.5 }')"
+	kill -0 "$pid" 2>/dev/null || flags="${flags}client-ended-before-window-end,"
 	k1=$(client_ns "$pid"); p1=$(server_ticks); m1=$(machine_ticks)
 	read -r c1 e1 l1 < <(window_sample "$db" "$v")
-	kill -0 "$pid" 2>/dev/null || flags="${flags}client-ended-before-window-end,"
 	wait "$pid" || rc=$?
 	wait_no_backends "$db"
 	s1=$(run_stats "$db" "$v")
@@ -160,15 +161,16 @@ anchor_measure() {
 	esac
 	awk -v c0="$c0" -v c1="$c1" -v e0="$e0" -v e1="$e1" -v l0="$l0" -v l1="$l1" \
 		-v s0="$s0" -v s1="$s1" -v k="$((k1 - k0))" -v p="$((p1 - p0))" -v m="$((m1 - m0))" \
-		-v hz="$CLK_TCK" -v left="$left" -v f="${flags%,}" 'BEGIN {
+		-v hz="$CLK_TCK" -v left="$left" -v f="${flags%,}" -v ready="$(fsub "$t_conn" "$t_start")" 'BEGIN {
 		split(s0, a, " "); split(s1, b, " ")
 		# jobs, window s, jobs/s, WAL bytes in the window;
 		# whole run: jobs, commits, FPIs, WAL records, WAL bytes;
-		# CPU seconds in the window: client, server, whole machine; READY left; flags
-		printf "%d\t%.3f\t%.1f\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%d\t%s\n",
+		# CPU seconds in the window: client, server, whole machine; READY left; flags;
+		# seconds from starting the client to seeing it ready
+		printf "%d\t%.3f\t%.1f\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%d\t%s\t%.2f\n",
 			c1 - c0, e1 - e0, (c1 - c0) / (e1 - e0), l1 - l0,
 			b[1] - a[1], b[2] - a[2], b[3] - a[3], b[4] - a[4], b[5] - a[5],
-			k / 1e9, p / hz, m / hz, left, (f == "" ? "-" : f) }'
+			k / 1e9, p / hz, m / hz, left, (f == "" ? "-" : f), ready }'
 }
 
 anchor_script() {
@@ -229,7 +231,7 @@ summarize_anchors() {
 	CREATE TEMP TABLE m (round int, clients int, variant text, jobs bigint, secs numeric, rate numeric,
 	                     wal_window numeric, run_jobs numeric, run_commits numeric, run_fpi numeric,
 	                     run_records numeric, run_wal numeric, cpu_client numeric, cpu_server numeric,
-	                     cpu_machine numeric, ready_left bigint, flags text);
+	                     cpu_machine numeric, ready_left bigint, flags text, ready_s numeric);
 	\copy m FROM '$1'
 	CREATE TEMP TABLE lab (variant text, ord int, label text);
 	INSERT INTO lab VALUES ('a', 1, '$(anchor_label a)'), ('c', 2, '$(anchor_label c)'),
@@ -259,13 +261,13 @@ summarize_anchors() {
 	md ""
 	md "<details><summary>every measurement</summary>"
 	md ""
-	md "Window = from 1 s after the clients were ready to 0.5 s before they stop; run = from before the clients started to after their backends exited. CPU is in core-seconds over the window (2 cores give at most $(awk -v s="$seconds" 'BEGIN { printf "%.0f", 2 * (s - 1.5) }') per window); \"others\" is the machine's busy time that was neither the client nor the server."
+	md "Window = from 1 s to $seconds − 0.5 s after the clients were ready; run = from before the clients started to after their backends exited. CPU is in core-seconds over the window (2 cores give at most $(awk -v s="$seconds" 'BEGIN { printf "%.0f", 2 * (s - 1.5) }') per window); \"others\" is the machine's busy time that was neither the client nor the server; \"ready after\" is the time from starting the client to seeing all its connections (pgbench) or its \`ready\` line (driver)."
 	md ""
-	md "| round | clients | variant | jobs in window | window s | jobs/s | WAL bytes/job (window) | jobs (run) | commits (run) | FPI (run) | WAL bytes/job (run) | client CPU s | server CPU s | others CPU s | left | flags |"
-	md "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %.0f | %s | %s | %.2f | %s | %s |\n",
+	md "| round | clients | variant | jobs in window | window s | jobs/s | WAL bytes/job (window) | jobs (run) | commits (run) | FPI (run) | WAL bytes/job (run) | client CPU s | server CPU s | others CPU s | left | ready after s | flags |"
+	md "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %.0f | %s | %s | %.2f | %s | %s | %s |\n",
 		$1, $2, $3, $4, $5, $6, ($4 > 0 ? $7 / $4 : 0), $8, $9, $10, ($8 > 0 ? $12 / $8 : 0),
-		$13, $14, $15 - $13 - $14, $16, $17 }' "$1" >>"$OUT"
+		$13, $14, $15 - $13 - $14, $16, $18, $17 }' "$1" >>"$OUT"
 	md ""
 	md "</details>"
 	md ""
