@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh: the workload benchmark on a throwaway cluster (as root on Debian 12).
 #
-#   bench/run.sh [compare|scale|latency|memory|profile|all] [--quick] [options]
+#   bench/run.sh [compare|scale|latency|memory|profile|anchors|all] [--quick] [options]
 #
 # compare (default)  (a) bare SKIP LOCKED queue, (b) workload claim/start/complete,
 #                    (c) workload claim x10 + start, complete_many; N clients each,
@@ -13,6 +13,10 @@
 # profile            (a), (b), (c) at 16 clients once each, with pg_stat_statements
 #                    (track = all), sampled wait events and WAL per job.
 # all                compare, scale, latency and memory, one results file.
+# anchors            (a), (c), claim x100 + complete_many, pg-boss (batch of 10) and
+#                    Graphile Worker (local queue, batched completion) at 16 and 64;
+#                    installs both from npm into bench/npm (bench/anchors.sh).
+#                    Optional: not part of `all` nor of the test command.
 #
 # Options: --quick, --rounds R, --seconds T, --clients "1 4 16 64", --preload P,
 # --rows N (scale), --hold S (scale snapshot), --samples K (latency),
@@ -28,7 +32,7 @@ COMMAND_LINE="bench/run.sh $*"
 # ---------------------------------------------------------------- options
 cmd=compare
 case "${1:-}" in
-	compare|scale|latency|memory|profile|all) cmd=$1; shift ;;
+	compare|scale|latency|memory|profile|anchors|all) cmd=$1; shift ;;
 esac
 quick=0 build=1 name=""
 rounds="" seconds="" clients="" preload="" rows="" hold="" samples="" calls=""
@@ -50,6 +54,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+if [ "$cmd" = anchors ]; then	# every system gets the same preload; the fastest must not run dry
+	if [ "$quick" = 1 ]; then : "${clients:=16}" "${preload:=120000}"; else : "${clients:=16 64}" "${preload:=300000}"; fi
+fi
 if [ "$quick" = 1 ]; then
 	: "${rounds:=1}" "${seconds:=5}" "${clients:=1 16}" "${preload:=60000}"
 	: "${rows:=50000}" "${hold:=15}" "${samples:=50}" "${calls:=60000}"
@@ -652,6 +659,7 @@ case "$cmd" in
 	latency) run_latency ;;
 	memory) run_memory ;;
 	all) run_compare; run_scale; run_latency; run_memory ;;
+	anchors) . "$BENCH/anchors.sh"; run_anchors ;;
 esac
 md "Finished in $(awk -v a="$(epoch)" -v b="$started" 'BEGIN { printf "%.0f", a - b }') s; load average at the end: $(cut -d ' ' -f 1-3 /proc/loadavg)."
 
