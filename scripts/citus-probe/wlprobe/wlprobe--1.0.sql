@@ -9,3 +9,5 @@ CREATE FUNCTION probe_run_many(tenant text, sqls text[], opts int, args text[] D
     LANGUAGE C VOLATILE AS 'MODULE_PATHNAME', 'probe_run_many';
 CREATE FUNCTION probe_deleg_many(tenant text, sqls text[], opts int, args text[] DEFAULT '{}') RETURNS text
     LANGUAGE C VOLATILE AS 'MODULE_PATHNAME', 'probe_run_many';
+CREATE FUNCTION probe_notify_deferred(channel text, payload text) RETURNS void
+    LANGUAGE C STRICT VOLATILE AS 'MODULE_PATHNAME', 'probe_notify_deferred';

@@ -10,6 +10,7 @@
 #include "utils/lsyscache.h"
 #include "miscadmin.h"
 #include "commands/async.h"
+#include "access/xact.h"
 #include "utils/memutils.h"
 #include "postmaster/postmaster.h"
 
@@ -339,4 +340,80 @@ probe_run_many(PG_FUNCTION_ARGS)
 	SPI_finish();
 	r = cstring_to_text(out.data);
 	PG_RETURN_TEXT_P(r);
+}
+
+/*
+ * probe_notify_deferred(channel, payload): a NOTIFY queued until the transaction
+ * commits here: sent from the pre-commit callback when it commits locally, dropped
+ * (with a WARNING) when it is prepared for two-phase commit, which refuses a NOTIFY.
+ */
+typedef struct Deferred { char *channel; char *payload; } Deferred;
+static List *deferred = NIL;
+static bool deferred_cb_registered = false;
+
+static void
+deferred_clear(void)
+{
+	ListCell *lc;
+
+	foreach(lc, deferred)
+	{
+		Deferred *d = lfirst(lc);
+
+		pfree(d->channel);
+		pfree(d->payload);
+		pfree(d);
+	}
+	list_free(deferred);
+	deferred = NIL;
+}
+
+static void
+deferred_cb(XactEvent event, void *arg)
+{
+	ListCell *lc;
+
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			foreach(lc, deferred)
+			{
+				Deferred *d = lfirst(lc);
+
+				Async_Notify(d->channel, d->payload);
+			}
+			deferred_clear();
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			if (deferred != NIL)
+				ereport(WARNING, (errmsg("deferred notify dropped on port %d: the transaction is prepared",
+										 PostPortNumber)));
+			deferred_clear();
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			deferred_clear();
+			break;
+		default:
+			break;
+	}
+}
+
+PG_FUNCTION_INFO_V1(probe_notify_deferred);
+Datum
+probe_notify_deferred(PG_FUNCTION_ARGS)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+	Deferred *d = palloc(sizeof(Deferred));
+
+	d->channel = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	d->payload = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	deferred = lappend(deferred, d);
+	MemoryContextSwitchTo(old);
+	if (!deferred_cb_registered)
+	{
+		RegisterXactCallback(deferred_cb, NULL);
+		deferred_cb_registered = true;
+	}
+	PG_RETURN_VOID();
 }
