@@ -14,7 +14,10 @@
 
 #include "libpq-fe.h"
 
-#include "worker.h"
+#include "db.h"
+#include "log.h"
+#include "options.h"
+#include "signals.h"
 
 static PGconn *conn = NULL;
 
@@ -155,7 +158,7 @@ wlw_db_connect(void)
 	wlw_db_close();
 	for (;;)
 	{
-		struct pollfd pfd = {wlw_signal_fd, POLLIN, 0};
+		struct pollfd pfd = {wlw_signal_fd(), POLLIN, 0};
 		int64_t		until;
 
 		if (try_connect())
@@ -164,7 +167,7 @@ wlw_db_connect(void)
 		while (!wlw_should_give_up() && wlw_now_ms() < until)
 		{
 			poll(&pfd, 1, (int) (until - wlw_now_ms()));
-			wlw_drain_signal_fd();
+			wlw_signals_drain();
 		}
 		if (wlw_should_give_up())
 			return false;

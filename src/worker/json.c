@@ -3,14 +3,14 @@
  * command's stdout and its file-descriptor-3 lines, the "progress" line
  * test, and UTF-8 repair of error text.  The server still parses and
  * limits every value; this only lets the worker decide invalid_output
- * itself and tell progress from checkpoints.
+ * itself and tell progress from checkpoints.  Nothing here recurses.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "worker.h"
+#include "json.h"
 
 #define MAX_DEPTH 512
 
@@ -18,10 +18,7 @@ typedef struct Scan
 {
 	const char *p;
 	const char *end;
-	int			depth;
 } Scan;
-
-static bool scan_value(Scan *s);
 
 static void
 skip_ws(Scan *s)
@@ -115,60 +112,12 @@ scan_literal(Scan *s, const char *word)
 	return true;
 }
 
-/* scan_container reads an object or an array; s->p is on '{' or '['. */
+/* scan_scalar reads a string, number or literal at s->p. */
 static bool
-scan_container(Scan *s)
+scan_scalar(Scan *s)
 {
-	bool		object = (*s->p == '{');
-	char		close = object ? '}' : ']';
-
-	if (++s->depth > MAX_DEPTH)
-		return false;
-	s->p++;
-	skip_ws(s);
-	if (s->p < s->end && *s->p == close)
-	{
-		s->p++;
-		s->depth--;
-		return true;
-	}
-	for (;;)
-	{
-		if (object)
-		{
-			if (!scan_string(s))
-				return false;
-			skip_ws(s);
-			if (s->p >= s->end || *s->p++ != ':')
-				return false;
-		}
-		if (!scan_value(s))
-			return false;
-		skip_ws(s);
-		if (s->p >= s->end)
-			return false;
-		if (*s->p == close)
-			break;
-		if (*s->p++ != ',')
-			return false;
-		skip_ws(s);
-	}
-	s->p++;
-	s->depth--;
-	return true;
-}
-
-static bool
-scan_value(Scan *s)
-{
-	skip_ws(s);
-	if (s->p >= s->end)
-		return false;
 	switch (*s->p)
 	{
-		case '{':
-		case '[':
-			return scan_container(s);
 		case '"':
 			return scan_string(s);
 		case 't':
@@ -182,11 +131,79 @@ scan_value(Scan *s)
 	}
 }
 
+/* scan_key reads an object member's name and its colon. */
+static bool
+scan_key(Scan *s)
+{
+	skip_ws(s);
+	if (!scan_string(s))
+		return false;
+	skip_ws(s);
+	return s->p < s->end && *s->p++ == ':';
+}
+
+/*
+ * scan_value reads one value.  Containers are tracked on an explicit stack
+ * of their closing characters, so no input can deepen the C stack.
+ */
+static bool
+scan_value(Scan *s)
+{
+	char		stack[MAX_DEPTH];
+	int			depth = 0;
+
+	for (;;)
+	{
+		skip_ws(s);
+		if (s->p >= s->end)
+			return false;
+		if (*s->p == '{' || *s->p == '[')
+		{
+			char		close = (*s->p++ == '{') ? '}' : ']';
+
+			if (depth == MAX_DEPTH)
+				return false;
+			stack[depth++] = close;
+			skip_ws(s);
+			if (s->p >= s->end || *s->p != close)
+			{
+				if (close == '}' && !scan_key(s))
+					return false;
+				continue;		/* the container's first value */
+			}
+			s->p++;
+			depth--;
+		}
+		else if (!scan_scalar(s))
+			return false;
+		/* after a value: close what ends here, then on to the next member */
+		for (;;)
+		{
+			if (depth == 0)
+				return true;
+			skip_ws(s);
+			if (s->p >= s->end)
+				return false;
+			if (*s->p == stack[depth - 1])
+			{
+				s->p++;
+				depth--;
+				continue;
+			}
+			if (*s->p++ != ',')
+				return false;
+			if (stack[depth - 1] == '}' && !scan_key(s))
+				return false;
+			break;
+		}
+	}
+}
+
 /* wlw_json_valid says whether s[0..len) is exactly one JSON value. */
 bool
 wlw_json_valid(const char *s, size_t len)
 {
-	Scan		sc = {s, s + len, 0};
+	Scan		sc = {s, s + len};
 
 	if (memchr(s, '\0', len) != NULL || !scan_value(&sc))
 		return false;
@@ -202,7 +219,7 @@ wlw_json_valid(const char *s, size_t len)
 bool
 wlw_json_progress(const char *s, size_t len, const char **value, size_t *vlen)
 {
-	Scan		sc = {s, s + len, 0};
+	Scan		sc = {s, s + len};
 
 	skip_ws(&sc);
 	if (sc.p >= sc.end || *sc.p != '{')

@@ -16,7 +16,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "worker.h"
+#include "db.h"
+#include "json.h"
+#include "log.h"
+#include "options.h"
+#include "run.h"
+#include "signals.h"
+#include "spawn.h"
+
+/* Exit statuses of the command that pick a failure kind (see --help). */
+#define WLW_EXIT_TRANSIENT	75		/* EX_TEMPFAIL -> transient_connection */
+#define WLW_EXIT_TIMEOUT	124		/* timeout(1) -> timeout */
+
+#define WLW_STDERR_TAIL		4096	/* bytes of stderr kept as the error text */
+#define WLW_MAX_STDOUT		(4 * 1024 * 1024)
+#define WLW_MAX_FD3_LINE	(2 * 1024 * 1024)
+#define WLW_KILL_AFTER_MS	2000	/* SIGTERM, then SIGKILL this much later */
 
 typedef enum StopReason
 {
@@ -343,8 +358,8 @@ poll_timeout(Run *r, int64_t now)
 
 	if (r->kill_at && r->kill_at < t)
 		t = r->kill_at;
-	if (wlw_stop_requested && r->stop == STOP_NONE && wlw_drain_deadline < t)
-		t = wlw_drain_deadline;
+	if (wlw_stopping() && r->stop == STOP_NONE && wlw_drain_deadline() < t)
+		t = wlw_drain_deadline();
 	if (r->exited && r->exited_at + 2000 < t)
 		t = r->exited_at + 2000;
 	t -= now;
@@ -357,7 +372,7 @@ wait_events(Run *r)
 	struct pollfd fds[5];
 	int			nfds = 0;
 
-	fds[nfds++] = (struct pollfd) {wlw_signal_fd, POLLIN, 0};
+	fds[nfds++] = (struct pollfd) {wlw_signal_fd(), POLLIN, 0};
 	if (r->fd_in >= 0)
 		fds[nfds++] = (struct pollfd) {r->fd_in, POLLOUT, 0};
 	if (r->fd_out >= 0)
@@ -367,7 +382,7 @@ wait_events(Run *r)
 	if (r->fd_ck >= 0)
 		fds[nfds++] = (struct pollfd) {r->fd_ck, POLLIN, 0};
 	poll(fds, nfds, poll_timeout(r, wlw_now_ms()));
-	wlw_drain_signal_fd();
+	wlw_signals_drain();
 	/* read everything readable, whatever poll said: EINTR leaves revents unset */
 	write_input(r);
 	read_pipe(r, &r->fd_out);
@@ -407,7 +422,7 @@ supervise(Run *r)
 			heartbeat_all(r);
 			*r->next_hb = wlw_now_ms() + hb_ms;
 		}
-		if (wlw_stop_requested && r->stop == STOP_NONE && now >= wlw_drain_deadline)
+		if (wlw_stopping() && r->stop == STOP_NONE && now >= wlw_drain_deadline())
 		{
 			wlw_log("%s: grace period over; killing the command", r->it->workload_id);
 			stop_command(r, STOP_INTERRUPTED);
@@ -545,17 +560,49 @@ cleanup(Run *r)
 	free(r->line.data);
 }
 
+static bool
+env_int(WlwEnv *env, const char *name, long long v)
+{
+	char		s[32];
+
+	snprintf(s, sizeof(s), "%lld", v);
+	return wlw_env_set(env, name, s);
+}
+
+/* command_env builds the command's WORKLOAD_* environment. */
+static bool
+command_env(const WlwItem *it, const char *ckpt, WlwEnv *env)
+{
+	bool		ok = true;
+
+	ok = ok && wlw_env_set(env, "WORKLOAD_ID", it->workload_id);
+	ok = ok && env_int(env, "WORKLOAD_ATTEMPT", it->attempt);
+	ok = ok && env_int(env, "WORKLOAD_CHECKPOINT_SEQUENCE", it->checkpoint_sequence);
+	ok = ok && wlw_env_set(env, "WORKLOAD_DEFINITION_ID",
+						   it->definition_id ? it->definition_id : "");
+	ok = ok && wlw_env_set(env, "WORKLOAD_DEFINITION_REVISION",
+						   it->definition_revision ? it->definition_revision : "");
+	ok = ok && wlw_env_set(env, "WORKLOAD_TENANT_ID", wlw_opt.tenant);
+	ok = ok && wlw_env_set(env, "WORKLOAD_APPLICATION_ID", wlw_opt.application);
+	ok = ok && wlw_env_set(env, "WORKLOAD_WORKER_ID", wlw_opt.worker_id);
+	if (ckpt)
+		ok = ok && wlw_env_set_large(env, "WORKLOAD_CHECKPOINT", "WORKLOAD_CHECKPOINT_FILE", ckpt);
+	return ok;
+}
+
 /* run_one runs the command for items[cur] and reports how it ended. */
 static void
 run_one(WlwItem *items, int n, int cur, int64_t *next_hb)
 {
 	Run			r;
 	WlwChild	child;
+	WlwEnv		env;
 	char	   *ckpt = NULL;
 	const char *input;
 
 	memset(&r, 0, sizeof(r));
 	memset(&child, 0, sizeof(child));
+	memset(&env, 0, sizeof(env));
 	r.items = items;
 	r.n = n;
 	r.cur = cur;
@@ -570,7 +617,7 @@ run_one(WlwItem *items, int n, int cur, int64_t *next_hb)
 	snprintf(r.input, r.input_len + 1, "%s\n", input);
 	wlw_log("%s: running (attempt %d%s)", r.it->workload_id, r.it->attempt,
 			ckpt ? ", resuming from its last checkpoint" : "");
-	if (!wlw_spawn(r.it, ckpt, &child))
+	if (!command_env(r.it, ckpt, &env) || !wlw_spawn(wlw_opt.exec_cmd, &env, &child))
 	{
 		char		why[200];
 
@@ -589,8 +636,7 @@ run_one(WlwItem *items, int n, int cur, int64_t *next_hb)
 		finish(&r);
 	}
 	cleanup(&r);
-	if (child.ckpt_file[0])
-		unlink(child.ckpt_file);
+	wlw_env_free(&env);
 	free(ckpt);
 }
 
@@ -604,17 +650,17 @@ wlw_run_batch(WlwItem *items, int n)
 {
 	int64_t		next_hb = wlw_now_ms() + (int64_t) (wlw_opt.lease_s * 1000 / 3);
 
-	wlw_busy = true;
+	wlw_set_busy(true);
 	for (int i = 0; i < n; i++)
 	{
 		if (items[i].done)
 			continue;
-		if (wlw_stop_requested)
+		if (wlw_stopping())
 		{
 			fail_item(&items[i], "worker_failure", "not started: the worker was stopped");
 			continue;
 		}
 		run_one(items, n, i, &next_hb);
 	}
-	wlw_busy = false;
+	wlw_set_busy(false);
 }

@@ -1,8 +1,8 @@
 /*
- * spawn.c: starts the command for one workload: /bin/sh -c with the input
- * pipe on stdin, stdout, stderr and the checkpoint pipe on fd 3, the
- * WORKLOAD_* environment, its own process group, and (on Linux) death
- * with the worker.  It never talks to the database; run.c does.
+ * spawn.c: starts the command: /bin/sh -c with the input pipe on stdin,
+ * stdout, stderr and the checkpoint pipe on fd 3, the environment it is
+ * given, its own process group, and (on Linux) death with the worker.  It
+ * never talks to the database and knows nothing of workloads; run.c does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,9 +16,76 @@
 #include <sys/prctl.h>
 #endif
 
-#include "worker.h"
+#include "spawn.h"
 
-#define ENV_CHECKPOINT_MAX	(64 * 1024)
+/* wlw_env_set adds NAME=value; false when out of memory. */
+bool
+wlw_env_set(WlwEnv *env, const char *name, const char *value)
+{
+	size_t		len = strlen(name) + strlen(value) + 2;
+	char	   *var;
+
+	if (env->n + 2 > env->cap)
+	{
+		int			cap = env->cap ? env->cap * 2 : 16;
+		char	  **p = realloc(env->vars, sizeof(char *) * cap);
+
+		if (p == NULL)
+			return false;
+		env->vars = p;
+		env->cap = cap;
+	}
+	if ((var = malloc(len)) == NULL)
+		return false;
+	snprintf(var, len, "%s=%s", name, value);
+	env->vars[env->n++] = var;
+	env->vars[env->n] = NULL;
+	return true;
+}
+
+/*
+ * wlw_env_set_large sets name to value, or, when value is larger than
+ * WLW_ENV_MAX_VALUE, writes it to a temporary file (in $TMPDIR or /tmp)
+ * and sets file_name to its path; wlw_env_free removes the file.
+ */
+bool
+wlw_env_set_large(WlwEnv *env, const char *name, const char *file_name, const char *value)
+{
+	const char *dir = getenv("TMPDIR");
+	size_t		len = strlen(value);
+	char	   *path;
+	int			fd;
+
+	if (len <= WLW_ENV_MAX_VALUE)
+		return wlw_env_set(env, name, value);
+	if (env->nfiles >= WLW_ENV_MAX_FILES)
+		return false;
+	path = env->files[env->nfiles];
+	snprintf(path, sizeof(env->files[0]), "%s/workload-env.XXXXXX",
+			 dir && dir[0] && strlen(dir) < 40 ? dir : "/tmp");
+	if ((fd = mkstemp(path)) < 0)
+		return false;
+	env->nfiles++;
+	if (write(fd, value, len) != (ssize_t) len)
+	{
+		close(fd);
+		return false;
+	}
+	close(fd);
+	return wlw_env_set(env, file_name, path);
+}
+
+/* wlw_env_free frees the strings and removes the files. */
+void
+wlw_env_free(WlwEnv *env)
+{
+	for (int i = 0; i < env->n; i++)
+		free(env->vars[i]);
+	free(env->vars);
+	for (int i = 0; i < env->nfiles; i++)
+		unlink(env->files[i]);
+	memset(env, 0, sizeof(*env));
+}
 
 static void
 close_fd(int *fd)
@@ -38,19 +105,9 @@ move_fd(int fd, int target)
 		dup2(fd, target);
 }
 
-static void
-set_env_int(const char *name, long long v)
-{
-	char		s[32];
-
-	snprintf(s, sizeof(s), "%lld", v);
-	setenv(name, s, 1);
-}
-
 /* child_exec runs in the forked child and never returns. */
 static void
-child_exec(const WlwItem *it, WlwChild *c, int pin, int pout, int perr, int pck,
-		   pid_t parent, const char *ckpt)
+child_exec(const char *cmd, const WlwEnv *env, const int fds[4], pid_t parent)
 {
 	sigset_t	none;
 
@@ -67,69 +124,28 @@ child_exec(const WlwItem *it, WlwChild *c, int pin, int pout, int perr, int pck,
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	move_fd(pin, 0);
-	move_fd(pout, 1);
-	move_fd(perr, 2);
-	move_fd(pck, 3);
-	setenv("WORKLOAD_ID", it->workload_id, 1);
-	set_env_int("WORKLOAD_ATTEMPT", it->attempt);
-	set_env_int("WORKLOAD_CHECKPOINT_SEQUENCE", it->checkpoint_sequence);
-	setenv("WORKLOAD_DEFINITION_ID", it->definition_id ? it->definition_id : "", 1);
-	setenv("WORKLOAD_DEFINITION_REVISION", it->definition_revision ? it->definition_revision : "", 1);
-	setenv("WORKLOAD_TENANT_ID", wlw_opt.tenant, 1);
-	setenv("WORKLOAD_APPLICATION_ID", wlw_opt.application, 1);
-	setenv("WORKLOAD_WORKER_ID", wlw_opt.worker_id, 1);
+	for (int i = 0; i < 4; i++)
+		move_fd(fds[i], i);
 	unsetenv("WORKLOAD_CHECKPOINT");
 	unsetenv("WORKLOAD_CHECKPOINT_FILE");
-	if (c->ckpt_file[0])
-		setenv("WORKLOAD_CHECKPOINT_FILE", c->ckpt_file, 1);
-	else if (ckpt)
-		setenv("WORKLOAD_CHECKPOINT", ckpt, 1);
-	execl("/bin/sh", "sh", "-c", wlw_opt.exec_cmd, (char *) NULL);
+	for (int i = 0; i < env->n; i++)
+		putenv(env->vars[i]);
+	execl("/bin/sh", "sh", "-c", cmd, (char *) NULL);
 	dprintf(2, "workload-worker: could not run /bin/sh: %s\n", strerror(errno));
 	_exit(127);
 }
 
-/* checkpoint_file writes a large checkpoint to a temporary file. */
-static bool
-checkpoint_file(WlwChild *c, const char *ckpt)
-{
-	const char *dir = getenv("TMPDIR");
-	size_t		len = strlen(ckpt);
-	int			fd;
-
-	snprintf(c->ckpt_file, sizeof(c->ckpt_file), "%s/workload-ckpt.XXXXXX",
-			 dir && strlen(dir) < 40 ? dir : "/tmp");
-	fd = mkstemp(c->ckpt_file);
-	if (fd < 0)
-	{
-		c->ckpt_file[0] = '\0';
-		return false;
-	}
-	if (write(fd, ckpt, len) != (ssize_t) len)
-	{
-		close(fd);
-		unlink(c->ckpt_file);
-		c->ckpt_file[0] = '\0';
-		return false;
-	}
-	close(fd);
-	return true;
-}
-
 /*
- * wlw_spawn forks the command for this workload with its four pipes, in
- * its own process group; *c gets the pid and our (non-blocking) ends.
- * Returns false, with errno set and nothing left open, if it could not.
+ * wlw_spawn forks the command with its four pipes, in its own process
+ * group; *c gets the pid and our (non-blocking) ends.  Returns false, with
+ * errno set and nothing left open, if it could not.
  */
 bool
-wlw_spawn(const WlwItem *it, const char *ckpt, WlwChild *c)
+wlw_spawn(const char *cmd, const WlwEnv *env, WlwChild *c)
 {
 	int			pin[2], pout[2], perr[2], pck[2];
 	pid_t		parent = getpid();
 
-	if (ckpt && strlen(ckpt) > ENV_CHECKPOINT_MAX && !checkpoint_file(c, ckpt))
-		return false;
 	pin[0] = pin[1] = pout[0] = pout[1] = perr[0] = perr[1] = pck[0] = pck[1] = -1;
 	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC) ||
 		pipe2(pck, O_CLOEXEC) || (c->pid = fork()) < 0)
@@ -148,7 +164,11 @@ wlw_spawn(const WlwItem *it, const char *ckpt, WlwChild *c)
 		return false;
 	}
 	if (c->pid == 0)
-		child_exec(it, c, pin[0], pout[1], perr[1], pck[1], parent, ckpt);
+	{
+		int			fds[4] = {pin[0], pout[1], perr[1], pck[1]};
+
+		child_exec(cmd, env, fds, parent);
+	}
 	setpgid(c->pid, c->pid);	/* also here, so killpg works at once */
 	close(pin[0]);
 	close(pout[1]);
