@@ -70,7 +70,12 @@ static const char *usage_text =
 "<workload_id>:<attempt>).  SIGTERM or SIGINT: stop claiming, let the running\n"
 "command finish within --grace (then kill it and fail it as worker_failure),\n"
 "fail claimed workloads not yet started as worker_failure, and exit 0.\n"
-"A second SIGTERM cuts the grace period short.\n";
+"A second SIGTERM cuts the grace period short.\n"
+"\n"
+"Each command runs in a process group of its own under a small guard process\n"
+"(wlw-guard).  When the command ends, or the worker ends in any way (even by\n"
+"SIGKILL), the guard kills that group and every descendant that left it\n"
+"(with setsid, say): nothing a command started outlives its attempt.\n";
 
 static void
 usage_error(const char *msg)

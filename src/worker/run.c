@@ -56,11 +56,7 @@ typedef struct Run
 	int			cur;
 	WlwItem    *it;
 	int64_t    *next_hb;
-	pid_t		pid;
-	int			fd_in;
-	int			fd_out;
-	int			fd_err;
-	int			fd_ck;
+	WlwChild	c;				/* the command, through its guard */
 	char	   *input;
 	size_t		input_len;
 	size_t		input_off;
@@ -68,8 +64,6 @@ typedef struct Run
 	Buf			line;
 	char		tail[WLW_STDERR_TAIL];
 	size_t		tail_len;
-	bool		exited;
-	int			status;
 	int64_t		exited_at;
 	StopReason	stop;
 	int64_t		kill_at;
@@ -119,9 +113,9 @@ stop_command(Run *r, StopReason why)
 {
 	if (r->stop == STOP_NONE || why == STOP_LOST)
 		r->stop = why;
-	if (r->exited || r->kill_at)
+	if (r->c.exited || r->kill_at)
 		return;
-	killpg(r->pid, SIGTERM);
+	wlw_child_signal(&r->c, SIGTERM);
 	r->kill_at = wlw_now_ms() + WLW_KILL_AFTER_MS;
 }
 
@@ -132,7 +126,7 @@ stop_command(Run *r, StopReason why)
 static void
 refused_by_fence(Run *r, WlwItem *it, const char *call, WlwError *err)
 {
-	bool		running = (r && it == r->it && !r->exited);
+	bool		running = (r && it == r->it && !r->c.exited);
 
 	wlw_log("%s: %s refused by the fence (%s: %s); %s", it->workload_id, call,
 			err->sqlstate, err->message,
@@ -313,14 +307,14 @@ read_pipe(Run *r, int *fd)
 			return;
 		if (got <= 0)
 		{
-			if (fd == &r->fd_ck && r->line.len > 0)
+			if (fd == &r->c.fd_ck && r->line.len > 0)
 				split_fd3(r, "\n", 1);	/* a last line without newline */
 			close_fd(fd);
 			return;
 		}
-		if (fd == &r->fd_out)
+		if (fd == &r->c.fd_out)
 			buf_add(&r->out, buf, got, WLW_MAX_STDOUT);
-		else if (fd == &r->fd_err)
+		else if (fd == &r->c.fd_err)
 		{
 			if (write(STDERR_FILENO, buf, got) < 0)
 			{
@@ -336,9 +330,9 @@ read_pipe(Run *r, int *fd)
 static void
 write_input(Run *r)
 {
-	while (r->fd_in >= 0 && r->input_off < r->input_len)
+	while (r->c.fd_in >= 0 && r->input_off < r->input_len)
 	{
-		ssize_t		put = write(r->fd_in, r->input + r->input_off, r->input_len - r->input_off);
+		ssize_t		put = write(r->c.fd_in, r->input + r->input_off, r->input_len - r->input_off);
 
 		if (put < 0 && errno == EINTR)
 			continue;
@@ -348,7 +342,7 @@ write_input(Run *r)
 			break;				/* EPIPE: the command does not read its input */
 		r->input_off += put;
 	}
-	close_fd(&r->fd_in);
+	close_fd(&r->c.fd_in);
 }
 
 static int
@@ -360,7 +354,7 @@ poll_timeout(Run *r, int64_t now)
 		t = r->kill_at;
 	if (wlw_stopping() && r->stop == STOP_NONE && wlw_drain_deadline() < t)
 		t = wlw_drain_deadline();
-	if (r->exited && r->exited_at + 2000 < t)
+	if (r->c.exited && r->exited_at + 2000 < t)
 		t = r->exited_at + 2000;
 	t -= now;
 	return t < 0 ? 0 : (t > 1000 ? 1000 : (int) t);
@@ -369,29 +363,33 @@ poll_timeout(Run *r, int64_t now)
 static void
 wait_events(Run *r)
 {
-	struct pollfd fds[5];
+	struct pollfd fds[6];
 	int			nfds = 0;
 
 	fds[nfds++] = (struct pollfd) {wlw_signal_fd(), POLLIN, 0};
-	if (r->fd_in >= 0)
-		fds[nfds++] = (struct pollfd) {r->fd_in, POLLOUT, 0};
-	if (r->fd_out >= 0)
-		fds[nfds++] = (struct pollfd) {r->fd_out, POLLIN, 0};
-	if (r->fd_err >= 0)
-		fds[nfds++] = (struct pollfd) {r->fd_err, POLLIN, 0};
-	if (r->fd_ck >= 0)
-		fds[nfds++] = (struct pollfd) {r->fd_ck, POLLIN, 0};
+	if (r->c.fd_ctl >= 0)
+		fds[nfds++] = (struct pollfd) {r->c.fd_ctl, POLLIN, 0};
+	if (r->c.fd_in >= 0)
+		fds[nfds++] = (struct pollfd) {r->c.fd_in, POLLOUT, 0};
+	if (r->c.fd_out >= 0)
+		fds[nfds++] = (struct pollfd) {r->c.fd_out, POLLIN, 0};
+	if (r->c.fd_err >= 0)
+		fds[nfds++] = (struct pollfd) {r->c.fd_err, POLLIN, 0};
+	if (r->c.fd_ck >= 0)
+		fds[nfds++] = (struct pollfd) {r->c.fd_ck, POLLIN, 0};
 	poll(fds, nfds, poll_timeout(r, wlw_now_ms()));
 	wlw_signals_drain();
 	/* read everything readable, whatever poll said: EINTR leaves revents unset */
 	write_input(r);
-	read_pipe(r, &r->fd_out);
-	read_pipe(r, &r->fd_err);
-	read_pipe(r, &r->fd_ck);
-	if (!r->exited && waitpid(r->pid, &r->status, WNOHANG) == r->pid)
+	read_pipe(r, &r->c.fd_out);
+	read_pipe(r, &r->c.fd_err);
+	read_pipe(r, &r->c.fd_ck);
+	wlw_spawn_reap();
+	if (!r->c.exited)
 	{
-		r->exited = true;
-		r->exited_at = wlw_now_ms();
+		wlw_child_read(&r->c);
+		if (r->c.exited)
+			r->exited_at = wlw_now_ms();
 	}
 }
 
@@ -413,9 +411,9 @@ supervise(Run *r)
 
 		wait_events(r);
 		now = wlw_now_ms();
-		if (r->exited && r->fd_out < 0 && r->fd_err < 0 && r->fd_ck < 0)
+		if (r->c.exited && r->c.fd_out < 0 && r->c.fd_err < 0 && r->c.fd_ck < 0)
 			break;
-		if (r->exited && now >= r->exited_at + 2000)
+		if (r->c.exited && now >= r->exited_at + 2000)
 			break;
 		if (now >= *r->next_hb)
 		{
@@ -429,7 +427,7 @@ supervise(Run *r)
 		}
 		if (r->kill_at && now >= r->kill_at)
 		{
-			killpg(r->pid, SIGKILL);
+			wlw_child_signal(&r->c, SIGKILL);
 			r->kill_at = 0;
 		}
 	}
@@ -440,15 +438,15 @@ describe_exit(Run *r, char *buf, size_t size)
 {
 	int			n;
 
-	if (WIFSIGNALED(r->status))
-		n = snprintf(buf, size, "command killed by signal %d (%s)", WTERMSIG(r->status),
-					 strsignal(WTERMSIG(r->status)));
-	else if (WEXITSTATUS(r->status) > 128 && WEXITSTATUS(r->status) <= 128 + 64)
+	if (WIFSIGNALED(r->c.status))
+		n = snprintf(buf, size, "command killed by signal %d (%s)", WTERMSIG(r->c.status),
+					 strsignal(WTERMSIG(r->c.status)));
+	else if (WEXITSTATUS(r->c.status) > 128 && WEXITSTATUS(r->c.status) <= 128 + 64)
 		n = snprintf(buf, size, "command exited with status %d (killed by signal %d, %s)",
-					 WEXITSTATUS(r->status), WEXITSTATUS(r->status) - 128,
-					 strsignal(WEXITSTATUS(r->status) - 128));
+					 WEXITSTATUS(r->c.status), WEXITSTATUS(r->c.status) - 128,
+					 strsignal(WEXITSTATUS(r->c.status) - 128));
 	else
-		n = snprintf(buf, size, "command exited with status %d", WEXITSTATUS(r->status));
+		n = snprintf(buf, size, "command exited with status %d", WEXITSTATUS(r->c.status));
 	if (r->tail_len > 0 && n > 0 && (size_t) n + 2 < size)
 		snprintf(buf + n, size - n, "; stderr:\n%.*s", (int) r->tail_len, r->tail);
 }
@@ -518,15 +516,15 @@ finish(Run *r)
 				  "the worker was stopped and the command did not finish within the grace period");
 		return;
 	}
-	if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0)
+	if (WIFEXITED(r->c.status) && WEXITSTATUS(r->c.status) == 0)
 	{
 		complete_output(r);
 		return;
 	}
 	describe_exit(r, why, sizeof(why));
-	code = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+	code = WIFEXITED(r->c.status) ? WEXITSTATUS(r->c.status) : -1;
 	/* /bin/sh reports a child killed by signal N as exit status 128 + N */
-	if (WIFSIGNALED(r->status) || (code > 128 && code <= 128 + 64))
+	if (WIFSIGNALED(r->c.status) || (code > 128 && code <= 128 + 64))
 		fail_item(r->it, "worker_failure", why);
 	else if (code == WLW_EXIT_TRANSIENT)
 		fail_item(r->it, "transient_connection", why);
@@ -536,25 +534,11 @@ finish(Run *r)
 		fail_item(r->it, "command_failed", why);
 }
 
+/* cleanup lets the guard kill what is left of the command, and frees. */
 static void
 cleanup(Run *r)
 {
-	if (r->pid <= 0)
-		r->exited = true;		/* never started: there is no group to signal */
-	if (!r->exited)
-	{
-		killpg(r->pid, SIGKILL);
-		while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
-			;
-		r->exited = true;
-	}
-	/* whatever the command left behind in its group goes too */
-	if (r->pid > 0)
-		killpg(r->pid, SIGKILL);
-	close_fd(&r->fd_in);
-	close_fd(&r->fd_out);
-	close_fd(&r->fd_err);
-	close_fd(&r->fd_ck);
+	wlw_child_release(&r->c);
 	free(r->input);
 	free(r->out.data);
 	free(r->line.data);
@@ -595,20 +579,18 @@ static void
 run_one(WlwItem *items, int n, int cur, int64_t *next_hb)
 {
 	Run			r;
-	WlwChild	child;
 	WlwEnv		env;
 	char	   *ckpt = NULL;
 	const char *input;
 
 	memset(&r, 0, sizeof(r));
-	memset(&child, 0, sizeof(child));
 	memset(&env, 0, sizeof(env));
 	r.items = items;
 	r.n = n;
 	r.cur = cur;
 	r.it = &items[cur];
 	r.next_hb = next_hb;
-	r.fd_in = r.fd_out = r.fd_err = r.fd_ck = -1;
+	r.c.fd_ctl = r.c.fd_in = r.c.fd_out = r.c.fd_err = r.c.fd_ck = -1;
 	if (r.it->checkpoint_sequence > 0)
 		ckpt = wlw_db_last_checkpoint(r.it);
 	input = r.it->input ? r.it->input : "null";
@@ -617,21 +599,15 @@ run_one(WlwItem *items, int n, int cur, int64_t *next_hb)
 	snprintf(r.input, r.input_len + 1, "%s\n", input);
 	wlw_log("%s: running (attempt %d%s)", r.it->workload_id, r.it->attempt,
 			ckpt ? ", resuming from its last checkpoint" : "");
-	if (!command_env(r.it, ckpt, &env) || !wlw_spawn(wlw_opt.exec_cmd, &env, &child))
+	if (!command_env(r.it, ckpt, &env) || !wlw_spawn(wlw_opt.exec_cmd, &env, &r.c))
 	{
 		char		why[200];
 
 		snprintf(why, sizeof(why), "could not start the command: %s", strerror(errno));
-		r.exited = true;
 		fail_item(r.it, "worker_failure", why);
 	}
 	else
 	{
-		r.pid = child.pid;
-		r.fd_in = child.fd_in;
-		r.fd_out = child.fd_out;
-		r.fd_err = child.fd_err;
-		r.fd_ck = child.fd_ck;
 		supervise(&r);
 		finish(&r);
 	}

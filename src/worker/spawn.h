@@ -1,6 +1,7 @@
 /*
- * spawn.h: starting the command: its environment, its pipes, its process
- * group.  Knows nothing of workloads or the database.
+ * spawn.h: starting the command and controlling it: its environment, its
+ * pipes, and the guard process that holds its process group.  Knows
+ * nothing of workloads or the database.
  */
 #ifndef WLW_SPAWN_H
 #define WLW_SPAWN_H
@@ -21,14 +22,24 @@ typedef struct WlwEnv
 	int			nfiles;
 } WlwEnv;
 
-/* The running command: its process (group) id and our ends of its pipes. */
+/*
+ * A running command: its guard (our child), the command's pid (its process
+ * group; 0 until the guard reports it), our ends of its pipes, and how it
+ * ended once the guard says so.
+ */
 typedef struct WlwChild
 {
+	pid_t		guard;
 	pid_t		pid;
+	int			fd_ctl;
 	int			fd_in;
 	int			fd_out;
 	int			fd_err;
 	int			fd_ck;
+	bool		exited;
+	int			status;			/* wait status, once exited */
+	char		msg[8];			/* a partly read guard message */
+	int			msg_len;
 } WlwChild;
 
 extern bool wlw_env_set(WlwEnv *env, const char *name, const char *value);
@@ -36,5 +47,9 @@ extern bool wlw_env_set_large(WlwEnv *env, const char *name, const char *file_na
 							  const char *value);
 extern void wlw_env_free(WlwEnv *env);
 extern bool wlw_spawn(const char *cmd, const WlwEnv *env, WlwChild *c);
+extern void wlw_child_read(WlwChild *c);
+extern void wlw_child_signal(WlwChild *c, int signo);
+extern void wlw_child_release(WlwChild *c);
+extern void wlw_spawn_reap(void);
 
 #endif							/* WLW_SPAWN_H */

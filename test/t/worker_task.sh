@@ -11,6 +11,10 @@
 #            the time to $T_DIR/<id>.term and exit 143
 #   steps    checkpoints {"step": k} for k after the last checkpoint, up to 3,
 #            with progress; on attempt 1 it crashes after step 2
+#   tree     starts a grandchild in its process group and one that leaves
+#            it (setsid), writes <id>.pgid, <id>.child and <id>.escaped, and
+#            sleeps ms (attempt 1 only; later attempts are as ok)
+#   leaves   the same descendants, then prints its output and exits at once
 read -r input
 field() { printf '%s' "$input" | sed -n "s/.*\"$1\": \"\{0,1\}\([^,\"}]*\).*/\1/p"; }
 what=$(field do)
@@ -44,6 +48,19 @@ steps)
 	done
 	printf '{"n": %s, "resumed_after": %s, "attempt": %s}\n' "$n" "${last:-0}" "$WORKLOAD_ATTEMPT"
 	exit 0
+	;;
+tree | leaves)
+	if [ "$what" = tree ] && [ "$WORKLOAD_ATTEMPT" != 1 ]; then nap 10; else
+		read -r st </proc/$$/stat
+		set -- ${st##*) }
+		echo "$3" >"$T_DIR/$WORKLOAD_ID.pgid.tmp"
+		sleep 60 </dev/null >/dev/null 2>&1 3>&- &
+		echo $! >"$T_DIR/$WORKLOAD_ID.child"
+		setsid sleep 61 </dev/null >/dev/null 2>&1 3>&- &
+		echo $! >"$T_DIR/$WORKLOAD_ID.escaped"
+		mv "$T_DIR/$WORKLOAD_ID.pgid.tmp" "$T_DIR/$WORKLOAD_ID.pgid"
+		[ "$what" = tree ] && nap "$ms"
+	fi
 	;;
 *) echo "unknown task: $input" >&2; exit 2 ;;
 esac
