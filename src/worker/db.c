@@ -87,6 +87,8 @@ exec_once(const char *sql, int n, const char *const *params, WlwError *err, bool
 	snprintf(err->sqlstate, sizeof(err->sqlstate), "%s", state ? state : "");
 	snprintf(err->message, sizeof(err->message), "%s", msg ? msg : PQerrorMessage(conn));
 	err->message[strcspn(err->message, "\n")] = '\0';
+	msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+	snprintf(err->detail, sizeof(err->detail), "%s", msg ? msg : "");
 	PQclear(res);
 	if (PQstatus(conn) != CONNECTION_OK || strncmp(err->sqlstate, "08", 2) == 0 ||
 		strncmp(err->sqlstate, "57P0", 4) == 0)
@@ -408,22 +410,56 @@ wlw_db_confirm_cancel(WlwItem *it, WlwError *err)
 					  it, 0, NULL, err, NULL);
 }
 
-/* wlw_db_last_checkpoint is the last checkpoint's state as JSON text, or NULL. */
-char *
-wlw_db_last_checkpoint(WlwItem *it)
+/*
+ * wlw_db_start asks, in one statement, what this run may use
+ * (workload_execution_context: AUTHORIZATION_DENIED when the workload's
+ * authority no longer holds) and what it resumes from (workload_resume: the
+ * latest checkpoint, verified, WORKLOAD_CHECKPOINT_TAMPERED otherwise, and
+ * the last wake), passing --expected-snapshots.  The context is checked
+ * first.  On WLW_OK, *start is filled (free with wlw_start_free).
+ */
+WlwCall
+wlw_db_start(WlwItem *it, WlwStart *start, WlwError *err)
 {
-	const char *params[1] = {it->workload_id};
+	static const char *sql =
+	"WITH c AS MATERIALIZED (SELECT workload_execution_context($1, $2, $3, $4::bigint) AS x), "
+	"     r AS MATERIALIZED (SELECT workload_resume($1, $2, $3, $4::bigint, $5::jsonb) AS y FROM c) "
+	"SELECT (SELECT jsonb_object_agg(key, value) FROM jsonb_each(x) "
+	"        WHERE key IN ('attempt_id', 'capabilities', 'connection_scopes', 'environment'))::text, "
+	"       coalesce((y -> 'checkpoint' ->> 'sequence')::int, 0), "
+	"       (y -> 'checkpoint' -> 'state')::text, "
+	"       nullif(y -> 'wake', 'null'::jsonb)::text "
+	"FROM c, r";
+	const char *params[5];
 	PGresult   *res;
-	WlwError	err;
 	bool		nocon;
-	char	   *state = NULL;
+	WlwCall		v;
 
-	res = call("SELECT (workload_get($1) -> 'checkpoints' -> -1 -> 'state')::text",
-			   1, params, &err, &nocon);
-	if (res == NULL)
-		wlw_log("could not read the last checkpoint of %s: %s", it->workload_id, err.message);
-	else if (PQntuples(res) == 1)
-		state = dup_value(res, 0, 0);
+	memset(start, 0, sizeof(*start));
+	params[0] = it->workload_id;
+	params[1] = it->claim_id;
+	params[2] = wlw_opt.worker_id;
+	params[3] = it->token;
+	params[4] = wlw_opt.expected_snapshots;
+	res = call(sql, 5, params, err, &nocon);
+	v = verdict(res, nocon, err);
+	if (v == WLW_OK && PQntuples(res) == 1)
+	{
+		start->context = dup_value(res, 0, 0);
+		start->checkpoint_sequence = atoi(PQgetvalue(res, 0, 1));
+		start->checkpoint = dup_value(res, 0, 2);
+		start->wake = dup_value(res, 0, 3);
+	}
 	PQclear(res);
-	return state;
+	return v;
+}
+
+/* wlw_start_free frees what wlw_db_start filled in. */
+void
+wlw_start_free(WlwStart *start)
+{
+	free(start->context);
+	free(start->checkpoint);
+	free(start->wake);
+	memset(start, 0, sizeof(*start));
 }

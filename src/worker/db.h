@@ -36,7 +36,17 @@ typedef struct WlwError
 {
 	char		sqlstate[6];
 	char		message[512];
+	char		detail[512];
 } WlwError;
+
+/* What a run starts from: workload_execution_context and workload_resume. */
+typedef struct WlwStart
+{
+	char	   *context;		/* JSON: attempt_id, capabilities, connection_scopes, environment */
+	int			checkpoint_sequence;	/* of the verified latest checkpoint, 0 if none */
+	char	   *checkpoint;		/* its state as JSON, or NULL */
+	char	   *wake;			/* how the latest wait ended, JSON, or NULL */
+} WlwStart;
 
 extern bool wlw_db_connect(void);
 extern void wlw_db_close(void);
@@ -49,7 +59,8 @@ extern WlwCall wlw_db_complete(WlwItem *it, const char *output, WlwError *err);
 extern WlwCall wlw_db_fail(WlwItem *it, const char *kind, const char *error, char **state,
 						   WlwError *err);
 extern WlwCall wlw_db_confirm_cancel(WlwItem *it, WlwError *err);
-extern char *wlw_db_last_checkpoint(WlwItem *it);
+extern WlwCall wlw_db_start(WlwItem *it, WlwStart *start, WlwError *err);
+extern void wlw_start_free(WlwStart *start);
 extern void wlw_items_free(WlwItem *items, int n);
 
 #endif							/* WLW_DB_H */

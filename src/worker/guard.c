@@ -1,7 +1,7 @@
 /*
  * guard.c: the guard, a forked copy of the worker that runs one command and
  * outlives the worker if it must.  It starts the command in a process group
- * of its own, reports its pid and exit status on the control socket, passes
+ * of its own, with exactly the environment it is given, reports its pid and exit status on the control socket, passes
  * signals on to the group, and, once the worker closes the socket or dies
  * (the socket reads EOF either way), kills the group and every descendant
  * that left it (it is their subreaper, so orphans become its children) and
@@ -112,9 +112,7 @@ exec_command(const char *cmd, char *const *env, const int fds[4], pid_t guard)
 		else
 			dup2(fds[i], i);
 	}
-	for (char *const *e = env; *e; e++)
-		putenv(*e);
-	execl("/bin/sh", "sh", "-c", cmd, (char *) NULL);
+	execve("/bin/sh", (char *const[]) {"sh", "-c", (char *) cmd, NULL}, env);
 	dprintf(2, "workload-worker: could not run /bin/sh: %s\n", strerror(errno));
 	_exit(127);
 }

@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "json.h"
 #include "log.h"
 #include "options.h"
 #include "run.h"
 #include "signals.h"
+#include "spawn.h"
 
 /* keep_std_fds_open: so no pipe we create can land on 0, 1 or 2. */
 static void
@@ -118,8 +120,15 @@ main(int argc, char **argv)
 
 	keep_std_fds_open();
 	wlw_options_parse(argc, argv);
+	if (wlw_opt.expected_snapshots &&
+		!wlw_json_valid(wlw_opt.expected_snapshots, strlen(wlw_opt.expected_snapshots)))
+	{
+		fprintf(stderr, "workload-worker: --expected-snapshots must be JSON\n");
+		return 2;
+	}
 	wlw_log_setup(wlw_opt.worker_id, wlw_opt.verbose);
 	wlw_signals_setup((int64_t) (wlw_opt.grace_s * 1000));
+	wlw_spawn_setup();
 	wlw_log("starting: tenant %s, application %s, capabilities %s, lease %gs, batch %d",
 			wlw_opt.tenant, wlw_opt.application, wlw_opt.caps_literal, wlw_opt.lease_s,
 			wlw_opt.batch);

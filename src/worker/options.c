@@ -34,15 +34,35 @@ static const char *usage_text =
 "                       finish before it is killed (default 30)\n"
 "  --poll SECONDS       longest sleep between claims when no NOTIFY arrives;\n"
 "                       the sleep starts at 0.25 s and doubles (default 5)\n"
+"  --env NAME           pass the worker's environment variable NAME on to the\n"
+"                       command; repeat for more (see Environment)\n"
+"  --expected-snapshots JSON\n"
+"                       the governing snapshots this worker's commands are\n"
+"                       built for, passed to workload_resume (default none)\n"
 "  --verbose            also log heartbeats, checkpoints and progress\n"
 "  --help               show this help\n"
 "\n"
-"The command gets the workload's input JSON on stdin and, in its environment,\n"
-"WORKLOAD_ID, WORKLOAD_ATTEMPT (1 on the first run), WORKLOAD_DEFINITION_ID,\n"
+"Before a command runs, the worker calls workload_execution_context (the\n"
+"workload's authority must still hold) and workload_resume (the latest\n"
+"checkpoint, verified, and the last wake).  AUTHORIZATION_DENIED,\n"
+"WORKLOAD_CHECKPOINT_TAMPERED and WORKLOAD_SNAPSHOT_MISMATCH fail the workload\n"
+"without running it, with kind authorization_denied, checkpoint_tampered or\n"
+"snapshot_mismatch (not retried by default).\n"
+"\n"
+"Environment.  The command gets the workload's input JSON on stdin and an\n"
+"environment of its own, not the worker's: PATH (/usr/local/bin:/usr/bin:/bin,\n"
+"or the worker's own with --env PATH), each --env variable the worker has,\n"
+"and WORKLOAD_ID, WORKLOAD_ATTEMPT (1 on the first run), WORKLOAD_DEFINITION_ID,\n"
 "WORKLOAD_DEFINITION_REVISION, WORKLOAD_TENANT_ID, WORKLOAD_APPLICATION_ID,\n"
-"WORKLOAD_WORKER_ID, WORKLOAD_CHECKPOINT_SEQUENCE and, when an earlier attempt\n"
-"checkpointed, WORKLOAD_CHECKPOINT (the last checkpoint's state as JSON; above\n"
-"64 KiB it is in the file named by WORKLOAD_CHECKPOINT_FILE instead).\n"
+"WORKLOAD_WORKER_ID, WORKLOAD_CONTEXT (JSON: attempt_id, capabilities,\n"
+"connection_scopes, environment), WORKLOAD_CHECKPOINT_SEQUENCE and, when there\n"
+"is one, WORKLOAD_CHECKPOINT (the verified latest checkpoint's state as JSON)\n"
+"and WORKLOAD_WAKE (how the last wait ended, JSON); a value above 64 KiB is in\n"
+"the file named by WORKLOAD_CHECKPOINT_FILE or WORKLOAD_WAKE_FILE instead.\n"
+"No database credential reaches it (PGPASSWORD, PGPASSFILE, PGSERVICEFILE, the\n"
+"DSN), and the worker is non-dumpable, so a command running as the same user\n"
+"cannot read them from /proc either.  A command line is readable by every\n"
+"local user: keep passwords out of --dsn (use PGPASSFILE or PGPASSWORD).\n"
 "\n"
 "File descriptor 3 takes JSON lines: a line that is an object whose only\n"
 "member is \"progress\" ({\"progress\": {\"done\": 3, \"of\": 10}}) sets the progress\n"
@@ -116,6 +136,28 @@ add_capability(const char *cap)
 	wlw_opt.caps_literal = lit;
 }
 
+/*
+ * add_env records --env NAME: a variable name (letters, digits, '_', not
+ * starting with a digit) that the worker does not set itself.
+ */
+static void
+add_env(const char *name)
+{
+	const char **names;
+
+	if (name[0] == '\0' || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+								   "0123456789_") != strlen(name) ||
+		(name[0] >= '0' && name[0] <= '9'))
+		usage_error("--env takes a variable name; its value comes from the worker's environment");
+	if (strncmp(name, "WORKLOAD_", 9) == 0)
+		usage_error("--env cannot name a WORKLOAD_ variable: the worker sets those");
+	names = realloc(wlw_opt.env_names, sizeof(char *) * (wlw_opt.n_env + 1));
+	if (names == NULL)
+		usage_error("out of memory");
+	names[wlw_opt.n_env++] = name;
+	wlw_opt.env_names = names;
+}
+
 static double
 parse_seconds(const char *arg, const char *name, double min)
 {
@@ -147,6 +189,63 @@ default_worker_id(void)
 	wlw_opt.worker_id = strdup(id);
 }
 
+static int
+parse_count(const char *arg, const char *name, int min, int max)
+{
+	char	   *end;
+	long		v = strtol(arg, &end, 10);
+	char		msg[128];
+
+	if (end == arg || *end != '\0' || v < min || v > max)
+	{
+		snprintf(msg, sizeof(msg), "%s must be a whole number from %d to %d", name, min, max);
+		usage_error(msg);
+	}
+	return (int) v;
+}
+
+static const struct option longopts[] = {
+	{"dsn", required_argument, NULL, 'd'},
+	{"worker-id", required_argument, NULL, 'w'},
+	{"tenant", required_argument, NULL, 't'},
+	{"application", required_argument, NULL, 'a'},
+	{"capability", required_argument, NULL, 'c'},
+	{"lease", required_argument, NULL, 'l'},
+	{"batch", required_argument, NULL, 'b'},
+	{"exec", required_argument, NULL, 'e'},
+	{"grace", required_argument, NULL, 'g'},
+	{"poll", required_argument, NULL, 'p'},
+	{"env", required_argument, NULL, 'E'},
+	{"expected-snapshots", required_argument, NULL, 'S'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0}
+};
+
+/* apply_option sets what one option says. */
+static void
+apply_option(int c, const char *arg)
+{
+	switch (c)
+	{
+		case 'd': wlw_opt.dsn = arg; break;
+		case 'w': wlw_opt.worker_id = strdup(arg); break;
+		case 't': wlw_opt.tenant = arg; break;
+		case 'a': wlw_opt.application = arg; break;
+		case 'c': add_capability(arg); break;
+		case 'l': wlw_opt.lease_s = parse_seconds(arg, "--lease", 1); break;
+		case 'b': wlw_opt.batch = parse_count(arg, "--batch", 1, 1000); break;
+		case 'e': wlw_opt.exec_cmd = arg; break;
+		case 'g': wlw_opt.grace_s = parse_seconds(arg, "--grace", 0); break;
+		case 'p': wlw_opt.poll_max_s = parse_seconds(arg, "--poll", 0.25); break;
+		case 'E': add_env(arg); break;
+		case 'S': wlw_opt.expected_snapshots = arg; break;
+		case 'v': wlw_opt.verbose = true; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		default: usage_error("invalid option");
+	}
+}
+
 /*
  * wlw_options_parse fills wlw_opt from the command line, or exits with
  * status 2 and a message (0 for --help).
@@ -154,21 +253,6 @@ default_worker_id(void)
 void
 wlw_options_parse(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"dsn", required_argument, NULL, 'd'},
-		{"worker-id", required_argument, NULL, 'w'},
-		{"tenant", required_argument, NULL, 't'},
-		{"application", required_argument, NULL, 'a'},
-		{"capability", required_argument, NULL, 'c'},
-		{"lease", required_argument, NULL, 'l'},
-		{"batch", required_argument, NULL, 'b'},
-		{"exec", required_argument, NULL, 'e'},
-		{"grace", required_argument, NULL, 'g'},
-		{"poll", required_argument, NULL, 'p'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}
-	};
 	int			c;
 
 	wlw_opt.dsn = "";
@@ -177,28 +261,7 @@ wlw_options_parse(int argc, char **argv)
 	wlw_opt.grace_s = 30;
 	wlw_opt.poll_max_s = 5;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
-	{
-		switch (c)
-		{
-			case 'd': wlw_opt.dsn = optarg; break;
-			case 'w': wlw_opt.worker_id = strdup(optarg); break;
-			case 't': wlw_opt.tenant = optarg; break;
-			case 'a': wlw_opt.application = optarg; break;
-			case 'c': add_capability(optarg); break;
-			case 'l': wlw_opt.lease_s = parse_seconds(optarg, "--lease", 1); break;
-			case 'b':
-				wlw_opt.batch = atoi(optarg);
-				if (wlw_opt.batch < 1 || wlw_opt.batch > 1000)
-					usage_error("--batch must be from 1 to 1000");
-				break;
-			case 'e': wlw_opt.exec_cmd = optarg; break;
-			case 'g': wlw_opt.grace_s = parse_seconds(optarg, "--grace", 0); break;
-			case 'p': wlw_opt.poll_max_s = parse_seconds(optarg, "--poll", 0.25); break;
-			case 'v': wlw_opt.verbose = true; break;
-			case 'h': fputs(usage_text, stdout); exit(0);
-			default: usage_error("invalid option");
-		}
-	}
+		apply_option(c, optarg);
 	if (optind < argc)
 		usage_error("unexpected argument");
 	if (!wlw_opt.tenant || !wlw_opt.application || !wlw_opt.exec_cmd)

@@ -20,6 +20,9 @@ typedef struct WlwOptions
 	double		grace_s;
 	double		poll_max_s;
 	bool		verbose;
+	const char **env_names;		/* --env NAME, passed on to the command */
+	int			n_env;
+	const char *expected_snapshots;	/* --expected-snapshots JSON, or NULL */
 } WlwOptions;
 
 extern WlwOptions wlw_opt;

@@ -99,14 +99,6 @@ buf_add(Buf *b, const char *data, size_t len, size_t max)
 	return true;
 }
 
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 /* stop_command asks the command's process group to stop; SIGKILL follows. */
 static void
 stop_command(Run *r, StopReason why)
@@ -309,7 +301,7 @@ read_pipe(Run *r, int *fd)
 		{
 			if (fd == &r->c.fd_ck && r->line.len > 0)
 				split_fd3(r, "\n", 1);	/* a last line without newline */
-			close_fd(fd);
+			wlw_close_fd(fd);
 			return;
 		}
 		if (fd == &r->c.fd_out)
@@ -342,7 +334,7 @@ write_input(Run *r)
 			break;				/* EPIPE: the command does not read its input */
 		r->input_off += put;
 	}
-	close_fd(&r->c.fd_in);
+	wlw_close_fd(&r->c.fd_in);
 }
 
 static int
@@ -553,15 +545,18 @@ env_int(WlwEnv *env, const char *name, long long v)
 	return wlw_env_set(env, name, s);
 }
 
-/* command_env builds the command's WORKLOAD_* environment. */
+/*
+ * command_env builds the command's environment: the base (PATH, --env) and
+ * the WORKLOAD_* variables, including what the run resumes from.
+ */
 static bool
-command_env(const WlwItem *it, const char *ckpt, WlwEnv *env)
+command_env(const WlwItem *it, const WlwStart *st, WlwEnv *env)
 {
-	bool		ok = true;
+	bool		ok = wlw_env_base(env);
 
 	ok = ok && wlw_env_set(env, "WORKLOAD_ID", it->workload_id);
 	ok = ok && env_int(env, "WORKLOAD_ATTEMPT", it->attempt);
-	ok = ok && env_int(env, "WORKLOAD_CHECKPOINT_SEQUENCE", it->checkpoint_sequence);
+	ok = ok && env_int(env, "WORKLOAD_CHECKPOINT_SEQUENCE", st->checkpoint_sequence);
 	ok = ok && wlw_env_set(env, "WORKLOAD_DEFINITION_ID",
 						   it->definition_id ? it->definition_id : "");
 	ok = ok && wlw_env_set(env, "WORKLOAD_DEFINITION_REVISION",
@@ -569,9 +564,53 @@ command_env(const WlwItem *it, const char *ckpt, WlwEnv *env)
 	ok = ok && wlw_env_set(env, "WORKLOAD_TENANT_ID", wlw_opt.tenant);
 	ok = ok && wlw_env_set(env, "WORKLOAD_APPLICATION_ID", wlw_opt.application);
 	ok = ok && wlw_env_set(env, "WORKLOAD_WORKER_ID", wlw_opt.worker_id);
-	if (ckpt)
-		ok = ok && wlw_env_set_large(env, "WORKLOAD_CHECKPOINT", "WORKLOAD_CHECKPOINT_FILE", ckpt);
+	if (st->context)
+		ok = ok && wlw_env_set(env, "WORKLOAD_CONTEXT", st->context);
+	if (st->checkpoint)
+		ok = ok && wlw_env_set_large(env, "WORKLOAD_CHECKPOINT", "WORKLOAD_CHECKPOINT_FILE",
+									 st->checkpoint);
+	if (st->wake)
+		ok = ok && wlw_env_set_large(env, "WORKLOAD_WAKE", "WORKLOAD_WAKE_FILE", st->wake);
 	return ok;
+}
+
+/*
+ * start_refused handles a refusal of wlw_db_start: the run must not
+ * start.  Authority that no longer holds, a checkpoint that does not verify
+ * and governing snapshots that do not match are permanent (kinds
+ * authorization_denied, checkpoint_tampered, snapshot_mismatch: not in the
+ * default retry_on); anything else is a worker_failure.
+ */
+static void
+start_refused(WlwItem *it, WlwCall v, WlwError *err)
+{
+	static const char *const kinds[][2] = {
+		{"WL017", "authorization_denied"},
+		{"WL013", "checkpoint_tampered"},
+		{"WL014", "snapshot_mismatch"},
+	};
+	const char *kind = "worker_failure";
+	char		why[1100];
+
+	if (v == WLW_LOST)
+	{
+		refused_by_fence(NULL, it, "execution context", err);
+		return;
+	}
+	if (v == WLW_NO_CONNECTION)
+	{
+		wlw_log("%s: could not start (%s); the lease will run out and the workload be retried",
+				it->workload_id, err->message);
+		it->done = true;
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		if (strcmp(err->sqlstate, kinds[i][0]) == 0)
+			kind = kinds[i][1];
+	snprintf(why, sizeof(why), "not run: %s%s%s", err->message, err->detail[0] ? ". " : "",
+			 err->detail);
+	wlw_log("%s: %s", it->workload_id, why);
+	fail_item(it, kind, why);
 }
 
 /* run_one runs the command for items[cur] and reports how it ended. */
@@ -580,7 +619,9 @@ run_one(WlwItem *items, int n, int cur, int64_t *next_hb)
 {
 	Run			r;
 	WlwEnv		env;
-	char	   *ckpt = NULL;
+	WlwStart	st;
+	WlwError	err;
+	WlwCall		v;
 	const char *input;
 
 	memset(&r, 0, sizeof(r));
@@ -591,15 +632,18 @@ run_one(WlwItem *items, int n, int cur, int64_t *next_hb)
 	r.it = &items[cur];
 	r.next_hb = next_hb;
 	r.c.fd_ctl = r.c.fd_in = r.c.fd_out = r.c.fd_err = r.c.fd_ck = -1;
-	if (r.it->checkpoint_sequence > 0)
-		ckpt = wlw_db_last_checkpoint(r.it);
+	if ((v = wlw_db_start(r.it, &st, &err)) != WLW_OK)
+	{
+		start_refused(r.it, v, &err);
+		return;
+	}
 	input = r.it->input ? r.it->input : "null";
 	r.input_len = strlen(input) + 1;
 	r.input = malloc(r.input_len + 1);
 	snprintf(r.input, r.input_len + 1, "%s\n", input);
 	wlw_log("%s: running (attempt %d%s)", r.it->workload_id, r.it->attempt,
-			ckpt ? ", resuming from its last checkpoint" : "");
-	if (!command_env(r.it, ckpt, &env) || !wlw_spawn(wlw_opt.exec_cmd, &env, &r.c))
+			st.checkpoint ? ", resuming from its verified latest checkpoint" : "");
+	if (!command_env(r.it, &st, &env) || !wlw_spawn(wlw_opt.exec_cmd, &env, &r.c))
 	{
 		char		why[200];
 
@@ -613,7 +657,7 @@ run_one(WlwItem *items, int n, int cur, int64_t *next_hb)
 	}
 	cleanup(&r);
 	wlw_env_free(&env);
-	free(ckpt);
+	wlw_start_free(&st);
 }
 
 /*

@@ -16,9 +16,63 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
 #include "guard.h"
 #include "log.h"
+#include "options.h"
 #include "spawn.h"
+
+#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+/*
+ * wlw_spawn_setup prepares the worker before any command runs: on Linux it
+ * makes the worker (and the guards it forks) non-dumpable, so a command
+ * running as the same user cannot read the worker's environment or memory
+ * (/proc/<pid>/environ, /proc/<pid>/mem, ptrace).  It logs the --env
+ * names that are not set.
+ */
+void
+wlw_spawn_setup(void)
+{
+#ifdef __linux__
+	if (prctl(PR_SET_DUMPABLE, 0) != 0)
+		wlw_log("could not make the worker non-dumpable: %s", strerror(errno));
+#endif
+	for (int i = 0; i < wlw_opt.n_env; i++)
+	{
+		if (getenv(wlw_opt.env_names[i]) == NULL)
+			wlw_log("--env %s: not set in the worker's environment; not passed on",
+					wlw_opt.env_names[i]);
+	}
+}
+
+/*
+ * wlw_env_base starts a command's environment: PATH (the worker's own only
+ * with --env PATH, else DEFAULT_PATH) and each --env variable the worker
+ * has.  Nothing else of the worker's environment (PGPASSWORD, PGPASSFILE,
+ * PGSERVICEFILE, the connection settings) reaches the command.
+ */
+bool
+wlw_env_base(WlwEnv *env)
+{
+	bool		ok = true;
+	bool		path = false;
+
+	for (int i = 0; i < wlw_opt.n_env; i++)
+	{
+		const char *v = getenv(wlw_opt.env_names[i]);
+
+		path = path || strcmp(wlw_opt.env_names[i], "PATH") == 0;
+		if (v)
+			ok = ok && wlw_env_set(env, wlw_opt.env_names[i], v);
+	}
+	if (!path)
+		ok = ok && wlw_env_set(env, "PATH", DEFAULT_PATH);
+	return ok;
+}
 
 /* wlw_env_set adds NAME=value; false when out of memory. */
 bool
@@ -89,8 +143,9 @@ wlw_env_free(WlwEnv *env)
 	memset(env, 0, sizeof(*env));
 }
 
-static void
-close_fd(int *fd)
+/* wlw_close_fd closes *fd if open and marks it closed (-1). */
+void
+wlw_close_fd(int *fd)
 {
 	if (*fd >= 0)
 		close(*fd);
@@ -126,7 +181,7 @@ wlw_spawn(const char *cmd, const WlwEnv *env, WlwChild *c)
 		int			saved = errno;
 
 		for (int i = 0; i < 10; i++)
-			close_fd(&fd[i]);
+			wlw_close_fd(&fd[i]);
 		c->guard = 0;
 		errno = saved;
 		return false;
@@ -159,7 +214,7 @@ wlw_spawn(const char *cmd, const WlwEnv *env, WlwChild *c)
 static void
 guard_gone(WlwChild *c)
 {
-	close_fd(&c->fd_ctl);
+	wlw_close_fd(&c->fd_ctl);
 	if (c->exited)
 		return;
 	wlw_log("the guard of command %d ended unexpectedly; killing its process group", (int) c->pid);
@@ -225,11 +280,11 @@ wlw_child_signal(WlwChild *c, int signo)
 void
 wlw_child_release(WlwChild *c)
 {
-	close_fd(&c->fd_ctl);
-	close_fd(&c->fd_in);
-	close_fd(&c->fd_out);
-	close_fd(&c->fd_err);
-	close_fd(&c->fd_ck);
+	wlw_close_fd(&c->fd_ctl);
+	wlw_close_fd(&c->fd_in);
+	wlw_close_fd(&c->fd_out);
+	wlw_close_fd(&c->fd_err);
+	wlw_close_fd(&c->fd_ck);
 	if (c->guard > 0 && waitpid(c->guard, NULL, WNOHANG) == 0)
 	{
 		if (n_unreaped < (int) (sizeof(unreaped) / sizeof(unreaped[0])))

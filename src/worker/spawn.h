@@ -42,6 +42,9 @@ typedef struct WlwChild
 	int			msg_len;
 } WlwChild;
 
+extern void wlw_spawn_setup(void);
+extern void wlw_close_fd(int *fd);
+extern bool wlw_env_base(WlwEnv *env);
 extern bool wlw_env_set(WlwEnv *env, const char *name, const char *value);
 extern bool wlw_env_set_large(WlwEnv *env, const char *name, const char *file_name,
 							  const char *value);

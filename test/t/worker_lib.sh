@@ -78,11 +78,15 @@ group_alive() {
 T_LEFTOVERS=""
 t_kill_later() { T_LEFTOVERS="$T_LEFTOVERS $*"; }
 
-# start_worker ID [worker options...]: runs in the background, log in $T_DIR/ID.log
+# start_worker ID [worker options...]: runs in the background, log in
+# $T_DIR/ID.log; the task gets T_DIR (--env) to write its files in.
+# T_AS_USER=name runs it as that OS user instead.
 start_worker() {
 	local id=$1; shift
-	"$T_WORKER" --dsn "dbname=$T_DB user=wl_test_worker" --tenant t1 --application app \
-		--worker-id "$id" --exec "$T_TASK" "$@" >>"$T_DIR/$id.log" 2>&1 &
+	local as=()
+	[ -n "${T_AS_USER:-}" ] && as=(setpriv --reuid="$T_AS_USER" --regid="$T_AS_USER" --init-groups --)
+	"${as[@]}" "$T_WORKER" --dsn "dbname=$T_DB user=wl_test_worker" --tenant t1 --application app \
+		--worker-id "$id" --exec "$T_TASK" --env T_DIR "$@" >>"$T_DIR/$id.log" 2>&1 &
 	WPID[$id]=$!
 }
 

@@ -15,7 +15,13 @@
 #            it (setsid), writes <id>.pgid, <id>.child and <id>.escaped, and
 #            sleeps ms (attempt 1 only; later attempts are as ok)
 #   leaves   the same descendants, then prints its output and exits at once
+#   env      writes its environment to <id>.env, whether it could read the
+#            environment of its guard and of the worker to <id>.proc, and
+#            prints {"checkpoint": $WORKLOAD_CHECKPOINT or null,
+#            "wake": $WORKLOAD_WAKE or null, "context": $WORKLOAD_CONTEXT}
+# Every run first creates <id>.ran.<attempt>.
 read -r input
+[ -n "${T_DIR:-}" ] && : >"$T_DIR/$WORKLOAD_ID.ran.$WORKLOAD_ATTEMPT"
 field() { printf '%s' "$input" | sed -n "s/.*\"$1\": \"\{0,1\}\([^,\"}]*\).*/\1/p"; }
 what=$(field do)
 ms=$(field ms)
@@ -61,6 +67,28 @@ tree | leaves)
 		mv "$T_DIR/$WORKLOAD_ID.pgid.tmp" "$T_DIR/$WORKLOAD_ID.pgid"
 		[ "$what" = tree ] && nap "$ms"
 	fi
+	;;
+env)
+	env >"$T_DIR/$WORKLOAD_ID.env"
+	# up the tree: sh -c, the guard (wlw-guard), the worker
+	pid=$$ guard="" worker=""
+	while [ "$pid" -gt 1 ] && [ -z "$worker" ]; do
+		read -r st </proc/$pid/stat
+		comm=${st#*(}; comm=${comm%)*}
+		set -- ${st##*) }
+		if [ -n "$guard" ]; then worker=$pid; fi
+		[ "$comm" = wlw-guard ] && guard=$pid
+		pid=$2
+	done
+	{
+		echo "guard=$guard worker=$worker"
+		for p in $guard $worker; do
+			if cat /proc/$p/environ >/dev/null 2>&1; then echo "readable $p"; else echo "unreadable $p"; fi
+		done
+	} >"$T_DIR/$WORKLOAD_ID.proc"
+	printf '{"checkpoint": %s, "wake": %s, "context": %s}\n' "${WORKLOAD_CHECKPOINT:-null}" \
+		"${WORKLOAD_WAKE:-null}" "${WORKLOAD_CONTEXT:-null}"
+	exit 0
 	;;
 *) echo "unknown task: $input" >&2; exit 2 ;;
 esac
