@@ -1,13 +1,17 @@
 /*
  * json.c: a strict RFC 8259 syntax check (no tree is built) for the
  * command's stdout and its file-descriptor-3 lines, the "progress" line
- * test, and UTF-8 repair of error text.  The server still parses and
+ * test, UTF-8 repair of error text, and WlwStr, the growable buffer the
+ * worker collects output and builds JSON in.  The server still parses and
  * limits every value; this only lets the worker decide invalid_output
  * itself and tell progress from checkpoints.  Nothing here recurses.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -289,4 +293,80 @@ wlw_utf8_sanitize(char *s, size_t len)
 		}
 		i += n;
 	}
+}
+
+/*
+ * wlw_str_add appends len bytes to s, keeping it NUL-terminated.  Past max
+ * bytes nothing more is added and s->overflow is set; false then, or when
+ * out of memory (also overflow).
+ */
+bool
+wlw_str_add(WlwStr *s, const char *data, size_t len, size_t max)
+{
+	if (s->overflow || s->len + len > max)
+	{
+		s->overflow = true;
+		return false;
+	}
+	if (s->len + len + 1 > s->cap)
+	{
+		size_t		cap = s->cap ? s->cap : 256;
+		char	   *p;
+
+		while (cap < s->len + len + 1)
+			cap *= 2;
+		if ((p = realloc(s->data, cap)) == NULL)
+		{
+			s->overflow = true;
+			return false;
+		}
+		s->data = p;
+		s->cap = cap;
+	}
+	memcpy(s->data + s->len, data, len);
+	s->len += len;
+	s->data[s->len] = '\0';
+	return true;
+}
+
+/* wlw_str_cat appends a C string (no limit but memory). */
+bool
+wlw_str_cat(WlwStr *s, const char *text)
+{
+	return wlw_str_add(s, text, strlen(text), SIZE_MAX / 2);
+}
+
+/* wlw_str_quote appends text as a JSON string (quoted, escaped). */
+bool
+wlw_str_quote(WlwStr *s, const char *text)
+{
+	bool		ok = wlw_str_cat(s, "\"");
+
+	for (const unsigned char *p = (const unsigned char *) text; *p && ok; p++)
+	{
+		char		esc[8];
+
+		if (*p == '"' || *p == '\\')
+		{
+			esc[0] = '\\';
+			esc[1] = (char) *p;
+			ok = wlw_str_add(s, esc, 2, SIZE_MAX / 2);
+		}
+		else if (*p < 0x20)
+		{
+			snprintf(esc, sizeof(esc), "\\u%04x", *p);
+			ok = wlw_str_cat(s, esc);
+		}
+		else
+			ok = wlw_str_add(s, (const char *) p, 1, SIZE_MAX / 2);
+	}
+	return ok && wlw_str_cat(s, "\"");
+}
+
+/* wlw_str_free frees the buffer and empties s. */
+void
+wlw_str_free(WlwStr *s)
+{
+	free(s->data);
+	memset(s, 0, sizeof(*s));
 }

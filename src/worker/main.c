@@ -1,19 +1,23 @@
 /*
- * main.c: workload-worker's claim loop.  It claims up to --batch workloads,
- * hands them to run.c, and when there is nothing to claim sleeps on the
- * connection's socket (LISTEN) with a poll timeout that backs off to
- * --poll.  It never recovers expired leases itself: that is the
- * scheduler's job (workload_recover_expired).
+ * main.c: workload-worker's claim loop.  It claims up to --batch workloads
+ * whenever fewer than --concurrency are open, hands them to run.c, and
+ * when there is nothing to claim waits for a NOTIFY (LISTEN), a freed slot
+ * or a poll timeout that backs off to --poll.  It never recovers expired
+ * leases itself: that is the scheduler's job (workload_recover_expired).
+ *
+ * The worker's files, each calling only its own layer or lower ones:
+ * log -> signals -> options -> json, guard -> spawn -> command -> db ->
+ * calls -> report -> run -> main.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "calls.h"
 #include "db.h"
 #include "json.h"
 #include "log.h"
@@ -34,28 +38,52 @@ keep_std_fds_open(void)
 }
 
 /*
- * idle_wait sleeps until a NOTIFY, a signal or the timeout.  It returns
- * false when the connection was lost while waiting.
+ * claim_room is how many workloads to claim now: none while --concurrency
+ * claims are open (queued or running); else up to --batch, holding at most
+ * the larger of --batch and --concurrency.
  */
-static bool
-idle_wait(int timeout_ms, bool *notified)
+static int
+claim_room(void)
 {
-	struct pollfd fds[2];
+	int			open = wlw_run_open();
+	int			cap = wlw_opt.batch > wlw_opt.concurrency ? wlw_opt.batch : wlw_opt.concurrency;
 
-	fds[0].fd = wlw_signal_fd();
-	fds[0].events = POLLIN;
-	fds[1].fd = wlw_db_socket();
-	fds[1].events = POLLIN;
-	if (poll(fds, 2, timeout_ms) < 0 && errno != EINTR)
-		return true;
-	wlw_signals_drain();
-	if (fds[1].revents)
-		return wlw_db_consume(notified);
-	return true;
+	if (open >= wlw_opt.concurrency)
+		return 0;
+	return cap - open < wlw_opt.batch ? cap - open : wlw_opt.batch;
+}
+
+/* fatal_refusal: a claim refusal no retry can fix (arguments, function, privilege). */
+static bool
+fatal_refusal(const WlwError *err)
+{
+	return strcmp(err->sqlstate, "WL001") == 0 || strcmp(err->sqlstate, "42883") == 0 ||
+		strcmp(err->sqlstate, "42501") == 0 || strcmp(err->sqlstate, "3F000") == 0;
 }
 
 /*
- * claim_loop claims and runs until asked to stop.  Returns the exit status.
+ * claim claims up to room workloads and hands them to run.c.  Returns how
+ * many, or -1 (*lost: the connection is gone; *fatal: see fatal_refusal).
+ */
+static int
+claim(int room, bool *lost, bool *fatal)
+{
+	WlwItem    *items = NULL;
+	WlwError	err;
+	int			n = wlw_db_claim(room, &items, &err, lost);
+
+	if (n > 0)
+		wlw_run_take(items, n);
+	free(items);
+	*fatal = n < 0 && !*lost && fatal_refusal(&err);
+	return n;
+}
+
+/*
+ * claim_loop claims while there is room and runs what it claimed, until
+ * asked to stop (then until everything held is over).  When a claim finds
+ * nothing it waits for a NOTIFY, a freed slot or the poll timeout, which
+ * starts at 250 ms and doubles up to --poll.  Returns the exit status.
  */
 static int
 claim_loop(void)
@@ -63,54 +91,37 @@ claim_loop(void)
 	int			min_ms = 250;
 	int			max_ms = (int) (wlw_opt.poll_max_s * 1000);
 	int			sleep_ms = min_ms;
-	bool		notified = false;
+	int64_t		claim_at = 0;
+	bool		fatal = false;
 
-	while (!wlw_stopping())
+	while (!(wlw_stopping() || fatal) || !wlw_run_idle())
 	{
-		WlwItem    *items = NULL;
-		WlwError	err;
-		bool		conn_lost = false;
-		int			n;
+		int			room = (wlw_stopping() || fatal) ? 0 : claim_room();
+		bool		notified = false;
+		bool		lost = false;
+		int			n = 0;
 
-		n = wlw_db_claim(&items, &err, &conn_lost);
-		if (n > 0)
+		if (room > 0 && wlw_now_ms() >= claim_at)
 		{
-			wlw_run_batch(items, n);
-			wlw_items_free(items, n);
+			n = claim(room, &lost, &fatal);
+			sleep_ms = n > 0 ? min_ms : (n < 0 ? max_ms : sleep_ms);
+			claim_at = wlw_now_ms() + (n > 0 ? 0 : sleep_ms);
+			if (n == 0 && sleep_ms < max_ms)
+				sleep_ms = (sleep_ms * 2 > max_ms) ? max_ms : sleep_ms * 2;
+		}
+		if (!lost && wlw_run_step(room > 0 ? claim_at : INT64_MAX, &notified, &lost) > 0)
+			claim_at = 0;		/* room was made: look for more at once */
+		if (lost && !wlw_db_connect())
+			break;
+		if (lost || notified)
+		{
+			if (notified)
+				wlw_debug("woken by NOTIFY");
 			sleep_ms = min_ms;
-			continue;
+			claim_at = 0;
 		}
-		if (conn_lost)
-		{
-			if (!wlw_db_connect())
-				break;
-			continue;
-		}
-		if (n < 0)
-		{
-			/* a refusal no retry can fix: bad arguments, missing function, no privilege */
-			if (strcmp(err.sqlstate, "WL001") == 0 || strcmp(err.sqlstate, "42883") == 0 ||
-				strcmp(err.sqlstate, "42501") == 0 || strcmp(err.sqlstate, "3F000") == 0)
-				return 1;
-			sleep_ms = max_ms;
-		}
-		notified = false;
-		if (!idle_wait(sleep_ms, &notified))
-		{
-			if (!wlw_db_connect())
-				break;
-			sleep_ms = min_ms;
-			continue;
-		}
-		if (notified)
-		{
-			wlw_debug("woken by NOTIFY");
-			sleep_ms = min_ms;
-		}
-		else if (sleep_ms < max_ms)
-			sleep_ms = (sleep_ms * 2 > max_ms) ? max_ms : sleep_ms * 2;
 	}
-	return 0;
+	return fatal ? 1 : 0;
 }
 
 int
@@ -129,9 +140,9 @@ main(int argc, char **argv)
 	wlw_log_setup(wlw_opt.worker_id, wlw_opt.verbose);
 	wlw_signals_setup((int64_t) (wlw_opt.grace_s * 1000));
 	wlw_spawn_setup();
-	wlw_log("starting: tenant %s, application %s, capabilities %s, lease %gs, batch %d",
+	wlw_log("starting: tenant %s, application %s, capabilities %s, lease %gs, batch %d, concurrency %d",
 			wlw_opt.tenant, wlw_opt.application, wlw_opt.caps_literal, wlw_opt.lease_s,
-			wlw_opt.batch);
+			wlw_opt.batch, wlw_opt.concurrency);
 	if (!wlw_db_connect())
 	{
 		wlw_log("stopped before connecting");

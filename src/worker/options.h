@@ -16,6 +16,7 @@ typedef struct WlwOptions
 	char	   *caps_literal;	/* text[] literal of --capability values */
 	double		lease_s;
 	int			batch;
+	int			concurrency;
 	const char *exec_cmd;
 	double		grace_s;
 	double		poll_max_s;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test/t/worker_task.sh: the command the workload-worker tests run (not a
 # test itself).  The input says what to do: {"do": ..., "ms": ..., "n": ...}.
-#   ok       sleep ms, print {"n": n, "attempt": a}
+#   ok       sleep ms, print {"n": n, "attempt": a, "worker": w, "started": t0,
+#            "ended": t1} (t0, t1: when it started and ended, Unix seconds)
 #   flaky    exit 75 (transient) on attempt 1, then as ok
 #   fail     print to stderr, exit 1 (command_failed)
 #   timeout  exit 124 (timeout)
@@ -19,8 +20,12 @@
 #            environment of its guard and of the worker to <id>.proc, and
 #            prints {"checkpoint": $WORKLOAD_CHECKPOINT or null,
 #            "wake": $WORKLOAD_WAKE or null, "context": $WORKLOAD_CONTEXT}
+#   until    sleeps until the Unix time "at", then prints as ok; with
+#            "out": "secret" an output with a "password" key, with
+#            "out": "nul" one holding "\u0000" (JSON that jsonb refuses)
 # Every run first creates <id>.ran.<attempt>.
 read -r input
+started=$(date +%s.%N)
 [ -n "${T_DIR:-}" ] && : >"$T_DIR/$WORKLOAD_ID.ran.$WORKLOAD_ATTEMPT"
 field() { printf '%s' "$input" | sed -n "s/.*\"$1\": \"\{0,1\}\([^,\"}]*\).*/\1/p"; }
 what=$(field do)
@@ -90,6 +95,14 @@ env)
 		"${WORKLOAD_WAKE:-null}" "${WORKLOAD_CONTEXT:-null}"
 	exit 0
 	;;
+until)
+	sleep "$(awk -v at="$(field at)" -v now="$(date +%s.%N)" 'BEGIN { d = at - now; printf "%.3f", (d > 0 ? d : 0) }')"
+	case "$(field out)" in
+	secret) printf '%s\n' '{"password": "hunter2"}'; exit 0 ;;
+	nul) printf '%s\n' '{"x": "\u0000"}'; exit 0 ;;
+	esac
+	;;
 *) echo "unknown task: $input" >&2; exit 2 ;;
 esac
-printf '{"n": %s, "attempt": %s, "worker": "%s"}\n' "${n:-0}" "$WORKLOAD_ATTEMPT" "$WORKLOAD_WORKER_ID"
+printf '{"n": %s, "attempt": %s, "worker": "%s", "started": %s, "ended": %s}\n' "${n:-0}" \
+	"$WORKLOAD_ATTEMPT" "$WORKLOAD_WORKER_ID" "$started" "$(date +%s.%N)"
