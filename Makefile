@@ -10,8 +10,9 @@ REGRESS        = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS   = --inputdir=test --load-extension=pgcrypto --load-extension=workload
 ISOLATION      = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test --outputdir=.
-TAP_TESTS   = 1
-PROVE_TESTS = $(wildcard test/t/*.pl)
+# No TAP_TESTS: test/t/ holds bash scripts printing TAP, run by
+# test/run-all.sh.  Declared with no *.pl file, `make installcheck` would fall
+# back to `prove t/*.pl` and fail.
 WORKER      = src/worker/workload-worker
 EXTRA_CLEAN = results regression.diffs regression.out output_iso tmp_check log $(WORKER)
 

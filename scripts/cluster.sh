@@ -53,18 +53,17 @@ wl_free_port() {
 }
 
 # wl_cluster_start [extra postgresql.conf lines...]: sets PGHOST, PGPORT, PGUSER, WL_DATA.
+# A port another process takes between the check and the start is retried.
 wl_cluster_start() {
 	WL_TMP=$(mktemp -d /tmp/workload-cluster.XXXXXX)
 	chown postgres: "$WL_TMP"
 	WL_DATA="$WL_TMP/data"
-	export PGPORT=$(wl_free_port)
 	export PGHOST="$WL_TMP"
 	export PGUSER=postgres
 	export PGDATABASE=postgres
 	runuser -u postgres -- "$WL_PG_BIN/initdb" -D "$WL_DATA" -A trust -E UTF8 --locale=C.UTF-8 >"$WL_TMP/initdb.log" 2>&1 \
 		|| { cat "$WL_TMP/initdb.log"; exit 1; }
 	{
-		echo "port = $PGPORT"
 		echo "unix_socket_directories = '$WL_TMP'"
 		echo "listen_addresses = '127.0.0.1'"
 		echo "fsync = on"
@@ -72,9 +71,19 @@ wl_cluster_start() {
 		for line in "$@"; do echo "$line"; done
 	} >>"$WL_DATA/postgresql.conf"
 	trap wl_cluster_stop EXIT
-	runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -l "$WL_TMP/server.log" -w start >/dev/null \
-		|| { cat "$WL_TMP/server.log"; exit 1; }
-	echo "== throwaway cluster on port $PGPORT ($WL_DATA)"
+	local try
+	for try in 1 2 3 4 5; do
+		export PGPORT=$(wl_free_port)
+		echo "port = $PGPORT" >>"$WL_DATA/postgresql.conf"	# the last line wins
+		if runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -l "$WL_TMP/server.log" \
+			-w start >/dev/null; then
+			echo "== throwaway cluster on port $PGPORT ($WL_DATA)"
+			return 0
+		fi
+		grep -q 'could not create any TCP/IP sockets' "$WL_TMP/server.log" || break
+	done
+	cat "$WL_TMP/server.log"
+	exit 1
 }
 
 wl_cluster_stop() {

@@ -1,58 +1,39 @@
 /*
- * api_read.c: workload_get, workload_list, workload_history.  Reads only.
+ * api_read.c: workload_get, workload_list, workload_history,
+ * workload_stats.  Reads only.  Layer 4.
  */
 #include "postgres.h"
 
-#include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
-#include "utils/timestamp.h"
 #include "utils/jsonb.h"
 
+#include "api.h"
+#include "args.h"
 #include "authz.h"
+#include "catalog.h"
 #include "clock.h"
 #include "compat.h"
-#include "errors.h"
-#include "payload.h"
-#include "store.h"
+#include "store_ops.h"
 
 #define WL_MAX_LIST 10000
 
-/* workload_get(workload_id) -> the whole document; WORKLOAD_NOT_FOUND if none. */
+/* workload_get(workload_id) -> the whole document; WORKLOAD_NOT_FOUND if none the caller may see. */
 PG_FUNCTION_INFO_V1(workload_get);
 Datum
 workload_get(PG_FUNCTION_ARGS)
 {
-	char	   *id;
+	char	   *id = wl_arg_id(fcinfo, 0, "workload_id");
 	Jsonb	   *doc;
 
-	if (PG_ARGISNULL(0))
-		wl_refuse(WL_E_INVALID, errdetail("workload_id must not be NULL."));
-	id = wl_payload_id_arg(PG_GETARG_TEXT_PP(0), "workload_id");
-	SPI_connect();
-	doc = wl_store_document(id, true);
+	wl_api_begin();
+	doc = wl_store_document(id, true, wl_authz_caller());
 	if (doc == NULL)
 		wl_refuse(WL_E_NOT_FOUND, errdetail("No workload \"%s\".", id));
-	doc = wl_store_transfer(doc);
-	SPI_finish();
+	doc = wl_api_transfer(doc);
+	wl_api_end();
 	PG_RETURN_JSONB_P(doc);
-}
-
-/* put_rows copies every row of t (columns 1..natts of the result) into the SRF. */
-static void
-put_rows(ReturnSetInfo *rsinfo, SPITupleTable *t, uint64 n)
-{
-	int			natts = rsinfo->setDesc->natts;
-	Datum	   *values = palloc(sizeof(Datum) * natts);
-	bool	   *nulls = palloc(sizeof(bool) * natts);
-
-	for (uint64 r = 0; r < n; r++)
-	{
-		for (int c = 0; c < natts; c++)
-			values[c] = wl_store_datum(t, (int) r, c + 1, &nulls[c]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
 }
 
 /*
@@ -64,28 +45,34 @@ Datum
 workload_list(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		args[4];
-	char		nulls[4] = {' ', ' ', ' ', ' '};
-	SPITupleTable *t;
+	char	   *tenant;
+	char	   *app;
+	WlState		state = WL_CREATED;
 	int			lim;
+	int			n;
+	Jsonb	  **docs;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
-		wl_refuse(WL_E_INVALID, errdetail("tenant_id, application_id and lim must not be NULL."));
+	wl_args_require(fcinfo, "tenant_id", "application_id", NULL, "lim");
 	lim = PG_GETARG_INT32(3);
 	if (lim < 1 || lim > WL_MAX_LIST)
-		wl_refuse(WL_E_INVALID, errdetail("lim must be from 1 to %d.", WL_MAX_LIST));
-	args[0] = CStringGetTextDatum(wl_payload_id_arg(PG_GETARG_TEXT_PP(0), "tenant_id"));
-	args[1] = CStringGetTextDatum(wl_payload_id_arg(PG_GETARG_TEXT_PP(1), "application_id"));
-	args[2] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
-	nulls[2] = PG_ARGISNULL(2) ? 'n' : ' ';
-	args[3] = Int32GetDatum(lim);
+		wl_refuse(WL_E_INVALID, errdetail("Argument \"lim\" must be from 1 to %d.", WL_MAX_LIST));
+	tenant = wl_arg_id(fcinfo, 0, "tenant_id");
+	app = wl_arg_id(fcinfo, 1, "application_id");
+	if (!PG_ARGISNULL(2))
+		state = wl_catalog_state_from_oid(PG_GETARG_OID(2));
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	SPI_connect();
-	wl_authz_require_member(TextDatumGetCString(args[0]), TextDatumGetCString(args[1]));
-	t = wl_store_run(P_LIST, args, nulls, 0, SPI_OK_SELECT);
-	put_rows(rsinfo, t, SPI_processed);
-	SPI_finish();
+	wl_api_begin();
+	wl_authz_require_member(tenant, app);
+	docs = wl_store_list(tenant, app, PG_ARGISNULL(2) ? NULL : &state, lim, &n);
+	for (int i = 0; i < n; i++)
+	{
+		Datum		values[1] = {JsonbPGetDatum(docs[i])};
+		bool		nulls[1] = {false};
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	wl_api_end();
 	return (Datum) 0;
 }
 
@@ -95,21 +82,31 @@ Datum
 workload_history(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		args[1];
-	SPITupleTable *t;
-	char	   *id;
+	char	   *id = wl_arg_id(fcinfo, 0, "workload_id");
+	WlEventRow *ev;
+	int			n;
 
-	if (PG_ARGISNULL(0))
-		wl_refuse(WL_E_INVALID, errdetail("workload_id must not be NULL."));
-	id = wl_payload_id_arg(PG_GETARG_TEXT_PP(0), "workload_id");
 	InitMaterializedSRF(fcinfo, 0);
-	SPI_connect();
-	if (wl_store_document(id, false) == NULL)
+	wl_api_begin();
+	if (wl_store_document(id, false, wl_authz_caller()) == NULL)
 		wl_refuse(WL_E_NOT_FOUND, errdetail("No workload \"%s\".", id));
-	args[0] = CStringGetTextDatum(id);
-	t = wl_store_run(P_HISTORY, args, NULL, 0, SPI_OK_SELECT);
-	put_rows(rsinfo, t, SPI_processed);
-	SPI_finish();
+	ev = wl_store_history(id, &n);
+	for (int i = 0; i < n; i++)
+	{
+		Datum		values[7];
+		bool		nulls[7] = {false, false, false, false, false, false, false};
+
+		values[0] = Int64GetDatum(ev[i].sequence);
+		values[1] = CStringGetTextDatum(ev[i].event_type);
+		values[2] = ev[i].has_from ? wl_catalog_state_datum(ev[i].from) : (Datum) 0;
+		nulls[2] = !ev[i].has_from;
+		values[3] = wl_catalog_state_datum(ev[i].to);
+		values[4] = CStringGetTextDatum(ev[i].actor);
+		values[5] = TimestampTzGetDatum(ev[i].at);
+		values[6] = JsonbPGetDatum(ev[i].evidence);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	wl_api_end();
 	return (Datum) 0;
 }
 
@@ -123,23 +120,13 @@ PG_FUNCTION_INFO_V1(workload_stats);
 Datum
 workload_stats(PG_FUNCTION_ARGS)
 {
-	Datum		args[4];
-	char		nulls[4] = {' ', ' ', ' ', 'n'};
-	char	   *tenant;
-	char	   *app;
+	char	   *tenant = wl_arg_id(fcinfo, 0, "tenant_id");
+	char	   *app = wl_arg_id(fcinfo, 1, "application_id");
 	Jsonb	   *stats;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		wl_refuse(WL_E_INVALID, errdetail("tenant_id and application_id must not be NULL."));
-	tenant = wl_payload_id_arg(PG_GETARG_TEXT_PP(0), "tenant_id");
-	app = wl_payload_id_arg(PG_GETARG_TEXT_PP(1), "application_id");
-	args[0] = CStringGetTextDatum(tenant);
-	args[1] = CStringGetTextDatum(app);
-	args[2] = TimestampTzGetDatum(wl_now());
-	args[3] = (Datum) 0;
-	SPI_connect();
+	wl_api_begin();
 	wl_authz_require_member(tenant, app);
-	stats = wl_store_transfer(wl_store_one_row_jsonb(P_STATS, args, nulls));
-	SPI_finish();
+	stats = wl_api_transfer(wl_store_stats(tenant, app, wl_now()));
+	wl_api_end();
 	PG_RETURN_JSONB_P(stats);
 }

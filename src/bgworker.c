@@ -1,9 +1,12 @@
 /*
- * bgworker.c: the background worker that runs workload_tick() every
- * workload.tick_interval, one per database in workload.database, when the
- * library is in shared_preload_libraries.  It holds no logic of its own:
- * each pass is one transaction calling the SQL-callable tick.  An error
- * ends the process and bgw_restart_time brings it back (worker_spi's shape).
+ * bgworker.c: the tick worker, one per database where the extension is
+ * installed, started by the launcher (bgw_launcher.c) when the library is in
+ * shared_preload_libraries.  It runs workload_tick() every
+ * workload.tick_interval and holds no logic of its own: each pass is one
+ * transaction calling the SQL-callable tick.  When the extension is not
+ * installed (any more) it ends cleanly and the launcher leaves the database
+ * alone until the extension is created there; an error ends the process and
+ * the launcher starts it again (worker_spi's shape).
  */
 #include "postgres.h"
 
@@ -21,92 +24,65 @@
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
-#include "utils/varlena.h"
 
 #include "bgworker.h"
 #include "guc.h"
-#include "payload.h"
-#include "store.h"
+#include "catalog.h"
+#include "jsonb_util.h"
 
-#define WL_BGW_RESTART_S 10
+#define WL_LAUNCHER_RESTART_S 10
+
+typedef enum WlPass
+{
+	WL_PASS_DONE,				/* the tick left nothing for now */
+	WL_PASS_MORE,				/* the tick left work for another pass at once */
+	WL_PASS_ABSENT				/* the extension is not installed here */
+} WlPass;
 
 /*
- * wl_bgworker_init registers one worker per database named in
- * workload.database; only while shared_preload_libraries is processed.
+ * wl_bgworker_init registers the launcher and sets up what it shares with
+ * the backends; only while shared_preload_libraries is processed.
  */
 void
 wl_bgworker_init(void)
 {
-	char	   *raw;
-	List	   *names;
-	ListCell   *lc;
+	BackgroundWorker w;
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
-	raw = pstrdup(wl_tick_databases ? wl_tick_databases : "");
-	if (!SplitGUCList(raw, ',', &names))
-	{
-		ereport(WARNING,
-				(errmsg("invalid list syntax in \"workload.database\"; no workload tick worker started")));
-		return;
-	}
-	foreach(lc, names)
-	{
-		const char *db = (const char *) lfirst(lc);
-		BackgroundWorker w;
-
-		if (db[0] == '\0' || strlen(db) >= Min(NAMEDATALEN, BGW_EXTRALEN))
-		{
-			ereport(WARNING,
-					(errmsg("invalid database name \"%s\" in \"workload.database\"", db)));
-			continue;
-		}
-		memset(&w, 0, sizeof(w));
-		w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-		w.bgw_start_time = BgWorkerStart_RecoveryFinished;
-		w.bgw_restart_time = WL_BGW_RESTART_S;
-		snprintf(w.bgw_library_name, BGW_MAXLEN, "workload");
-		snprintf(w.bgw_function_name, BGW_MAXLEN, "wl_bgworker_main");
-		snprintf(w.bgw_name, BGW_MAXLEN, "workload tick for database %s", db);
-		snprintf(w.bgw_type, BGW_MAXLEN, "workload tick");
-		strlcpy(w.bgw_extra, db, BGW_EXTRALEN);
-		w.bgw_main_arg = (Datum) 0;
-		RegisterBackgroundWorker(&w);
-	}
+	wl_bgw_shmem_init();
+	memset(&w, 0, sizeof(w));
+	w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	w.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	w.bgw_restart_time = WL_LAUNCHER_RESTART_S;
+	snprintf(w.bgw_library_name, BGW_MAXLEN, "workload");
+	snprintf(w.bgw_function_name, BGW_MAXLEN, "wl_bgw_launcher_main");
+	snprintf(w.bgw_name, BGW_MAXLEN, "workload launcher");
+	snprintf(w.bgw_type, BGW_MAXLEN, "workload launcher");
+	w.bgw_main_arg = (Datum) 0;
+	RegisterBackgroundWorker(&w);
 }
 
-/*
- * run_pass runs workload_tick() once in its own transaction and returns its
- * "more" (work was left for another pass at once).  When the extension is
- * not installed in this database it does nothing and says so once.
- */
-static bool
-run_pass(const char *dbname, bool *said_missing)
+/* run_pass runs workload_tick() once in its own transaction. */
+static WlPass
+run_pass(void)
 {
 	Oid			schema;
-	bool		more = false;
+	WlPass		result = WL_PASS_ABSENT;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	schema = wl_store_api_schema();
-	if (!OidIsValid(schema))
-	{
-		if (!*said_missing)
-			ereport(LOG,
-					(errmsg("workload tick: extension \"workload\" is not installed in database \"%s\"; waiting for it",
-							dbname)));
-		*said_missing = true;
-	}
-	else
+	schema = wl_catalog_api_schema();
+	if (OidIsValid(schema))
 	{
 		char	   *sql = psprintf("SELECT %s.workload_tick()",
 								   quote_identifier(get_namespace_name(schema)));
 		bool		isnull;
 		Datum		d;
 
-		*said_missing = false;
+		result = WL_PASS_DONE;
 		pgstat_report_activity(STATE_RUNNING, sql);
 		if (SPI_execute(sql, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 			elog(ERROR, "workload tick: %s did not return one row", sql);
@@ -115,7 +91,8 @@ run_pass(const char *dbname, bool *said_missing)
 		{
 			JsonbValue *v = wl_json_get(&DatumGetJsonbP(d)->root, "more");
 
-			more = v != NULL && v->type == jbvBool && v->val.boolean;
+			if (v != NULL && v->type == jbvBool && v->val.boolean)
+				result = WL_PASS_MORE;
 		}
 	}
 	SPI_finish();
@@ -123,33 +100,48 @@ run_pass(const char *dbname, bool *said_missing)
 	CommitTransactionCommand();
 	pgstat_report_stat(true);
 	pgstat_report_activity(STATE_IDLE, NULL);
-	return more;
+	return result;
 }
 
 /*
- * wl_bgworker_main: connect to the database in bgw_extra, then run a pass,
- * wait on the latch for workload.tick_interval (at once again when the
- * pass left work), reload settings on SIGHUP; SIGTERM and postmaster death
- * end it.
+ * wl_bgworker_main: take this database's slot (another worker may hold it
+ * already), connect, then run a pass, wait on the latch for
+ * workload.tick_interval (at once again when the pass left work), reload
+ * settings on SIGHUP; SIGTERM and postmaster death end it, and so does the
+ * extension's absence.
  */
 void
 wl_bgworker_main(Datum arg)
 {
+	Oid			dboid = DatumGetObjectId(arg);
 	char		dbname[BGW_EXTRALEN];
-	bool		said_missing = false;
+	bool		ticking = false;
 
 	strlcpy(dbname, MyBgworkerEntry->bgw_extra, sizeof(dbname));
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
-	BackgroundWorkerInitializeConnection(dbname, NULL, 0);
-	ereport(LOG, (errmsg("workload tick started in database \"%s\"", dbname)));
+	if (!wl_bgw_claim(dboid))
+		proc_exit(0);			/* another worker serves this database */
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 
 	for (;;)
 	{
-		bool		more = run_pass(dbname, &said_missing);
+		WlPass		pass = run_pass();
 
-		if (!more)
+		if (pass == WL_PASS_ABSENT)
+		{
+			if (ticking)
+				ereport(LOG,
+						(errmsg("workload tick stopped in database \"%s\": the extension was dropped",
+								dbname)));
+			wl_bgw_set_absent();
+			proc_exit(0);
+		}
+		if (!ticking)
+			ereport(LOG, (errmsg("workload tick started in database \"%s\"", dbname)));
+		ticking = true;
+		if (pass != WL_PASS_MORE)
 		{
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 							 wl_tick_interval_ms, PG_WAIT_EXTENSION);

@@ -1,9 +1,9 @@
-/* create.h: the one path that creates a workload (api_create.c). */
+/* create.h: the one path that creates a workload (create.c; layer 3). */
 #ifndef WL_CREATE_H
 #define WL_CREATE_H
 
-#include "payload.h"
+#include "spec.h"
 
-extern Jsonb *wl_create_workload(const WlSpec *spec);
+extern Jsonb *wl_create(const WlSpec *spec);
 
 #endif

@@ -1,18 +1,17 @@
 /*
- * crypto.c: SHA-256 (core cryptohash, the same bytes as pgcrypto's digest),
- * and every derived identifier of SPEC section 2.  Nothing else hashes.
+ * crypto.c: SHA-256 and HMAC-SHA256 (core cryptohash/hmac, the same bytes as
+ * pgcrypto's digest and hmac), strong random bytes, and every derived
+ * identifier of SPEC section 2.  Nothing else hashes.  Layer 0.
  */
 #include "postgres.h"
 
 #include "common/cryptohash.h"
 #include "common/hmac.h"
 #include "common/sha2.h"
-#include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 
 #include "crypto.h"
-#include "errors.h"
 
 /* wl_sha256_hex returns the lower-case hex SHA-256 of data (palloc'd). */
 char *
@@ -55,17 +54,16 @@ wl_hmac_hex(const uint8 *key, size_t keylen, const char *data, size_t len)
 	return hex;
 }
 
-/* wl_hex_equal compares two hex strings in time independent of where they differ. */
+/*
+ * wl_hex_equal compares two hex strings (MACs, hashes) in time independent
+ * of where they differ.
+ */
 bool
 wl_hex_equal(const char *a, const char *b)
 {
 	size_t		la = strlen(a);
-	size_t		lb = strlen(b);
-	unsigned char diff = la != lb;
 
-	for (size_t i = 0; i < la && i < lb; i++)
-		diff |= (unsigned char) (a[i] ^ b[i]);
-	return diff == 0;
+	return la == strlen(b) && timingsafe_bcmp(a, b, la) == 0;
 }
 
 /* wl_random_bytes fills buf from the strong random source behind gen_random_bytes. */
@@ -140,41 +138,4 @@ wl_channel(const char *tenant_id, const char *application_id)
 {
 	return prefixed_hash("workload_",
 						 psprintf("%s:%s", tenant_id, application_id), 32);
-}
-
-/*
- * workload.claim_id_for(workload_id, fencing_token, worker_id): the claim id
- * rule, callable from the claim statement so the rule keeps one home.
- */
-PG_FUNCTION_INFO_V1(workload_claim_id_for);
-Datum
-workload_claim_id_for(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		wl_refuse(WL_E_INVALID, errdetail("claim id material must not be NULL."));
-	PG_RETURN_TEXT_P(cstring_to_text(wl_claim_id(text_to_cstring(PG_GETARG_TEXT_PP(0)),
-												 PG_GETARG_INT64(1),
-												 text_to_cstring(PG_GETARG_TEXT_PP(2)))));
-}
-
-/* workload.attempt_id_for(workload_id, attempt): the attempt id rule, for the claim statement. */
-PG_FUNCTION_INFO_V1(workload_attempt_id_for);
-Datum
-workload_attempt_id_for(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		wl_refuse(WL_E_INVALID, errdetail("attempt id material must not be NULL."));
-	PG_RETURN_TEXT_P(cstring_to_text(wl_attempt_id(text_to_cstring(PG_GETARG_TEXT_PP(0)),
-												   PG_GETARG_INT32(1))));
-}
-
-/* workload_channel(tenant_id, application_id): the channel to LISTEN on. */
-PG_FUNCTION_INFO_V1(workload_channel);
-Datum
-workload_channel(PG_FUNCTION_ARGS)
-{
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		wl_refuse(WL_E_INVALID, errdetail("tenant_id and application_id must not be NULL."));
-	PG_RETURN_TEXT_P(cstring_to_text(wl_channel(text_to_cstring(PG_GETARG_TEXT_PP(0)),
-												text_to_cstring(PG_GETARG_TEXT_PP(1)))));
 }

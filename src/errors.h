@@ -1,5 +1,6 @@
 /*
- * errors.h: every refusal workload can raise, in one table.
+ * errors.h: every refusal workload can raise, in one table (layer 0: knows
+ * nothing about workloads).
  *
  * Each row: the enum member, the SQLSTATE (class WL), the stable token a
  * message starts with, and the primary message.  The README's error table and
@@ -27,11 +28,13 @@
 	X(WL_E_RAW_WRITE_DENIED,  '0','1','6', "WORKLOAD_RAW_WRITE_DENIED",  "direct writes to workload tables are not allowed") \
 	X(WL_E_AUTHORIZATION_DENIED, '0','1','7', "AUTHORIZATION_DENIED",    "authorization no longer holds")
 
+/* WL_OK is "no refusal"; WL_E_END counts the table (codes are 1..WL_E_END-1). */
 #define WL_ERR_ENUM(name, a, b, c, token, message) name,
 typedef enum WlErr
 {
+	WL_OK = 0,
 	WL_ERROR_TABLE(WL_ERR_ENUM)
-	WL_E_COUNT
+	WL_E_END
 } WlErr;
 #undef WL_ERR_ENUM
 
@@ -43,11 +46,7 @@ typedef struct WlErrInfo
 	const char *message;
 } WlErrInfo;
 
-extern const WlErrInfo wl_errors[WL_E_COUNT];
-
-struct ReturnSetInfo;
-extern void wl_report_item(struct ReturnSetInfo *rsinfo, const char *workload_id,
-						   const char *done, WlErr err, Datum doc);
+extern const WlErrInfo wl_errors[WL_E_END];
 
 /*
  * wl_refuse raises a refusal: "TOKEN: message", its own SQLSTATE, and any

@@ -1,42 +1,21 @@
 /*
  * fence.c: claims, leases, fencing-token checks, in the order SPEC section
  * 4 gives: no current claim, then any part of the triple differs, then the
- * lease has expired.  It never writes; store.c does.
+ * lease has expired.  It never writes; transition.c does.  Layer 3.
  */
 #include "postgres.h"
 
-#include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "authz.h"
 #include "clock.h"
-#include "errors.h"
 #include "fence.h"
-#include "payload.h"
-
-/*
- * wl_fence_from_args reads (workload_id, claim_id, worker_id, fencing_token)
- * from arguments first..first+3; a NULL or blank one is WORKLOAD_INVALID.
- */
-void
-wl_fence_from_args(FunctionCallInfo fcinfo, int first, WlFence *f)
-{
-	static const char *const names[] = {"workload_id", "claim_id", "worker_id", "fencing_token"};
-
-	for (int i = 0; i < 4; i++)
-	{
-		if (PG_ARGISNULL(first + i))
-			wl_refuse(WL_E_INVALID, errdetail("%s must not be NULL.", names[i]));
-	}
-	f->workload_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(first), "workload_id");
-	f->claim_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(first + 1), "claim_id");
-	f->worker_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(first + 2), "worker_id");
-	f->fencing_token = PG_GETARG_INT64(first + 3);
-}
+#include "jsonb_util.h"
 
 /*
  * wl_fence_verdict judges a fence against the locked row without raising:
- * WL_E_CLAIM_INVALID, WL_E_STALE_FENCE, WL_E_LEASE_EXPIRED, or WL_E_COUNT
- * when the fence holds; *detail says why.
+ * WL_E_CLAIM_INVALID, WL_E_STALE_FENCE, WL_E_LEASE_EXPIRED, or WL_OK when
+ * the fence holds; *detail says why.
  */
 WlErr
 wl_fence_verdict(const WlRow *row, const WlFence *f, char **detail)
@@ -65,7 +44,7 @@ wl_fence_verdict(const WlRow *row, const WlFence *f, char **detail)
 						   timestamptz_to_str(row->lease_expires_at));
 		return WL_E_LEASE_EXPIRED;
 	}
-	return WL_E_COUNT;
+	return WL_OK;
 }
 
 /*
@@ -79,16 +58,18 @@ wl_fence_check(const WlRow *row, const WlFence *f)
 	char	   *detail;
 	WlErr		err = wl_fence_verdict(row, f, &detail);
 
-	if (err != WL_E_COUNT)
+	if (err != WL_OK)
 		wl_refuse(err, errdetail_internal("%s", detail));
 }
 
-/* wl_fence_lock locks the fenced workload (WORKLOAD_NOT_FOUND) and checks the fence. */
+/*
+ * wl_fence_lock locks the fenced workload (WORKLOAD_NOT_FOUND when the
+ * caller may not touch it) and checks the fence.
+ */
 void
 wl_fence_lock(const WlFence *f, WlRow *row)
 {
-	if (!wl_store_lock(f->workload_id, row))
-		wl_refuse(WL_E_NOT_FOUND, errdetail("No workload \"%s\".", f->workload_id));
+	wl_authz_lock_or_refuse(f->workload_id, row);
 	wl_fence_check(row, f);
 }
 
@@ -115,24 +96,4 @@ wl_fence_evidence(const WlRow *row, const char *cause)
 	if (cause)
 		wl_json_str(&b, "cause", cause);
 	return wl_json_end(&b);
-}
-
-/*
- * wl_fence_lease_until returns now + lease; a lease that is not a plain
- * duration above zero and at most WL_MAX_LEASE_S seconds is WORKLOAD_INVALID.
- */
-TimestampTz
-wl_fence_lease_until(const Interval *lease, const char *what)
-{
-	int64		usecs;
-
-	if (lease->month != 0 || lease->day < 0 || lease->day > 1 ||
-		lease->time < -USECS_PER_DAY || lease->time > 2 * USECS_PER_DAY)
-		wl_refuse(WL_E_INVALID,
-				  errdetail("%s must be above zero and at most %d seconds.", what, WL_MAX_LEASE_S));
-	usecs = lease->day * USECS_PER_DAY + lease->time;
-	if (usecs <= 0 || usecs > (int64) WL_MAX_LEASE_S * USECS_PER_SEC)
-		wl_refuse(WL_E_INVALID,
-				  errdetail("%s must be above zero and at most %d seconds.", what, WL_MAX_LEASE_S));
-	return wl_now() + usecs;
 }

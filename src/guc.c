@@ -6,6 +6,7 @@
 
 #include "miscadmin.h"
 #include "utils/guc.h"
+#include "utils/varlena.h"
 
 #include "clock.h"
 #include "compat.h"
@@ -29,6 +30,24 @@ check_clock_override(char **newval, void **extra, GucSource source)
 		return false;
 	}
 	return true;
+}
+
+static bool
+check_database_list(char **newval, void **extra, GucSource source)
+{
+	char	   *raw;
+	List	   *names;
+	bool		ok;
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+		return true;
+	raw = pstrdup(*newval);
+	ok = SplitGUCList(raw, ',', &names);
+	list_free(names);
+	pfree(raw);
+	if (!ok)
+		GUC_check_errdetail("workload.database must be a comma-separated list of database names.");
+	return ok;
 }
 
 static void
@@ -61,21 +80,15 @@ wl_guc_init(void)
 							GUC_UNIT_S,
 							NULL, NULL, NULL);
 
-	/*
-	 * PostgreSQL allows a PGC_POSTMASTER setting to be defined only while
-	 * shared_preload_libraries is processed; that is also the only time the
-	 * background worker reads it.
-	 */
-	if (process_shared_preload_libraries_in_progress)
-		DefineCustomStringVariable("workload.database",
-								   "Databases the background worker runs workload_tick in.",
-								   "A comma-separated list of database names, one worker each; "
-								   "empty starts none.",
-								   &wl_tick_databases,
-								   "postgres",
-								   PGC_POSTMASTER,
-								   GUC_LIST_INPUT,
-								   NULL, NULL, NULL);
+	DefineCustomStringVariable("workload.database",
+							   "Limits the databases the background workers run workload_tick in.",
+							   "A comma-separated list of database names; empty (the default) "
+							   "means every database where the extension is installed.",
+							   &wl_tick_databases,
+							   "",
+							   PGC_SIGHUP,
+							   GUC_LIST_INPUT,
+							   check_database_list, NULL, NULL);
 
 	DefineCustomIntVariable("workload.tick_interval",
 							"How often the background worker runs workload_tick.",

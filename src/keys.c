@@ -1,26 +1,28 @@
 /*
  * keys.c: the server-held HMAC keys.  Makes them (32 random bytes), signs
- * with the newest one that is not retired, and checks a MAC against the key
- * it names.  A key's secret never leaves this file or the table; no role
- * but the extension owner can read workload.signing_keys.
+ * with the newest one that is not retired, checks a MAC against the key it
+ * names, retires keys.  A key's secret never leaves this file or the table;
+ * no role but the extension owner can read workload.signing_keys.  Layer 3.
  */
 #include "postgres.h"
 
-#include "catalog/pg_type.h"
-#include "executor/spi.h"
-#include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "authz.h"
 #include "clock.h"
 #include "crypto.h"
 #include "errors.h"
 #include "keys.h"
-#include "payload.h"
-#include "store.h"
+#include "store_ops.h"
 
 #define WL_KEY_BYTES 32
+
+static char *
+mac_under(const WlKey *k, const char *text)
+{
+	return wl_hmac_hex((const uint8 *) VARDATA_ANY(k->secret), VARSIZE_ANY_EXHDR(k->secret),
+					   text, strlen(text));
+}
 
 /*
  * wl_keys_mac_current returns the hex HMAC of text under the newest
@@ -29,17 +31,12 @@
 char *
 wl_keys_mac_current(const char *text, char **key_id)
 {
-	SPITupleTable *t;
-	bool		isnull;
-	bytea	   *secret;
+	WlKey		k;
 
-	t = wl_store_run(P_KEY_CURRENT, NULL, NULL, 1, SPI_OK_SELECT);
-	if (SPI_processed == 0)
+	if (!wl_store_key_current(&k))
 		elog(ERROR, "workload has no signing key that is not retired");
-	*key_id = wl_store_text(t, 0, 1);
-	secret = DatumGetByteaPP(wl_store_datum(t, 0, 2, &isnull));
-	return wl_hmac_hex((const uint8 *) VARDATA_ANY(secret), VARSIZE_ANY_EXHDR(secret),
-					   text, strlen(text));
+	*key_id = k.key_id;
+	return mac_under(&k, text);
 }
 
 /*
@@ -49,34 +46,25 @@ wl_keys_mac_current(const char *text, char **key_id)
 bool
 wl_keys_mac_check(const char *key_id, const char *text, const char *mac, const char **why)
 {
-	Datum		args[1];
-	SPITupleTable *t;
-	bool		isnull;
-	bytea	   *secret;
+	WlKey		k;
 
-	args[0] = CStringGetTextDatum(key_id);
-	t = wl_store_run(P_KEY_GET, args, NULL, 1, SPI_OK_SELECT);
-	if (SPI_processed == 0)
+	if (!wl_store_key_get(key_id, &k))
 		return (*why = "it is signed by an unknown key", false);
-	if (wl_store_bool(t, 0, 2))
+	if (k.retired)
 		return (*why = "it is signed by a retired key", false);
-	secret = DatumGetByteaPP(wl_store_datum(t, 0, 1, &isnull));
-	if (!wl_hex_equal(mac, wl_hmac_hex((const uint8 *) VARDATA_ANY(secret),
-									   VARSIZE_ANY_EXHDR(secret), text, strlen(text))))
+	if (!wl_hex_equal(mac, mac_under(&k, text)))
 		return (*why = "its signature does not verify", false);
 	return true;
 }
 
-/* workload_rotate_signing_key() -> the new key's id, which signs from now on. */
-PG_FUNCTION_INFO_V1(workload_rotate_signing_key);
-Datum
-workload_rotate_signing_key(PG_FUNCTION_ARGS)
+/* wl_keys_rotate adds a new key (32 random bytes), which signs from now on; returns its id. */
+char *
+wl_keys_rotate(void)
 {
 	uint8		raw[WL_KEY_BYTES];
 	uint8		idbytes[8];
 	char		idhex[17];
 	bytea	   *secret = palloc(VARHDRSZ + WL_KEY_BYTES);
-	Datum		args[3];
 	char	   *key_id;
 
 	wl_random_bytes(raw, sizeof(raw));
@@ -87,44 +75,23 @@ workload_rotate_signing_key(PG_FUNCTION_ARGS)
 	SET_VARSIZE(secret, VARHDRSZ + WL_KEY_BYTES);
 	memcpy(VARDATA(secret), raw, WL_KEY_BYTES);
 	explicit_bzero(raw, sizeof(raw));
-
-	args[0] = CStringGetTextDatum(key_id);
-	args[1] = PointerGetDatum(secret);
 	/* a new key must sort after every older one even under a frozen test clock */
-	args[2] = TimestampTzGetDatum(Max(wl_now(), GetCurrentTimestamp()));
-	SPI_connect();
-	wl_store_run(P_KEY_PUT, args, NULL, 0, SPI_OK_INSERT);
-	SPI_finish();
-	PG_RETURN_TEXT_P(cstring_to_text(key_id));
+	wl_store_key_put(key_id, secret, Max(wl_now(), GetCurrentTimestamp()));
+	return key_id;
 }
 
 /*
- * workload_retire_signing_key(key_id): grants and checkpoints signed with it
- * stop verifying.  The last key that is not retired cannot be retired
- * (rotate first); an unknown or already retired key is WORKLOAD_INVALID.
+ * wl_keys_retire: grants and checkpoints signed with key_id stop verifying.
+ * The last key that is not retired cannot be retired (rotate first); an
+ * unknown or already retired key is WORKLOAD_INVALID.
  */
-PG_FUNCTION_INFO_V1(workload_retire_signing_key);
-Datum
-workload_retire_signing_key(PG_FUNCTION_ARGS)
+void
+wl_keys_retire(const char *key_id)
 {
-	char	   *key_id;
-	Datum		args[2];
-	SPITupleTable *t;
-
-	if (PG_ARGISNULL(0))
-		wl_refuse(WL_E_INVALID, errdetail("key_id must not be NULL."));
-	key_id = wl_payload_id_arg(PG_GETARG_TEXT_PP(0), "key_id");
-	args[0] = CStringGetTextDatum(key_id);
-	args[1] = TimestampTzGetDatum(wl_now());
-	SPI_connect();
-	t = wl_store_run(P_KEY_OTHERS, args, NULL, 1, SPI_OK_SELECT);
-	if (wl_store_int(t, 0, 1) == 0)
+	if (wl_store_keys_other(key_id) == 0)
 		wl_refuse(WL_E_INVALID,
 				  errdetail("Key \"%s\" is the only key that is not retired.", key_id),
 				  errhint("Call workload_rotate_signing_key() first."));
-	wl_store_run(P_KEY_RETIRE, args, NULL, 0, SPI_OK_UPDATE);
-	if (SPI_processed != 1)
+	if (!wl_store_key_retire(key_id, wl_now()))
 		wl_refuse(WL_E_INVALID, errdetail("No signing key \"%s\" that is not retired.", key_id));
-	SPI_finish();
-	PG_RETURN_VOID();
 }

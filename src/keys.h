@@ -1,11 +1,11 @@
-/* keys.h: the server's signing keys (keys.c). */
+/* keys.h: the server's signing keys (keys.c; layer 3). */
 #ifndef WL_KEYS_H
 #define WL_KEYS_H
-
-#include "utils/jsonb.h"
 
 extern char *wl_keys_mac_current(const char *text, char **key_id);
 extern bool wl_keys_mac_check(const char *key_id, const char *text, const char *mac,
 							  const char **why);
+extern char *wl_keys_rotate(void);
+extern void wl_keys_retire(const char *key_id);
 
 #endif

@@ -8,7 +8,7 @@
 
 #include "bgworker.h"
 #include "guc.h"
-#include "store.h"
+#include "catalog.h"
 
 PG_MODULE_MAGIC;
 
@@ -18,6 +18,6 @@ void
 _PG_init(void)
 {
 	wl_guc_init();
-	wl_store_init();
+	wl_catalog_init();
 	wl_bgworker_init();
 }

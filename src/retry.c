@@ -3,6 +3,7 @@
  * workload goes back to READY with backoff while its kind is retryable and
  * attempts remain, else to DEAD_LETTER.  The transition table still decides
  * whether each move is legal; this file only chooses which one to ask for.
+ * Layer 3.
  */
 #include "postgres.h"
 
@@ -10,7 +11,10 @@
 
 #include "clock.h"
 #include "fence.h"
+#include "jsonb_util.h"
 #include "retry.h"
+#include "store_ops.h"
+#include "transition.h"
 
 /*
  * wl_retry_delay_ms: fixed is initial_delay_ms; exponential is
@@ -46,7 +50,7 @@ wl_retry_or_dead_letter(WlRow *row, const char *kind, const char *actor)
 	bool		retryable;
 
 	wl_store_policy(row->workload_id, &p);
-	retryable = kind == NULL || wl_payload_array_contains(p.retry_on, kind);
+	retryable = kind == NULL || wl_array_contains(p.retry_on, kind);
 	wl_json_begin(&b);
 	wl_json_int(&b, "attempt", row->attempt_count);
 	wl_json_int(&b, "max_attempts", p.max_attempts);
@@ -62,12 +66,12 @@ wl_retry_or_dead_letter(WlRow *row, const char *kind, const char *actor)
 		wl_json_str(&b, "cause", "retry");
 		wl_json_int(&b, "retry_count", row->retry_count);
 		wl_json_int(&b, "delay_ms", delay);
-		wl_store_transition(row, WL_READY, actor, wl_json_end(&b));
+		wl_transition(row, WL_READY, actor, wl_json_end(&b));
 	}
 	else
 	{
 		wl_json_str(&b, "cause", retryable ? "attempts_exhausted" : "not_retryable");
-		wl_store_transition(row, WL_DEAD_LETTER, actor, wl_json_end(&b));
+		wl_transition(row, WL_DEAD_LETTER, actor, wl_json_end(&b));
 	}
 	return row->state;
 }
@@ -88,10 +92,10 @@ wl_retry_timeout(WlRow *row, const char *actor, const char *cause, bool final)
 	if (row->claim_id)
 		wl_store_attempt_close(row, "TIMED_OUT", "timeout", NULL);
 	wl_fence_release(row);
-	wl_store_transition(row, WL_TIMED_OUT, actor, evidence);
+	wl_transition(row, WL_TIMED_OUT, actor, evidence);
 	if (final)
 	{
-		wl_store_transition(row, WL_DEAD_LETTER, "workload.timeout",
+		wl_transition(row, WL_DEAD_LETTER, "workload.timeout",
 							wl_fence_evidence(row, "timeout_final"));
 		return row->state;
 	}

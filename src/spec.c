@@ -1,11 +1,11 @@
 /*
  * spec.c: the workload_create spec (SPEC section 4): its closed set of
  * fields, their types, their defaults.  Fills a WlSpec; refuses anything
- * else with WORKLOAD_INVALID.  It reads jsonb only; it never touches a table.
+ * else with WORKLOAD_INVALID.  Layer 1: it reads jsonb and never touches a
+ * table.
  */
 #include "postgres.h"
 
-#include <ctype.h>
 #include <limits.h>
 
 #include "catalog/pg_type.h"
@@ -13,8 +13,11 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
+#include "args.h"
 #include "errors.h"
+#include "jsonb_util.h"
 #include "payload.h"
+#include "spec.h"
 
 static const char *const spec_fields[] = {
 	"tenant_id", "application_id", "environment", "definition_id",
@@ -24,16 +27,16 @@ static const char *const spec_fields[] = {
 	"completion_criteria", "governing_snapshots", NULL
 };
 static const char *const subject_fields[] = {"kind", "id", NULL};
-static const char *const subject_kinds[] = {"agent", "human", "service", "workload", NULL};
+const char *const wl_subject_kinds[] = {"agent", "human", "service", "workload", NULL};
 static const char *const snapshot_fields[] = {"grant", "key_id", "signature", NULL};
 static const char *const policy_fields[] = {
 	"max_attempts", "initial_delay_ms", "max_delay_ms", "backoff", "retry_on", NULL
 };
-static const char *const timeout_fields[] = {
-	"queue_ms", "claim_ms", "execution_ms", "heartbeat_ms", "overall_ms", NULL
-};
+#define WL_TIMEOUT_NAME(f) #f,
+const char *const wl_timeout_fields[] = {WL_TIMEOUTS(WL_TIMEOUT_NAME) NULL};
+#undef WL_TIMEOUT_NAME
 static const char *const dependency_fields[] = {"workload_id", "required_state", NULL};
-static const char *const governing_fields[] = {
+const char *const wl_governing_fields[] = {
 	"proposal_digest", "manifest_digest", "registry_digest", "policy_digest",
 	"authorization_digest", NULL
 };
@@ -42,34 +45,21 @@ static const char *const contains_fields[] = {"kind", "field", "equals", NULL};
 
 #define MAX_MS ((int64) 10 * 366 * 24 * 3600 * 1000)	/* ten years */
 
-static bool
-in_list(const char *const *list, const char *s, int len)
+/* wl_in_list: whether s is one of the NULL-terminated list's strings. */
+bool
+wl_in_list(const char *const *list, const char *s)
 {
-	for (int i = 0; list[i]; i++)
+	for (int i = 0; s && list[i]; i++)
 	{
-		if (strlen(list[i]) == (size_t) len && strncmp(list[i], s, len) == 0)
+		if (strcmp(list[i], s) == 0)
 			return true;
 	}
 	return false;
 }
 
-static bool
-is_object(JsonbValue *v)
-{
-	return v && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data);
-}
-
-static bool
-is_array(JsonbValue *v)
-{
-	return v && v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data);
-}
-
-static JsonbValue *
-field(JsonbContainer *c, const char *key)
-{
-	return getKeyJsonValueFromContainer(c, key, strlen(key), NULL);
-}
+#define is_object wl_json_is_object
+#define is_array wl_json_is_array
+#define field wl_json_get
 
 /* check_keys refuses any key of object c not in allowed. */
 static void
@@ -78,7 +68,7 @@ check_keys(JsonbContainer *c, const char *const *allowed, const char *where)
 	char	   *key;
 
 	if (!wl_json_keys_within(c, allowed, &key))
-		wl_refuse(WL_E_INVALID, errdetail("%s has an unknown field \"%s\".", where, key));
+		wl_refuse(WL_E_INVALID, errdetail("Object %s has an unknown field \"%s\".", where, key));
 }
 
 static JsonbContainer *
@@ -89,11 +79,11 @@ object_field(JsonbContainer *c, const char *key, const char *where, bool require
 	if (v == NULL || v->type == jbvNull)
 	{
 		if (required)
-			wl_refuse(WL_E_INVALID, errdetail("%s.%s is required.", where, key));
+			wl_refuse(WL_E_INVALID, errdetail("Field %s.%s is required.", where, key));
 		return NULL;
 	}
 	if (!is_object(v))
-		wl_refuse(WL_E_INVALID, errdetail("%s.%s must be an object.", where, key));
+		wl_refuse(WL_E_INVALID, errdetail("Field %s.%s must be an object.", where, key));
 	return v->val.binary.data;
 }
 
@@ -103,20 +93,14 @@ text_value(JsonbValue *v, const char *where, const char *key, int maxlen)
 	char	   *s;
 
 	if (v->type != jbvString)
-		wl_refuse(WL_E_INVALID, errdetail("%s.%s must be a string.", where, key));
+		wl_refuse(WL_E_INVALID, errdetail("Field %s.%s must be a string.", where, key));
+	if (wl_text_blank(v->val.string.val, v->val.string.len))
+		wl_refuse(WL_E_INVALID, errdetail("Field %s.%s must not be blank.", where, key));
+	if (v->val.string.len > maxlen)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("Field %s.%s is longer than %d bytes.", where, key, maxlen));
 	s = pnstrdup(v->val.string.val, v->val.string.len);
-	for (int i = 0; s[i]; i++)
-	{
-		if (!isspace((unsigned char) s[i]))
-		{
-			if (v->val.string.len > maxlen)
-				wl_refuse(WL_E_INVALID,
-						  errdetail("%s.%s is longer than %d bytes.", where, key, maxlen));
-			return s;
-		}
-	}
-	wl_refuse(WL_E_INVALID, errdetail("%s.%s must not be blank.", where, key));
-	return NULL;				/* keep compiler quiet */
+	return s;
 }
 
 static char *
@@ -127,7 +111,7 @@ text_field(JsonbContainer *c, const char *key, const char *where, bool required)
 	if (v == NULL || v->type == jbvNull)
 	{
 		if (required)
-			wl_refuse(WL_E_INVALID, errdetail("%s.%s is required.", where, key));
+			wl_refuse(WL_E_INVALID, errdetail("Field %s.%s is required.", where, key));
 		return NULL;
 	}
 	return text_value(v, where, key, WL_MAX_ID_LEN);
@@ -144,7 +128,7 @@ int_field(JsonbContainer *c, const char *key, const char *where,
 	if (!wl_json_int_value(v, out) ||
 		*out < min || *out > max)
 		wl_refuse(WL_E_INVALID,
-				  errdetail("%s.%s must be an integer from " INT64_FORMAT " to " INT64_FORMAT ".",
+				  errdetail("Field %s.%s must be an integer from " INT64_FORMAT " to " INT64_FORMAT ".",
 							where, key, min, max));
 	return true;
 }
@@ -164,11 +148,11 @@ text_array_field(JsonbContainer *c, const char *key, const char *where)
 	if (v == NULL || v->type == jbvNull)
 		return NULL;
 	if (!is_array(v))
-		wl_refuse(WL_E_INVALID, errdetail("%s.%s must be an array of strings.", where, key));
+		wl_refuse(WL_E_INVALID, errdetail("Field %s.%s must be an array of strings.", where, key));
 	n = JsonContainerSize(v->val.binary.data);
 	if (n > WL_MAX_ARRAY_ITEMS)
 		wl_refuse(WL_E_INVALID,
-				  errdetail("%s.%s has %d items; the limit is %d.", where, key, n, WL_MAX_ARRAY_ITEMS));
+				  errdetail("Field %s.%s has %d items; the limit is %d.", where, key, n, WL_MAX_ARRAY_ITEMS));
 	items = palloc(sizeof(Datum) * (n + 1));
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
@@ -194,14 +178,14 @@ parse_subject(WlSpec *out, JsonbValue *v)
 	char	   *kind;
 
 	if (v == NULL || v->type == jbvNull)
-		wl_refuse(WL_E_INVALID, errdetail("spec.requested_by is required."));
+		wl_refuse(WL_E_INVALID, errdetail("Field spec.requested_by is required."));
 	if (!is_object(v))
-		wl_refuse(WL_E_INVALID, errdetail("spec.requested_by must be an object."));
+		wl_refuse(WL_E_INVALID, errdetail("Field spec.requested_by must be an object."));
 	check_keys(v->val.binary.data, subject_fields, "spec.requested_by");
 	kind = text_field(v->val.binary.data, "kind", "spec.requested_by", true);
-	if (!in_list(subject_kinds, kind, strlen(kind)))
+	if (!wl_in_list(wl_subject_kinds, kind))
 		wl_refuse(WL_E_INVALID,
-				  errdetail("spec.requested_by.kind must be agent, human, service or workload."));
+				  errdetail("Field spec.requested_by.kind must be agent, human, service or workload."));
 	out->requested_kind = kind;
 	out->requested_id = text_field(v->val.binary.data, "id", "spec.requested_by", true);
 	out->requested_by = JsonbValueToJsonb(v);
@@ -211,9 +195,9 @@ static void
 parse_snapshot(WlSpec *out, JsonbValue *v)
 {
 	if (v == NULL || v->type == jbvNull)
-		wl_refuse(WL_E_INVALID, errdetail("spec.authorization_snapshot is required."));
+		wl_refuse(WL_E_INVALID, errdetail("Field spec.authorization_snapshot is required."));
 	if (!is_object(v))
-		wl_refuse(WL_E_INVALID, errdetail("spec.authorization_snapshot must be an object."));
+		wl_refuse(WL_E_INVALID, errdetail("Field spec.authorization_snapshot must be an object."));
 	check_keys(v->val.binary.data, snapshot_fields, "spec.authorization_snapshot");
 	object_field(v->val.binary.data, "grant", "spec.authorization_snapshot", true);
 	text_field(v->val.binary.data, "key_id", "spec.authorization_snapshot", true);
@@ -224,61 +208,74 @@ parse_snapshot(WlSpec *out, JsonbValue *v)
 static void
 parse_policy(WlSpec *out, JsonbContainer *c)
 {
+	WlPolicy   *p = &out->policy;
 	int64		n;
 	char	   *backoff;
 
-	out->max_attempts = 3;
-	out->initial_delay_ms = 1000;
-	out->max_delay_ms = 300000;
+	p->max_attempts = 3;
+	p->initial_delay_ms = 1000;
+	p->max_delay_ms = 300000;
 	out->backoff = "exponential";
-	out->retry_on = NULL;
-	if (c == NULL)
-		goto defaults;
-	check_keys(c, policy_fields, "spec.retry_policy");
-	if (int_field(c, "max_attempts", "spec.retry_policy", 1, 1000, &n))
-		out->max_attempts = (int) n;
-	int_field(c, "initial_delay_ms", "spec.retry_policy", 0, MAX_MS, &out->initial_delay_ms);
-	int_field(c, "max_delay_ms", "spec.retry_policy", 0, MAX_MS, &out->max_delay_ms);
-	if (out->max_delay_ms < out->initial_delay_ms)
-		wl_refuse(WL_E_INVALID,
-				  errdetail("spec.retry_policy.max_delay_ms must not be less than initial_delay_ms."));
-	backoff = text_field(c, "backoff", "spec.retry_policy", false);
-	if (backoff)
+	p->retry_on = NULL;
+	if (c != NULL)
 	{
-		if (strcmp(backoff, "exponential") != 0 && strcmp(backoff, "fixed") != 0)
+		check_keys(c, policy_fields, "spec.retry_policy");
+		if (int_field(c, "max_attempts", "spec.retry_policy", 1, 1000, &n))
+			p->max_attempts = (int) n;
+		int_field(c, "initial_delay_ms", "spec.retry_policy", 0, MAX_MS, &p->initial_delay_ms);
+		int_field(c, "max_delay_ms", "spec.retry_policy", 0, MAX_MS, &p->max_delay_ms);
+		if (p->max_delay_ms < p->initial_delay_ms)
 			wl_refuse(WL_E_INVALID,
-					  errdetail("spec.retry_policy.backoff must be \"exponential\" or \"fixed\"."));
-		out->backoff = backoff;
+					  errdetail("Field spec.retry_policy.max_delay_ms must not be less than initial_delay_ms."));
+		backoff = text_field(c, "backoff", "spec.retry_policy", false);
+		if (backoff)
+		{
+			if (strcmp(backoff, "exponential") != 0 && strcmp(backoff, "fixed") != 0)
+				wl_refuse(WL_E_INVALID,
+						  errdetail("Field spec.retry_policy.backoff must be \"exponential\" or \"fixed\"."));
+			out->backoff = backoff;
+		}
+		p->retry_on = text_array_field(c, "retry_on", "spec.retry_policy");
 	}
-	out->retry_on = text_array_field(c, "retry_on", "spec.retry_policy");
-defaults:
-	if (out->retry_on == NULL)
+	p->exponential = strcmp(out->backoff, "exponential") == 0;
+	if (p->retry_on == NULL)
 	{
 		Datum		kinds[3];
 
 		kinds[0] = CStringGetTextDatum("timeout");
 		kinds[1] = CStringGetTextDatum("worker_failure");
 		kinds[2] = CStringGetTextDatum("transient_connection");
-		out->retry_on = construct_array(kinds, 3, TEXTOID, -1, false, TYPALIGN_INT);
+		p->retry_on = construct_array(kinds, 3, TEXTOID, -1, false, TYPALIGN_INT);
 	}
 }
 
+/* parse_timeouts reads the timeouts object into out->timeout_ms (0 where absent). */
 static void
 parse_timeouts(WlSpec *out, JsonbValue *v)
 {
-	int64		n;
+	int64		ms[WL_TIMEOUT_COUNT];
 
+	memset(ms, 0, sizeof(ms));
+	memset(out->timeout_set, 0, sizeof(out->timeout_set));
 	if (v == NULL || v->type == jbvNull)
+		out->timeouts = wl_json_parse("{}");
+	else
 	{
-		out->timeouts = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
-		return;
+		if (!is_object(v))
+			wl_refuse(WL_E_INVALID, errdetail("Field spec.timeouts must be an object."));
+		check_keys(v->val.binary.data, wl_timeout_fields, "spec.timeouts");
+		for (int i = 0; wl_timeout_fields[i]; i++)
+			out->timeout_set[i] = int_field(v->val.binary.data, wl_timeout_fields[i],
+											"spec.timeouts", 1, MAX_MS, &ms[i]);
+		out->timeouts = JsonbValueToJsonb(v);
 	}
-	if (!is_object(v))
-		wl_refuse(WL_E_INVALID, errdetail("spec.timeouts must be an object."));
-	check_keys(v->val.binary.data, timeout_fields, "spec.timeouts");
-	for (int i = 0; timeout_fields[i]; i++)
-		int_field(v->val.binary.data, timeout_fields[i], "spec.timeouts", 1, MAX_MS, &n);
-	out->timeouts = JsonbValueToJsonb(v);
+	{
+		int			i = 0;
+
+#define WL_TIMEOUT_FILL(f) out->timeout_ms.f = ms[i++];
+		WL_TIMEOUTS(WL_TIMEOUT_FILL)
+#undef WL_TIMEOUT_FILL
+	}
 }
 
 static void
@@ -295,11 +292,11 @@ parse_dependencies(WlSpec *out, JsonbValue *v)
 	if (v != NULL && v->type != jbvNull)
 	{
 		if (!is_array(v))
-			wl_refuse(WL_E_INVALID, errdetail("spec.dependencies must be an array."));
+			wl_refuse(WL_E_INVALID, errdetail("Field spec.dependencies must be an array."));
 		n = JsonContainerSize(v->val.binary.data);
 		if (n > WL_MAX_ARRAY_ITEMS)
 			wl_refuse(WL_E_INVALID,
-					  errdetail("spec.dependencies has %d items; the limit is %d.", n, WL_MAX_ARRAY_ITEMS));
+					  errdetail("Field spec.dependencies has %d items; the limit is %d.", n, WL_MAX_ARRAY_ITEMS));
 		out->dep_ids = palloc(sizeof(char *) * (n + 1));
 		out->dep_states = palloc(sizeof(WlState) * (n + 1));
 		it = JsonbIteratorInit(v->val.binary.data);
@@ -313,18 +310,18 @@ parse_dependencies(WlSpec *out, JsonbValue *v)
 			if (tok != WJB_ELEM)
 				continue;
 			if (!is_object(&e))
-				wl_refuse(WL_E_INVALID, errdetail("spec.dependencies items must be objects."));
+				wl_refuse(WL_E_INVALID, errdetail("Field spec.dependencies items must be objects."));
 			check_keys(e.val.binary.data, dependency_fields, "spec.dependencies[]");
 			id = text_field(e.val.binary.data, "workload_id", "spec.dependencies[]", true);
 			req = text_field(e.val.binary.data, "required_state", "spec.dependencies[]", false);
 			if (req && !wl_state_lookup(req, &st_req))
 				wl_refuse(WL_E_INVALID,
-						  errdetail("spec.dependencies[].required_state \"%s\" is not a workload state.", req));
+						  errdetail("Field spec.dependencies[].required_state \"%s\" is not a workload state.", req));
 			for (int i = 0; i < out->ndeps; i++)
 			{
 				if (strcmp(out->dep_ids[i], id) == 0)
 					wl_refuse(WL_E_INVALID,
-							  errdetail("spec.dependencies names \"%s\" twice.", id));
+							  errdetail("Field spec.dependencies names \"%s\" twice.", id));
 			}
 			out->dep_ids[out->ndeps] = id;
 			out->dep_states[out->ndeps] = st_req;
@@ -350,15 +347,15 @@ parse_criterion(JsonbValue *e)
 	JsonbValue *f;
 
 	if (!is_object(e))
-		wl_refuse(WL_E_INVALID, errdetail("%s items must be objects.", where));
+		wl_refuse(WL_E_INVALID, errdetail("Items of %s must be objects.", where));
 	kind = text_field(e->val.binary.data, "kind", where, true);
 	if (strcmp(kind, "result_count") == 0)
 	{
 		check_keys(e->val.binary.data, count_fields, where);
 		if (!int_field(e->val.binary.data, "min", where, 1, INT_MAX, &min))
-			wl_refuse(WL_E_INVALID, errdetail("%s.min is required for result_count.", where));
+			wl_refuse(WL_E_INVALID, errdetail("Field %s.min is required for result_count.", where));
 		if (int_field(e->val.binary.data, "max", where, 1, INT_MAX, &max) && max < min)
-			wl_refuse(WL_E_INVALID, errdetail("%s.max must not be less than min.", where));
+			wl_refuse(WL_E_INVALID, errdetail("Field %s.max must not be less than min.", where));
 	}
 	else if (strcmp(kind, "result_contains") == 0)
 	{
@@ -366,13 +363,13 @@ parse_criterion(JsonbValue *e)
 		f = field(e->val.binary.data, "field");
 		if (f == NULL || f->type != jbvString || f->val.string.len < 1 ||
 			f->val.string.len > 128)
-			wl_refuse(WL_E_INVALID, errdetail("%s.field must be a string of 1 to 128 characters.", where));
+			wl_refuse(WL_E_INVALID, errdetail("Field %s.field must be a string of 1 to 128 characters.", where));
 		if (field(e->val.binary.data, "equals") == NULL)
-			wl_refuse(WL_E_INVALID, errdetail("%s.equals is required for result_contains.", where));
+			wl_refuse(WL_E_INVALID, errdetail("Field %s.equals is required for result_contains.", where));
 	}
 	else
 		wl_refuse(WL_E_INVALID,
-				  errdetail("%s.kind must be \"result_count\" or \"result_contains\".", where));
+				  errdetail("Field %s.kind must be \"result_count\" or \"result_contains\".", where));
 }
 
 static void
@@ -384,13 +381,13 @@ parse_criteria(WlSpec *out, JsonbValue *v)
 
 	if (v == NULL || v->type == jbvNull)
 	{
-		out->completion_criteria = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("[]")));
+		out->completion_criteria = wl_json_parse("[]");
 		return;
 	}
 	if (!is_array(v))
-		wl_refuse(WL_E_INVALID, errdetail("spec.completion_criteria must be an array."));
+		wl_refuse(WL_E_INVALID, errdetail("Field spec.completion_criteria must be an array."));
 	if (JsonContainerSize(v->val.binary.data) > WL_MAX_ARRAY_ITEMS)
-		wl_refuse(WL_E_INVALID, errdetail("spec.completion_criteria has too many items."));
+		wl_refuse(WL_E_INVALID, errdetail("Field spec.completion_criteria has too many items."));
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
 	{
@@ -407,31 +404,31 @@ parse_governing(WlSpec *out, JsonbValue *v)
 	if (v == NULL || v->type == jbvNull)
 		return;
 	if (!is_object(v))
-		wl_refuse(WL_E_INVALID, errdetail("spec.governing_snapshots must be an object."));
-	check_keys(v->val.binary.data, governing_fields, "spec.governing_snapshots");
-	for (int i = 0; governing_fields[i]; i++)
-		text_field(v->val.binary.data, governing_fields[i], "spec.governing_snapshots", true);
+		wl_refuse(WL_E_INVALID, errdetail("Field spec.governing_snapshots must be an object."));
+	check_keys(v->val.binary.data, wl_governing_fields, "spec.governing_snapshots");
+	for (int i = 0; wl_governing_fields[i]; i++)
+		text_field(v->val.binary.data, wl_governing_fields[i], "spec.governing_snapshots", true);
 	out->governing_snapshots = JsonbValueToJsonb(v);
 }
 
 /*
- * wl_payload_parse_spec validates a workload_create spec and fills out with
+ * wl_spec_parse validates a workload_create spec and fills out with
  * its values and defaults.  Raises WORKLOAD_INVALID on any unknown field,
  * wrong type, blank id or out-of-range number, and WORKLOAD_SECRET_REJECTED
  * on a secret in input.
  */
 void
-wl_payload_parse_spec(Jsonb *spec, WlSpec *out)
+wl_spec_parse(Jsonb *spec, WlSpec *out)
 {
 	JsonbContainer *c = &spec->root;
 	JsonbValue *v;
 	int64		n;
 
 	if (!JB_ROOT_IS_OBJECT(spec) || JB_ROOT_IS_SCALAR(spec))
-		wl_refuse(WL_E_INVALID, errdetail("spec must be a JSON object."));
+		wl_refuse(WL_E_INVALID, errdetail("Argument \"spec\" must be a JSON object."));
 	if (VARSIZE(spec) > WL_MAX_SPEC_BYTES)
 		wl_refuse(WL_E_INVALID,
-				  errdetail("spec is %zu bytes; the limit is %d.", (size_t) VARSIZE(spec), WL_MAX_SPEC_BYTES));
+				  errdetail("Argument \"spec\" is %zu bytes; the limit is %d.", (size_t) VARSIZE(spec), WL_MAX_SPEC_BYTES));
 	check_keys(c, spec_fields, "spec");
 
 	out->tenant_id = text_field(c, "tenant_id", "spec", true);
@@ -444,7 +441,7 @@ wl_payload_parse_spec(Jsonb *spec, WlSpec *out)
 
 	v = field(c, "input");
 	if (v == NULL)
-		wl_refuse(WL_E_INVALID, errdetail("spec.input is required."));
+		wl_refuse(WL_E_INVALID, errdetail("Field spec.input is required."));
 	out->input = JsonbValueToJsonb(v);
 	wl_payload_check(out->input, "input", WL_MAX_PAYLOAD_BYTES);
 

@@ -1,20 +1,14 @@
 /*
- * states.c: the transition table, state names, wl_state_require(), and the
- * SQL entry points workload_can_transition / workload_transitions.
+ * states.c: the transition table, state names and event types, and every
+ * question about states, answered from the table (layer 1: no SPI).
  *
  * This is the only list of legal moves.  No other file decides legality; a
  * caller may choose which target to ask for, and this table says yes or no.
  */
 #include "postgres.h"
 
-#include "fmgr.h"
-#include "funcapi.h"
-#include "utils/builtins.h"
-
-#include "compat.h"
 #include "errors.h"
 #include "states.h"
-#include "store.h"
 
 static const char *const wl_state_names[WL_STATE_COUNT] = {
 	[WL_CREATED] = "CREATED",
@@ -160,63 +154,42 @@ wl_state_is_final(WlState s)
 	return true;
 }
 
-/* wl_state_holds_claim: states in which a worker holds the workload. */
+/*
+ * wl_state_holds_claim: states in which a worker holds the workload: those
+ * a cancel turns into a request to the worker (an edge to
+ * CANCELLATION_REQUESTED), and that request itself.
+ */
 bool
 wl_state_holds_claim(WlState s)
 {
-	return s == WL_CLAIMED || s == WL_RUNNING || s == WL_CHECKPOINTED ||
-		s == WL_CANCELLATION_REQUESTED;
+	return s == WL_CANCELLATION_REQUESTED || wl_state_allowed(s, WL_CANCELLATION_REQUESTED);
 }
 
-/*
- * workload_can_transition(from, to) answers from the same table the C code
- * enforces.  NULL is WORKLOAD_INVALID.
- */
-PG_FUNCTION_INFO_V1(workload_can_transition);
-Datum
-workload_can_transition(PG_FUNCTION_ARGS)
+/* wl_state_can_time_out: states with an edge to TIMED_OUT (where timeouts apply). */
+bool
+wl_state_can_time_out(WlState s)
 {
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		wl_refuse(WL_E_INVALID, errdetail("from and to must not be NULL."));
-	PG_RETURN_BOOL(wl_state_allowed(wl_store_state_from_oid(PG_GETARG_OID(0)),
-									wl_store_state_from_oid(PG_GETARG_OID(1))));
+	return wl_state_allowed(s, WL_TIMED_OUT);
 }
 
-/* workload_transitions lists the table, one row per legal edge. */
-PG_FUNCTION_INFO_V1(workload_transitions);
-Datum
-workload_transitions(PG_FUNCTION_ARGS)
+/* wl_state_is_retryable: what workload_retry puts back to READY (SPEC section 4). */
+bool
+wl_state_is_retryable(WlState s)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-
-	InitMaterializedSRF(fcinfo, 0);
-	for (int i = 0; i < lengthof(wl_edges); i++)
-	{
-		Datum		values[2];
-		bool		nulls[2] = {false, false};
-
-		values[0] = wl_store_state_oid(wl_edges[i].from);
-		values[1] = wl_store_state_oid(wl_edges[i].to);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
+	return s == WL_FAILED || s == WL_TIMED_OUT || s == WL_DEAD_LETTER;
 }
 
-/* workload_state_names lists the C name table, for the test that compares it with the enum. */
-PG_FUNCTION_INFO_V1(workload_state_names);
-Datum
-workload_state_names(PG_FUNCTION_ARGS)
+/* wl_state_is_compensable: what workload_compensate accepts (SPEC section 7). */
+bool
+wl_state_is_compensable(WlState s)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	return s == WL_FAILED || s == WL_DEAD_LETTER || s == WL_CANCELLED;
+}
 
-	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	for (int i = 0; i < WL_STATE_COUNT; i++)
-	{
-		Datum		values[1];
-		bool		nulls[1] = {false};
-
-		values[0] = CStringGetTextDatum(wl_state_names[i]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
+/* wl_state_edges: the table itself, for workload_transitions(). */
+const WlEdge *
+wl_state_edges(int *n)
+{
+	*n = lengthof(wl_edges);
+	return wl_edges;
 }

@@ -1,5 +1,5 @@
 /*
- * states.h: workload states and the one transition table (states.c).
+ * states.h: workload states and the one transition table (states.c; layer 1).
  */
 #ifndef WL_STATES_H
 #define WL_STATES_H
@@ -36,5 +36,9 @@ extern void wl_state_require(const char *workload_id, WlState from, WlState to);
 extern bool wl_state_is_final(WlState s);
 extern const char *wl_state_event_type(WlState s);
 extern bool wl_state_holds_claim(WlState s);
+extern bool wl_state_can_time_out(WlState s);
+extern bool wl_state_is_retryable(WlState s);
+extern bool wl_state_is_compensable(WlState s);
+extern const WlEdge *wl_state_edges(int *n);
 
 #endif

@@ -2,7 +2,8 @@
  * store.c: prepares and runs the statements of store_sql.c (the only SQL
  * text for our tables).  Every statement is a plan prepared once per backend
  * (SPI_prepare + SPI_keepplan) and run with typed parameters; the raw-write
- * trigger lets a write through only while one of these plans runs.
+ * trigger lets a write through only while one of these plans runs.  It
+ * decides nothing: no membership, no tick, no NOTIFY, no cascade.  Layer 2.
  *
  * Lock order, everywhere: the workload row (FOR NO KEY UPDATE), then its
  * attempts, checkpoints, results, events, waits and compensation steps.
@@ -13,38 +14,23 @@
  */
 #include "postgres.h"
 
-#include "access/genam.h"
-#include "access/stratnum.h"
-#include "access/htup_details.h"
-#include "access/table.h"
-#include "catalog/indexing.h"
-#include "catalog/pg_enum.h"
-#include "catalog/pg_extension.h"
+#include "access/xact.h"
 #include "catalog/pg_type.h"
-#include "commands/extension.h"
 #include "commands/trigger.h"
 #include "utils/builtins.h"
-#include "utils/timestamp.h"
-#include "access/xact.h"
-#include "utils/fmgroids.h"
 #include "utils/guc.h"
-#include "utils/plancache.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
-#include "utils/syscache.h"
+#include "utils/plancache.h"
+#include "utils/timestamp.h"
 
+#include "catalog.h"
 #include "errors.h"
 #include "store.h"
 
-#include "store_sql.h"
-
-/* Backend-lifetime cache: the enum type, its label OIDs, the saved plans. */
-static bool cache_valid = false;
-static Oid	state_type = InvalidOid;
-static uint32 state_type_hash = 0;
-static Oid	state_oids[WL_STATE_COUNT];
+/* Backend-lifetime cache: the saved plans, made with the catalog generation. */
 static SPIPlanPtr plans[P_COUNT];
 static TimestampTz planned_at[P_COUNT];
+static uint64 plans_generation = 0;
 
 /*
  * A plan is made again this often (by the transaction start time of the
@@ -53,127 +39,6 @@ static TimestampTz planned_at[P_COUNT];
  */
 #define WL_REPLAN_AFTER_US (60 * USECS_PER_SEC)
 static int	api_writing = 0;
-
-/*
- * A change to our enum type (DROP/CREATE EXTENSION in this backend's life)
- * makes the cached OIDs and the plans typed with them stale.
- */
-static void
-type_changed(Datum arg, int cacheid, uint32 hashvalue)
-{
-	if (hashvalue == 0 || hashvalue == state_type_hash)
-		cache_valid = false;
-}
-
-/* wl_store_init registers the invalidation callback; called from _PG_init. */
-void
-wl_store_init(void)
-{
-	CacheRegisterSyscacheCallback(TYPEOID, type_changed, (Datum) 0);
-}
-
-/* extension_schema: pg_extension.extnamespace (get_extension_schema is static before 16). */
-static Oid
-extension_schema(Oid extoid)
-{
-	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	Oid			nsp = InvalidOid;
-
-	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(extoid));
-	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-	tup = systable_getnext(scan);
-	if (HeapTupleIsValid(tup))
-		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return nsp;
-}
-
-/*
- * wl_store_api_schema: the schema the extension's API lives in, or
- * InvalidOid when the extension is not installed in this database.
- */
-Oid
-wl_store_api_schema(void)
-{
-	Oid			extoid = get_extension_oid("workload", true);
-
-	return OidIsValid(extoid) ? extension_schema(extoid) : InvalidOid;
-}
-
-static void
-ensure_cache(void)
-{
-	Oid			extoid;
-	Oid			nsp;
-
-	if (cache_valid)
-		return;
-	for (int i = 0; i < P_COUNT; i++)
-	{
-		if (plans[i])
-			SPI_freeplan(plans[i]);
-		plans[i] = NULL;
-	}
-	extoid = get_extension_oid("workload", true);
-	if (!OidIsValid(extoid))
-		elog(ERROR, "extension \"workload\" is not installed in this database");
-	nsp = extension_schema(extoid);
-	state_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-								 CStringGetDatum("workload_state"), ObjectIdGetDatum(nsp));
-	if (!OidIsValid(state_type))
-		elog(ERROR, "type workload_state not found in the extension's schema");
-	state_type_hash = GetSysCacheHashValue1(TYPEOID, ObjectIdGetDatum(state_type));
-	for (int i = 0; i < WL_STATE_COUNT; i++)
-	{
-		HeapTuple	tup = SearchSysCache2(ENUMTYPOIDNAME, ObjectIdGetDatum(state_type),
-										  CStringGetDatum(wl_state_name((WlState) i)));
-
-		if (!HeapTupleIsValid(tup))
-			elog(ERROR, "workload_state has no label \"%s\"", wl_state_name((WlState) i));
-		state_oids[i] = ((Form_pg_enum) GETSTRUCT(tup))->oid;
-		ReleaseSysCache(tup);
-	}
-	cache_valid = true;
-}
-
-Oid
-wl_store_state_oid(WlState s)
-{
-	ensure_cache();
-	return state_oids[s];
-}
-
-/* wl_store_state_type: the OID of the workload_state type. */
-Oid
-wl_store_state_type(void)
-{
-	ensure_cache();
-	return state_type;
-}
-
-Datum
-wl_store_state_datum(WlState s)
-{
-	return ObjectIdGetDatum(wl_store_state_oid(s));
-}
-
-WlState
-wl_store_state_from_oid(Oid oid)
-{
-	ensure_cache();
-	for (int i = 0; i < WL_STATE_COUNT; i++)
-	{
-		if (state_oids[i] == oid)
-			return (WlState) i;
-	}
-	elog(ERROR, "unknown workload_state OID %u", oid);
-	return WL_CREATED;			/* keep compiler quiet */
-}
 
 /*
  * build_by_keys makes the generic plan of a statement now, with the planner
@@ -203,12 +68,30 @@ build_by_keys(SPIPlanPtr plan)
 	AtEOXact_GUC(true, nest);
 }
 
+/* forget every saved plan: they were typed with OIDs that changed */
+static void
+forget_plans(void)
+{
+	for (int i = 0; i < P_COUNT; i++)
+	{
+		if (plans[i])
+			SPI_freeplan(plans[i]);
+		plans[i] = NULL;
+	}
+}
+
 static pg_noinline SPIPlanPtr
 get_plan(WlPlanId id)
 {
 	TimestampTz now = GetCurrentTransactionStartTimestamp();
+	uint64		gen = wl_catalog_generation();
+	Oid			state_type = wl_catalog_state_type();
 
-	ensure_cache();
+	if (gen != plans_generation)
+	{
+		forget_plans();
+		plans_generation = gen;
+	}
 	/* not while one of our plans runs: it could be this one */
 	if (plans[id] != NULL && api_writing == 0 && now - planned_at[id] > WL_REPLAN_AFTER_US)
 	{
@@ -314,6 +197,33 @@ wl_store_ts(SPITupleTable *t, int row, int col, bool *isnull)
 	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, isnull);
 
 	return *isnull ? 0 : DatumGetTimestampTz(d);
+}
+
+/* wl_store_jsonb: a copy, in the current memory context, of a jsonb column (NULL if null). */
+Jsonb *
+wl_store_jsonb(SPITupleTable *t, int row, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
+
+	return isnull ? NULL : DatumGetJsonbPCopy(d);
+}
+
+/* wl_store_array: a copy, in the current memory context, of an array column (NULL if null). */
+ArrayType *
+wl_store_array(SPITupleTable *t, int row, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
+
+	return isnull ? NULL : DatumGetArrayTypePCopy(d);
+}
+
+/* wl_store_state_arg: a workload_state parameter. */
+Datum
+wl_store_state_arg(int state)
+{
+	return wl_catalog_state_datum((WlState) state);
 }
 
 /*

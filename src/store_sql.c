@@ -1,13 +1,15 @@
 /*
  * store_sql.c: the text of every SQL statement workload runs against its
  * tables, one entry per plan.  store.c prepares each once per backend and
- * runs it; nothing else in src/ spells SQL for our tables.
+ * runs it; the typed wrappers (store_rows.c, store_parts.c, store_meta.c)
+ * are the only code that knows a statement's parameters and columns.
+ * Nothing else in src/ spells SQL for our tables.  Layer 2.
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
 
-#include "store.h"
+#include "row.h"
 #include "store_sql.h"
 
 #define DOC_FIELDS \
@@ -74,13 +76,32 @@
 /* the state of the workload whose id is the expression id (NULL if none) */
 #define DEP_STATE(id) "(SELECT p.state FROM workload.workloads p WHERE p.workload_id = " id ")"
 
-/* The columns of a locked row, as wl_store_lock reads them into a WlRow. */
+/* The timeout columns, in WL_TIMEOUTS order ("w.queue_ms, w.claim_ms, ..."). */
+#define TIMEOUT_COL(f) "w." #f ", "
+#define TIMEOUT_NAME(f) #f ", "
+#define TIMEOUT_COLUMNS WL_TIMEOUTS(TIMEOUT_COL)
+#define TIMEOUT_NAMES WL_TIMEOUTS(TIMEOUT_NAME)
+
+/* The columns of a locked row, as store_rows.c reads them into a WlRow. */
 #define ROW_COLUMNS \
 	"w.tenant_id, w.application_id, w.state::text, w.attempt_count, w.retry_count, " \
 	"  w.fencing_token, w.checkpoint_sequence, w.claim_id, w.worker_id, w.lease_expires_at, " \
 	"  w.next_attempt_at, w.state_entered_at, w.created_at, w.last_heartbeat_at, " \
-	"  w.capability_snapshot, w.queue_ms, w.claim_ms, w.execution_ms, w.heartbeat_ms, " \
-	"  w.overall_ms, w.deadline_at, w.wait_count, w.has_criteria "
+	"  w.capability_snapshot, " TIMEOUT_COLUMNS \
+	"  w.deadline_at, w.wait_count, w.has_criteria "
+
+/*
+ * Membership, decided in the statement that locks: $2 says the caller acts
+ * everywhere (a superuser, workload_admin, or the domain acting for the
+ * system); else a row is seen, and locked, only when the role named $3 is a
+ * member (itself or through a role it belongs to) of the row's tenant and
+ * application.  A row the caller may not touch is never locked.
+ */
+#define MAY_TOUCH(w) \
+	"($2 OR EXISTS (SELECT 1 FROM workload.tenant_members m " \
+	"  JOIN pg_catalog.pg_roles r ON r.rolname = m.role " \
+	"  WHERE m.tenant_id = " w ".tenant_id AND m.application_id = " w ".application_id " \
+	"    AND pg_catalog.pg_has_role($3, r.oid, 'MEMBER')))"
 
 /*
  * The claim: lock the candidates, then in one statement bump token and
@@ -121,14 +142,15 @@
 const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_LOCK] = {
 		"SELECT " ROW_COLUMNS
-		"FROM workload.workloads w WHERE w.workload_id = $1 FOR NO KEY UPDATE",
-	1, {TEXTOID}},
+		"FROM workload.workloads w WHERE w.workload_id = $1 AND " MAY_TOUCH("w")
+		" FOR NO KEY UPDATE OF w",
+	3, {TEXTOID, BOOLOID, NAMEOID}},
 	/* a batch's rows, locked in workload_id order (byte order, as the C sorts them) */
 	[P_LOCK_MANY] = {
 		"SELECT " ROW_COLUMNS ", w.workload_id "
-		"FROM workload.workloads w WHERE w.workload_id = ANY($1) "
-		"ORDER BY w.workload_id COLLATE \"C\" FOR NO KEY UPDATE",
-	1, {TEXTARRAYOID}},
+		"FROM workload.workloads w WHERE w.workload_id = ANY($1) AND " MAY_TOUCH("w")
+		" ORDER BY w.workload_id COLLATE \"C\" FOR NO KEY UPDATE OF w",
+	3, {TEXTARRAYOID, BOOLOID, NAMEOID}},
 	[P_SAVE] = {
 		"UPDATE workload.workloads SET state = $2, updated_at = $3, state_entered_at = $4, "
 		"  next_attempt_at = $5, attempt_count = $6, retry_count = $7, fencing_token = $8, "
@@ -198,7 +220,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"INSERT INTO workload.workloads (workload_id, tenant_id, application_id, state, priority, "
 		"  capability_snapshot, has_dependencies, created_at, updated_at, state_entered_at, "
 		"  next_attempt_at, attempt_count, retry_count, fencing_token, checkpoint_sequence, "
-		"  queue_ms, claim_ms, execution_ms, heartbeat_ms, overall_ms, wait_count, has_criteria) "
+		"  " TIMEOUT_NAMES "wait_count, has_criteria) "
 		"VALUES ($1, $2, $3, 'CREATED', $4, $5, $6, $7, $7, $7, $7, 0, 0, 0, 0, "
 		"  $8, $9, $10, $11, $12, 0, $13)",
 	13, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
@@ -212,8 +234,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"VALUES ($1, $2, $3)",
 	3, {TEXTOID, TEXTOID, ST}},
 	[P_DOC] = {
-		"SELECT jsonb_build_object(" DOC_FIELDS ")" FROM_DOC "WHERE w.workload_id = $1",
-	1, {TEXTOID}},
+		"SELECT jsonb_build_object(" DOC_FIELDS ")" FROM_DOC "WHERE w.workload_id = $1 AND "
+		MAY_TOUCH("w"),
+	3, {TEXTOID, BOOLOID, NAMEOID}},
 	[P_DOC_FULL] = {
 		"SELECT jsonb_build_object(" DOC_FIELDS ", "
 		"'attempts', COALESCE((SELECT jsonb_agg(jsonb_build_object('attempt_id', a.attempt_id, "
@@ -233,8 +256,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  FROM workload.waits x WHERE x.workload_id = w.workload_id), '[]'), "
 		"'compensations', COALESCE((SELECT jsonb_agg(" COMP_DOC " ORDER BY p.step) "
 		"  FROM workload.compensations p WHERE p.workload_id = w.workload_id), '[]'))"
-		FROM_DOC "WHERE w.workload_id = $1",
-	1, {TEXTOID}},
+		FROM_DOC "WHERE w.workload_id = $1 AND " MAY_TOUCH("w"),
+	3, {TEXTOID, BOOLOID, NAMEOID}},
 	[P_LIST] = {
 		"SELECT jsonb_build_object(" DOC_FIELDS ")" FROM_DOC
 		"WHERE w.tenant_id = $1 AND w.application_id = $2 AND ($3 IS NULL OR w.state = $3) "
@@ -319,16 +342,24 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"SELECT s.max_attempts, s.initial_delay_ms, s.max_delay_ms, s.backoff, s.retry_on "
 		"FROM workload.specs s WHERE s.workload_id = $1",
 	1, {TEXTOID}},
-	[P_CONTEXT] = {
-		"SELECT s.authorization_snapshot, s.connection_scopes, s.definition_id, "
-		"  s.definition_revision, s.environment, s.run_authority "
+	/* what the domain reads of a spec after create (store_parts.c: WlSpecRow) */
+	[P_SPEC_READ] = {
+		"SELECT s.authorization_snapshot, s.run_authority, s.connection_scopes, s.definition_id, "
+		"  s.definition_revision, s.environment, s.governing_snapshots, s.completion_criteria, "
+		"  (SELECT w.priority FROM workload.workloads w WHERE w.workload_id = $1) "
 		"FROM workload.specs s WHERE s.workload_id = $1",
 	1, {TEXTOID}},
+	/*
+	 * Expired leases the caller may touch (MAY_TOUCH: $2, $3), after the
+	 * keyset ($5, $6) the pass has reached, so a pass never selects a row
+	 * twice, whatever happened to it.
+	 */
 	[P_EXPIRED] = {
-		"SELECT w.workload_id FROM workload.workloads w "
-		"WHERE w.claim_id IS NOT NULL AND w.lease_expires_at <= $1 "
-		"ORDER BY w.lease_expires_at, w.workload_id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
-	2, {TIMESTAMPTZOID, INT4OID}},
+		"SELECT w.workload_id, w.lease_expires_at FROM workload.workloads w "
+		"WHERE w.claim_id IS NOT NULL AND w.lease_expires_at <= $1 AND " MAY_TOUCH("w")
+		"  AND (w.lease_expires_at, w.workload_id) > ($5, $6) "
+		"ORDER BY w.lease_expires_at, w.workload_id LIMIT $4 FOR NO KEY UPDATE OF w SKIP LOCKED",
+	6, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
 	/* which of these workloads have a dependent that waits for another final state */
 	[P_DEPENDED_ON] = {
 		"SELECT DISTINCT d.depends_on FROM workload.dependencies d "
@@ -388,8 +419,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/* A role is a member through itself or any role it belongs to. */
 	[P_MEMBER] = {
 		"SELECT 1 FROM workload.tenant_members m JOIN pg_catalog.pg_roles r ON r.rolname = m.role "
-		"WHERE m.tenant_id = $2 AND m.application_id = $3 AND pg_has_role($1, r.oid, 'MEMBER') LIMIT 1",
-	3, {OIDOID, TEXTOID, TEXTOID}},
+		"WHERE m.tenant_id = $2 AND m.application_id = $3 AND pg_catalog.pg_has_role($1, r.oid, 'MEMBER') "
+		"LIMIT 1",
+	3, {NAMEOID, TEXTOID, TEXTOID}},
 	[P_MEMBER_PUT] = {
 		"INSERT INTO workload.tenant_members (role, tenant_id, application_id) VALUES ($1, $2, $3) "
 		"ON CONFLICT DO NOTHING",
@@ -398,36 +430,34 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"DELETE FROM workload.tenant_members WHERE role = $1 AND tenant_id = $2 AND application_id = $3",
 	3, {NAMEOID, TEXTOID, TEXTOID}},
 
-	/* ---- the tick (tick.c) ---- */
+	/* ---- maintenance (recovery.c's passes) ---- */
 	[P_TICK_LOCK] = {
 		"SELECT pg_try_advisory_xact_lock(" WL_TICK_LOCK_KEY ")",
 	0, {InvalidOid}},
-	/* rows whose timeout or wait deadline has come, through workloads_deadline_idx */
+	/*
+	 * Rows whose timeout or wait deadline has come, through
+	 * workloads_deadline_idx, after the keyset ($3, $4) the pass has reached.
+	 */
 	[P_DEADLINE_DUE] = {
-		"SELECT w.workload_id FROM workload.workloads w WHERE w.deadline_at <= $1 "
+		"SELECT w.workload_id, w.deadline_at FROM workload.workloads w WHERE w.deadline_at <= $1 "
+		"  AND (w.deadline_at, w.workload_id) > ($3, $4) "
 		"ORDER BY w.deadline_at, w.workload_id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
-	2, {TIMESTAMPTZOID, INT4OID}},
+	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
 	/*
 	 * Heartbeat timeouts: only rows holding a claim (workloads_claimed_idx);
 	 * silence counts from the last heartbeat, else from the claim.
 	 */
 	[P_HEARTBEAT_DUE] = {
-		"SELECT w.workload_id FROM workload.workloads w "
+		"SELECT w.workload_id, $1::timestamptz FROM workload.workloads w "
 		"WHERE w.claim_id IS NOT NULL AND w.heartbeat_ms IS NOT NULL "
-		"  AND w.state <> 'CANCELLATION_REQUESTED' "
+		"  AND w.state <> 'CANCELLATION_REQUESTED' AND w.workload_id > $4 "
 		"  AND COALESCE(w.last_heartbeat_at, (SELECT a.claimed_at FROM workload.attempts a "
 		"      WHERE a.workload_id = w.workload_id AND a.attempt_number = w.attempt_count)) "
 		"      + w.heartbeat_ms * interval '1 millisecond' <= $1 "
 		"ORDER BY w.workload_id LIMIT $2 FOR NO KEY UPDATE OF w SKIP LOCKED",
-	2, {TIMESTAMPTZOID, INT4OID}},
+	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
 
-	/* ---- orchestration (orchestration.c, waits.c) ---- */
-	[P_ORCH_SPEC] = {
-		"SELECT s.governing_snapshots, s.authorization_snapshot, s.run_authority, "
-		"  s.environment, s.completion_criteria, w.priority "
-		"FROM workload.specs s JOIN workload.workloads w ON w.workload_id = s.workload_id "
-		"WHERE s.workload_id = $1",
-	1, {TEXTOID}},
+	/* ---- orchestration (checkpoints, waits, compensations) ---- */
 	[P_CHECKPOINT_LAST] = {
 		"SELECT c.sequence, c.checkpoint_id, c.state, c.state_hash, c.key_id, c.tag, "
 		"  " CHECKPOINT_DOC " || jsonb_build_object('state', c.state) "

@@ -1,11 +1,12 @@
 /*
  * store_sql.h: the plan table shared by store.c (which prepares and runs the
- * plans) and store_sql.c (which holds their text).  Internal to the store.
+ * plans) and store_sql.c (which holds their text).  Internal to the storage
+ * layer: nothing above it sees a plan id or SQL text.
  */
 #ifndef WL_STORE_SQL_H
 #define WL_STORE_SQL_H
 
-#include "store.h"
+#include "postgres.h"
 
 #define ST ((Oid) 1)			/* placeholder: the workload_state type */
 #define STA ((Oid) 2)			/* placeholder: its array type */
@@ -16,6 +17,66 @@
  * ASCII, as a bigint).  Defined here and nowhere else.
  */
 #define WL_TICK_LOCK_KEY "8606223218634613092"
+
+typedef enum WlPlanId
+{
+	P_LOCK,
+	P_LOCK_MANY,
+	P_SAVE,
+	P_SAVE_MANY,
+	P_EVENT,
+	P_IDEM,
+	P_SPEC_PUT,
+	P_ROW_PUT,
+	P_DEP_STATE,
+	P_DEP_PUT,
+	P_DOC,
+	P_DOC_FULL,
+	P_LIST,
+	P_HISTORY,
+	P_CLAIM_MANY,
+	P_CLAIM_ONE,
+	P_DEPS_UNMET,
+	P_ATTEMPT_START,
+	P_ATTEMPT_CLOSE,
+	P_ATTEMPT_CLOSE_MANY,
+	P_RESULT_GET,
+	P_RESULT_GET_MANY,
+	P_RESULT_PUT,
+	P_RESULT_PUT_MANY,
+	P_CHECKPOINT_PUT,
+	P_CHECKPOINT_LAST,
+	P_POLICY,
+	P_SPEC_READ,
+	P_EXPIRED,
+	P_DEPENDED_ON,
+	P_DEPENDENTS,
+	P_PURGE,
+	P_KEY_CURRENT,
+	P_KEY_GET,
+	P_KEY_PUT,
+	P_KEY_RETIRE,
+	P_KEY_OTHERS,
+	P_REVOKED,
+	P_REVOKE_PUT,
+	P_MEMBER,
+	P_MEMBER_PUT,
+	P_MEMBER_DEL,
+	P_TICK_LOCK,
+	P_DEADLINE_DUE,
+	P_HEARTBEAT_DUE,
+	P_WAIT_PUT,
+	P_WAIT_OPEN,
+	P_WAIT_RESOLVE,
+	P_WAIT_CLOSE,
+	P_WAIT_LAST,
+	P_WAIT_KEYED,
+	P_COMP_PUT,
+	P_COMP_LIST,
+	P_COMP_BIND,
+	P_STATS,
+	P_COUNT
+} WlPlanId;
 
 typedef struct WlPlanDef
 {

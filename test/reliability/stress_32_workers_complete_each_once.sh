@@ -81,8 +81,10 @@ is "$(rl_summary "$OUT" lost)" 0 "no session lost its connection"
 # relation extension lock are not row contention: they are sessions queueing
 # to grow a table's file, which a shared, slow machine makes longer; they are
 # counted, not asserted.
-awk '/still waiting for/ { w = 1; ext = /on extension of relation/; next }
-     w && /STATEMENT:/ { print (ext ? "extension" : "row") "\t" $0; w = 0 }' "$RL_TMP/db/server.log" >"$RL_TMP/waits"
+awk '/still waiting for/ { w = 1; ext = /on extension of relation/; what = $0; next }
+     w && /STATEMENT:/ { print (ext ? "extension" : "row") "\t" $0 "\t" what; w = 0 }' "$RL_TMP/db/server.log" >"$RL_TMP/waits"
+# what a claim waited for, if one did
+grep '^row.*workload_claim' "$RL_TMP/waits" | head -n 3 | sed -E 's/^.*\t/#   claim waited: /' 
 is "$(grep -c '^row.*workload_claim' "$RL_TMP/waits")" 0 \
 	"no claim waited on a row or transaction lock (log_lock_waits, deadlock_timeout 10 ms)"
 note "row and transaction lock waits over 10 ms by any statement: $(grep -c '^row' "$RL_TMP/waits")$(grep '^row' "$RL_TMP/waits" | sed -E 's/.*STATEMENT: +//' | cut -c1-60 | sort | uniq -c | sed 's/^/; /' | tr -d '\n')"

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# With the library in shared_preload_libraries, the background worker runs
-# workload_tick every workload.tick_interval in the databases named by
-# workload.database: it shows in pg_stat_activity, waits quietly until the
-# extension is installed, recovers an expired lease with nobody calling the
-# tick, comes back after it is terminated, follows a reload, and stops
-# cleanly with the server (SPEC section 4, workload_tick and the background
-# worker).  Run as root after "make install"; prints TAP.
+# With the library in shared_preload_libraries, a tick worker runs
+# workload_tick every workload.tick_interval in each database where the
+# extension is installed (test 022 covers several databases): none runs
+# while the extension is absent, and nothing is logged; once it is created,
+# one shows in pg_stat_activity, recovers an expired lease with nobody
+# calling the tick, comes back after it is terminated, follows a reload;
+# workload.database, when set, limits the databases served (SIGHUP); the
+# worker stops cleanly with the server (SPEC section 4, workload_tick and the
+# background worker).  Run as root after "make install"; prints TAP.
 set -u
 WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$WL_ROOT/scripts/cluster.sh"
@@ -40,17 +42,19 @@ log_count() { grep -c "$1" "$WL_TMP/server.log" || true; }
 stop_server() { runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -m fast -t 30 -w stop >/dev/null; }
 
 wl_cluster_start "shared_preload_libraries = 'workload'" \
-	"workload.database = 'postgres'" \
 	"workload.tick_interval = '200ms'"
 
-check "the tick worker shows in pg_stat_activity as backend_type \"workload tick\"" \
-	wait_for 10 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'postgres'" 1
-pid=$(worker_pid)
+check "the launcher shows in pg_stat_activity as backend_type \"workload launcher\"" \
+	wait_for 10 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload launcher'" 1
 sleep 1.5
-check "without the extension it waits: same process, said so once in the log" \
-	test "$(worker_pid)" = "$pid" -a "$(log_count 'extension "workload" is not installed in database "postgres"; waiting')" = 1
+check "without the extension no tick worker runs, and the log says nothing about it" \
+	test "$(q "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick'")" = 0 \
+	-a "$(log_count 'workload tick')" = 0
 
 q "CREATE EXTENSION workload CASCADE" >/dev/null
+check "CREATE EXTENSION starts a tick worker, backend_type \"workload tick\", within 5 seconds" \
+	wait_for 5 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'postgres'" 1
+pid=$(worker_pid)
 q "SELECT workload_create(jsonb_build_object(
 	'tenant_id', 'acme', 'application_id', 'billing', 'environment', 'tap',
 	'definition_id', 'invoice.render', 'definition_revision', 'r1', 'trigger', 'api',
@@ -73,7 +77,7 @@ check "pg_stat_activity shows what the worker runs" \
 	wait_for 5 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND query LIKE '%workload_tick()%'" 1
 
 q "SELECT pg_terminate_backend($(worker_pid))" >/dev/null
-check "a terminated worker comes back (bgw_restart_time)" \
+check "a terminated worker comes back (the launcher starts it again)" \
 	wait_for 20 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND pid <> $pid" 1
 pid=$(worker_pid)
 q "SELECT count(*) FROM workload_claim('w-doomed-too', '{}', 'acme', 'billing', '1 second', start => true)" >/dev/null
@@ -84,7 +88,24 @@ q "ALTER SYSTEM SET workload.tick_interval = '100ms'" >/dev/null
 q "SELECT pg_reload_conf()" >/dev/null
 sleep 1
 check "a reload (SIGHUP) keeps the same worker running" test "$(worker_pid)" = "$pid"
-check "the log shows no error from the worker" test "$(log_count 'ERROR')" = 0
+
+q "ALTER SYSTEM SET workload.database = 'some_other_db'" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+check "workload.database naming another database stops this one's worker (SIGHUP)" \
+	wait_for 5 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick'" 0
+q "ALTER SYSTEM SET workload.database = 'some_other_db, postgres'" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+check "naming it again brings the worker back" \
+	wait_for 20 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'postgres'" 1
+# refused_list: ALTER SYSTEM refuses a workload.database that does not parse
+refused_list() {
+	local out
+	out=$(psql -X -qAt -c "ALTER SYSTEM SET workload.database = 'a, \"b'" 2>&1) && return 1
+	echo "$out" | grep -q 'invalid value for parameter "workload.database"'
+}
+check "a list that does not parse is refused" refused_list
+check "the log shows no error from the workers" \
+	test "$(grep 'ERROR' "$WL_TMP/server.log" | grep -vc 'invalid value for parameter "workload.database"')" = 0
 
 check "the server stops cleanly with the worker running" stop_server
 check "no process was killed by a signal or panicked" \

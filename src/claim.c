@@ -1,0 +1,180 @@
+/*
+ * claim.c: the worker taking and holding work: claims (of the best due
+ * READY workloads of a tenant, or of one named workload), start, and
+ * heartbeats (one or a batch).  Layer 3.
+ */
+#include "postgres.h"
+
+#include "utils/timestamp.h"
+
+#include "authz.h"
+#include "claim.h"
+#include "clock.h"
+#include "fence.h"
+#include "jsonb_util.h"
+#include "transition.h"
+
+/*
+ * wl_claim claims up to r->max_items due READY workloads of one tenant and
+ * application (WORKLOAD_UNAUTHORIZED for a non-member) whose capabilities
+ * the worker holds and whose dependencies are met, best first, skipping
+ * rows other claimers hold.  The claim statement moves the rows itself (the
+ * one state change made in SQL), so the table is asked first.
+ */
+int
+wl_claim(WlClaimRequest *r, WlClaimed **out)
+{
+	wl_authz_require_member(r->tenant_id, r->application_id);
+	wl_state_require("(claim)", WL_READY, WL_CLAIMED);
+	if (r->start)
+		wl_state_require("(claim)", WL_CLAIMED, WL_RUNNING);
+	r->workload_id = NULL;
+	r->role = wl_authz_caller()->role;
+	return wl_store_claim(r, out);
+}
+
+/*
+ * wl_claim_named claims the workload r->workload_id, waiting for its row
+ * lock: WORKLOAD_NOT_FOUND, WORKLOAD_NOT_READY (not READY, not yet due,
+ * dependencies unmet), WORKLOAD_CAPABILITY_DENIED.
+ */
+int
+wl_claim_named(WlClaimRequest *r, WlClaimed **out)
+{
+	const char *id = r->workload_id;
+	WlRow		row;
+	int			n;
+	char	  **needed;
+
+	wl_authz_lock_or_refuse(id, &row);
+	if (row.state != WL_READY)
+		wl_refuse(WL_E_NOT_READY, errdetail("Workload \"%s\" is %s.", id, wl_state_name(row.state)));
+	if (row.next_attempt_at > wl_now())
+		wl_refuse(WL_E_NOT_READY, errdetail("Workload \"%s\" is not due until %s.", id,
+											timestamptz_to_str(row.next_attempt_at)));
+	if (wl_store_unmet_dependencies(id) > 0)
+		wl_refuse(WL_E_NOT_READY, errdetail("Workload \"%s\" has unmet dependencies.", id));
+	needed = wl_array_items(row.capability_snapshot, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (!wl_array_contains(r->capabilities, needed[i]))
+			wl_refuse(WL_E_CAPABILITY_DENIED,
+					  errdetail("Workload \"%s\" requires capability \"%s\".", id, needed[i]));
+	}
+	wl_state_require(id, row.state, WL_CLAIMED);
+	r->max_items = 1;
+	r->start = false;
+	r->role = wl_authz_caller()->role;
+	return wl_store_claim(r, out);
+}
+
+/* wl_start: CLAIMED -> RUNNING for the holder of the fence. */
+void
+wl_start(const WlFence *fence)
+{
+	WlRow		row;
+
+	wl_fence_lock(fence, &row);
+	wl_transition(&row, WL_RUNNING, fence->worker_id, wl_fence_evidence(&row, NULL));
+	wl_store_attempt_start(&row, wl_now());
+}
+
+/*
+ * beat extends the lease of a locked row whose fence holds, keeps progress
+ * when given, saves it and returns the heartbeat's answer.
+ */
+static Jsonb *
+beat(WlRow *row, TimestampTz until, Jsonb *progress)
+{
+	WlJson		b;
+
+	row->lease_expires_at = until;
+	row->has_heartbeat = true;
+	row->last_heartbeat_at = wl_now();
+	if (progress)
+	{
+		row->progress = progress;
+		row->progress_changed = true;
+	}
+	wl_store_save(row);
+
+	wl_json_begin(&b);
+	wl_json_str(&b, "workload_id", row->workload_id);
+	wl_json_str(&b, "state", wl_state_name(row->state));
+	wl_json_int(&b, "fencing_token", row->fencing_token);
+	wl_json_ts(&b, "lease_expires_at", until);
+	wl_json_bool(&b, "cancellation_requested", row->state == WL_CANCELLATION_REQUESTED);
+	return wl_json_end(&b);
+}
+
+/*
+ * wl_heartbeat: the lease now runs until `until`; progress, when given, is
+ * kept as the workload's latest.  The answer says whether cancellation was
+ * requested.
+ */
+Jsonb *
+wl_heartbeat(const WlFence *fence, TimestampTz until, Jsonb *progress)
+{
+	WlRow		row;
+
+	wl_fence_lock(fence, &row);
+	return beat(&row, until, progress);
+}
+
+static int
+beat_cmp(const void *a, const void *b)
+{
+	const WlBeat *x = a;
+	const WlBeat *y = b;
+
+	/* items without an id first; then by id, so rows are locked in one order */
+	if (x->fence.workload_id == NULL || y->fence.workload_id == NULL)
+		return (x->fence.workload_id != NULL) - (y->fence.workload_id != NULL);
+	return strcmp(x->fence.workload_id, y->fence.workload_id);
+}
+
+/*
+ * wl_heartbeat_batch is wl_heartbeat for every beat that parsed (err
+ * WL_OK), decided each on its own: a refused one changes nothing and the
+ * others are still extended.  The beats are sorted by workload_id and their
+ * rows locked with one statement, in that order.
+ */
+void
+wl_heartbeat_batch(WlBeat *beats, int n, TimestampTz until)
+{
+	char	  **ids = palloc(sizeof(char *) * (n + 1));
+	int		   *row_of = palloc(sizeof(int) * (n + 1));
+	WlRow	   *rows;
+	bool	   *found;
+	int			m = 0;
+
+	qsort(beats, n, sizeof(WlBeat), beat_cmp);
+	for (int i = 0; i < n; i++)
+	{
+		if (beats[i].err != WL_OK)
+			continue;
+		if (m == 0 || strcmp(ids[m - 1], beats[i].fence.workload_id) != 0)
+			ids[m++] = beats[i].fence.workload_id;
+		row_of[i] = m - 1;
+	}
+	rows = palloc0(sizeof(WlRow) * (m + 1));
+	found = palloc0(sizeof(bool) * (m + 1));
+	if (m > 0)
+		wl_authz_lock_many(ids, m, rows, found);
+	for (int i = 0; i < n; i++)
+	{
+		WlBeat	   *b = &beats[i];
+
+		if (b->err != WL_OK)
+			continue;
+		if (!found[row_of[i]])
+		{
+			b->err = WL_E_NOT_FOUND;
+			b->detail = psprintf("No workload \"%s\".", b->fence.workload_id);
+			continue;
+		}
+		b->err = wl_fence_verdict(&rows[row_of[i]], &b->fence, &b->detail);
+		if (b->err == WL_OK)
+			b->answer = beat(&rows[row_of[i]], until, b->progress);
+	}
+}

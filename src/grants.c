@@ -1,0 +1,333 @@
+/*
+ * grants.c: what a signed grant allows (SPEC section 5).  Its shape, its
+ * signature under a server key, its revocation and validity; whether an
+ * authorization snapshot binds the requester, tenant and application and
+ * covers the capabilities asked for; the run authority signed for each
+ * workload; effective scopes (granted intersected with current).  Layer 3.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "args.h"
+#include "authz.h"
+#include "clock.h"
+#include "crypto.h"
+#include "errors.h"
+#include "grants.h"
+#include "guc.h"
+#include "jsonb_util.h"
+#include "keys.h"
+#include "store_ops.h"
+
+static bool
+covers(ArrayType *granted, ArrayType *needed)
+{
+	int			n;
+	char	  **items;
+
+	if (wl_array_contains(granted, "*"))
+		return true;
+	items = wl_array_items(needed, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (!wl_array_contains(granted, items[i]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * wl_grant_current says whether the snapshot's grant is active and
+ * within its validity window now; why names what failed.
+ */
+bool
+wl_grant_current(Jsonb *snapshot, const char **why)
+{
+	JsonbContainer *grant = wl_json_get_object(&snapshot->root, "grant");
+	char	   *status = wl_json_get_text(grant, "status");
+	char	   *issued = wl_json_get_text(grant, "issued_at");
+	char	   *expires = wl_json_get_text(grant, "expires_at");
+	TimestampTz now = wl_now();
+	TimestampTz ts;
+
+	if (status == NULL || strcmp(status, "active") != 0)
+		return (*why = "the grant is not active", false);
+	if (issued == NULL || !wl_clock_parse(issued, &ts) || ts > now)
+		return (*why = "the grant is not yet valid or has no valid issued_at", false);
+	if (expires == NULL || !wl_clock_parse(expires, &ts) || ts <= now)
+		return (*why = "the grant has expired or has no valid expires_at", false);
+	return true;
+}
+
+static bool
+text_eq(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+/*
+ * wl_grant_check_snapshot raises WORKLOAD_UNAUTHORIZED unless the
+ * authorization snapshot verifies (wl_grant_verify), its grant names the
+ * requester as its subject and the spec's tenant and application, and its
+ * capabilities cover capability_snapshot: a caller can never delegate a
+ * scope it does not hold.  Caller is connected to SPI.
+ */
+void
+wl_grant_check_snapshot(const WlSpec *spec)
+{
+	JsonbContainer *grant = wl_json_get_object(&spec->authorization_snapshot->root, "grant");
+	JsonbContainer *subject = wl_json_get_object(grant, "subject");
+	ArrayType  *caps = wl_json_get_strings(grant, "capabilities");
+	const char *why;
+
+	if (!wl_grant_verify(spec->authorization_snapshot, &why))
+		wl_refuse(WL_E_UNAUTHORIZED,
+				  errdetail("The authorization snapshot does not hold: %s.", why));
+	if (!text_eq(wl_json_get_text(subject, "kind"), spec->requested_kind) ||
+		!text_eq(wl_json_get_text(subject, "id"), spec->requested_id))
+		wl_refuse(WL_E_UNAUTHORIZED,
+				  errdetail("The grant's subject is not the requester."));
+	if (!text_eq(wl_json_get_text(grant, "tenant_id"), spec->tenant_id) ||
+		!text_eq(wl_json_get_text(grant, "application_id"), spec->application_id))
+		wl_refuse(WL_E_UNAUTHORIZED,
+				  errdetail("The grant is for another tenant or application."));
+	if (caps == NULL || !covers(caps, spec->capability_snapshot))
+		wl_refuse(WL_E_UNAUTHORIZED,
+				  errdetail("The grant's capabilities do not cover capability_snapshot."));
+}
+
+/*
+ * wl_grant_effective_scopes: granted intersected with current, where "*" on
+ * either side stands for the other side's set.  An empty side gives empty.
+ */
+ArrayType *
+wl_grant_effective_scopes(ArrayType *granted, ArrayType *current)
+{
+	int			ng;
+	int			nc;
+	char	  **g = wl_array_items(granted, &ng);
+	char	  **c = wl_array_items(current, &nc);
+	bool		gstar = wl_array_contains(granted, "*");
+	bool		cstar = wl_array_contains(current, "*");
+	char	  **from = g;
+	int			nfrom = ng;
+	Datum	   *out;
+	int			n = 0;
+
+	if (gstar && !cstar)
+		from = c, nfrom = nc;
+	out = palloc(sizeof(Datum) * (nfrom + 1));
+	for (int i = 0; i < nfrom; i++)
+	{
+		bool		dup = false;
+
+		if (!(gstar || cstar) && !wl_array_contains(current, from[i]))
+			continue;
+		if (gstar && cstar && strcmp(from[i], "*") != 0)
+			continue;
+		for (int j = 0; j < n && !dup; j++)
+			dup = strcmp(TextDatumGetCString(out[j]), from[i]) == 0;
+		if (!dup)
+			out[n++] = CStringGetTextDatum(from[i]);
+	}
+	return construct_array(out, n, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
+/* ---- signed grants ---- */
+
+static const char *const grant_fields[] = {
+	"contract_version", "id", "issuer", "subject", "tenant_id", "application_id",
+	"capabilities", "resources", "constraints", "issued_at", "expires_at",
+	"parent_grant", "revision", "status", NULL
+};
+static const char *const principal_fields[] = {"kind", "id", NULL};
+static const char *const signed_fields[] = {"grant", "key_id", "signature", NULL};
+static const char *const constraint_fields[] = {"subject_attributes", NULL};
+
+static bool
+nonblank(const char *s)
+{
+	return s != NULL && !wl_text_blank(s, strlen(s));
+}
+
+static bool
+principal_ok(JsonbContainer *p)
+{
+	char	   *unknown;
+
+	return p != NULL && wl_json_keys_within(p, principal_fields, &unknown) &&
+		wl_in_list(wl_subject_kinds, wl_json_get_text(p, "kind")) &&
+		nonblank(wl_json_get_text(p, "id"));
+}
+
+/*
+ * wl_grant_shape: whether a grant has exactly the fields of SPEC
+ * section 5 with their types; *detail says what is wrong.
+ */
+bool
+wl_grant_shape(JsonbContainer *g, char **detail)
+{
+	char	   *unknown;
+	int64		n;
+	TimestampTz ts;
+	JsonbValue *v;
+	JsonbContainer *c;
+
+	if (g == NULL || !JsonContainerIsObject(g))
+		return (*detail = "The grant must be an object.", false);
+	if (!wl_json_keys_within(g, grant_fields, &unknown))
+		return (*detail = psprintf("The grant has an unknown field \"%s\".", unknown), false);
+	if (!nonblank(wl_json_get_text(g, "id")) || !nonblank(wl_json_get_text(g, "tenant_id")) ||
+		!nonblank(wl_json_get_text(g, "application_id")))
+		return (*detail = "Fields grant.id, grant.tenant_id and grant.application_id must be non-blank strings.", false);
+	if (!principal_ok(wl_json_get_object(g, "issuer")) ||
+		!principal_ok(wl_json_get_object(g, "subject")))
+		return (*detail = "Fields grant.issuer and grant.subject must be {\"kind\": agent|human|service|workload, \"id\": text}.", false);
+	if (wl_json_get_strings(g, "capabilities") == NULL)
+		return (*detail = "Field grant.capabilities must be an array of strings.", false);
+	if (wl_json_get(g, "resources") && wl_json_get_strings(g, "resources") == NULL)
+		return (*detail = "Field grant.resources must be an array of strings.", false);
+	if ((v = wl_json_get(g, "constraints")) != NULL && v->type != jbvNull)
+	{
+		c = wl_json_get_object(g, "constraints");
+		if (c == NULL || !wl_json_keys_within(c, constraint_fields, &unknown) ||
+			(wl_json_get(c, "subject_attributes") && !wl_json_get_object(c, "subject_attributes")))
+			return (*detail = "Field grant.constraints must be {\"subject_attributes\": {...}}.", false);
+	}
+	if (!wl_json_get_text(g, "issued_at") || !wl_clock_parse(wl_json_get_text(g, "issued_at"), &ts) ||
+		!wl_json_get_text(g, "expires_at") || !wl_clock_parse(wl_json_get_text(g, "expires_at"), &ts))
+		return (*detail = "Fields grant.issued_at and grant.expires_at must be timestamps.", false);
+	if ((v = wl_json_get(g, "parent_grant")) != NULL && v->type != jbvNull && v->type != jbvString)
+		return (*detail = "Field grant.parent_grant must be a string or null.", false);
+	if (!wl_json_get_int(g, "contract_version", &n) || !wl_json_get_int(g, "revision", &n))
+		return (*detail = "Fields grant.contract_version and grant.revision must be integers.", false);
+	if (!wl_in_list((const char *const[]) {"active", "suspended", "revoked", NULL},
+				wl_json_get_text(g, "status")))
+		return (*detail = "Field grant.status must be \"active\", \"suspended\" or \"revoked\".", false);
+	return true;
+}
+
+/* wl_grant_sign builds {"grant": grant, "key_id": ..., "signature": HMAC of grant's text}. */
+Jsonb *
+wl_grant_sign(Jsonb *grant)
+{
+	char	   *key_id;
+	char	   *mac = wl_keys_mac_current(wl_jsonb_text(grant), &key_id);
+	WlJson		b;
+
+	wl_json_begin(&b);
+	wl_json_jsonb(&b, "grant", grant);
+	wl_json_str(&b, "key_id", key_id);
+	wl_json_str(&b, "signature", mac);
+	return wl_json_end(&b);
+}
+
+/*
+ * wl_grant_verify: whether a signed grant holds now: its shape, a signature
+ * under a known key that is not retired, not revoked, active and inside its
+ * validity window.  why says what failed.  Caller is connected to SPI.
+ */
+bool
+wl_grant_verify(Jsonb *signed_grant, const char **why)
+{
+	JsonbContainer *root = &signed_grant->root;
+	JsonbContainer *grant;
+	char	   *unknown;
+	char	   *detail;
+	char	   *key_id;
+	char	   *signature;
+
+	if (!JsonContainerIsObject(root) || !wl_json_keys_within(root, signed_fields, &unknown))
+		return (*why = "it is not a signed grant {grant, key_id, signature}", false);
+	grant = wl_json_get_object(root, "grant");
+	key_id = wl_json_get_text(root, "key_id");
+	signature = wl_json_get_text(root, "signature");
+	if (grant == NULL || key_id == NULL || signature == NULL)
+		return (*why = "it is not a signed grant {grant, key_id, signature}", false);
+	if (!wl_grant_shape(grant, &detail))
+		return (*why = "the grant is malformed", false);
+	if (!wl_keys_mac_check(key_id, wl_jsonb_text(JsonbValueToJsonb(wl_json_get(root, "grant"))),
+						   signature, why))
+		return false;
+	if (wl_store_revoked(wl_json_get_text(grant, "id")))
+		return (*why = "the grant has been revoked", false);
+	return wl_grant_current(signed_grant, why);
+}
+
+/*
+ * wl_grant_run_authority signs, under the server key, the authority one
+ * workload runs on: subject the workload, subject attributes naming the
+ * requester and the database role, capabilities the effective scopes,
+ * valid for workload.run_authority_ttl.
+ */
+Jsonb *
+wl_grant_run_authority(const WlSpec *spec, const char *workload_id)
+{
+	JsonbContainer *grant = wl_json_get_object(&spec->authorization_snapshot->root, "grant");
+	TimestampTz now = wl_now();
+	WlJson		b;
+	WlJson		sub;
+	WlJson		attrs;
+	WlJson		cons;
+	WlJson		issuer;
+
+	wl_json_begin(&sub);
+	wl_json_str(&sub, "kind", "workload");
+	wl_json_str(&sub, "id", workload_id);
+	wl_json_begin(&issuer);
+	wl_json_str(&issuer, "kind", "service");
+	wl_json_str(&issuer, "id", "workload");
+	wl_json_begin(&attrs);
+	wl_json_str(&attrs, "principal_id", spec->requested_id);
+	wl_json_str(&attrs, "principal_kind", spec->requested_kind);
+	wl_json_str(&attrs, "database_role", wl_authz_caller()->role);
+	wl_json_begin(&cons);
+	wl_json_jsonb(&cons, "subject_attributes", wl_json_end(&attrs));
+
+	wl_json_begin(&b);
+	wl_json_int(&b, "contract_version", 1);
+	wl_json_str(&b, "id", psprintf("run_%s", workload_id));
+	wl_json_jsonb(&b, "issuer", wl_json_end(&issuer));
+	wl_json_jsonb(&b, "subject", wl_json_end(&sub));
+	wl_json_str(&b, "tenant_id", spec->tenant_id);
+	wl_json_str(&b, "application_id", spec->application_id);
+	wl_json_strs(&b, "capabilities",
+				 wl_grant_effective_scopes(wl_json_get_strings(grant, "capabilities"),
+										   spec->capability_snapshot));
+	wl_json_strs(&b, "resources", construct_empty_array(TEXTOID));
+	wl_json_jsonb(&b, "constraints", wl_json_end(&cons));
+	wl_json_ts(&b, "issued_at", now);
+	wl_json_ts(&b, "expires_at", now + (int64) wl_run_authority_ttl_s * USECS_PER_SEC);
+	wl_json_str(&b, "parent_grant", wl_json_get_text(grant, "id"));
+	wl_json_int(&b, "revision", 1);
+	wl_json_str(&b, "status", "active");
+	return wl_grant_sign(wl_json_end(&b));
+}
+
+/*
+ * wl_grant_check_run_authority raises AUTHORIZATION_DENIED unless the run
+ * authority verifies and is bound to this very workload, tenant and
+ * application.
+ */
+void
+wl_grant_check_run_authority(Jsonb *authority, const char *workload_id,
+							 const char *tenant_id, const char *application_id)
+{
+	JsonbContainer *grant = wl_json_get_object(&authority->root, "grant");
+	JsonbContainer *subject = wl_json_get_object(grant, "subject");
+	const char *why;
+
+	if (!wl_grant_verify(authority, &why))
+		wl_refuse(WL_E_AUTHORIZATION_DENIED, errdetail("The run authority does not hold: %s.", why));
+	if (!text_eq(wl_json_get_text(subject, "kind"), "workload") ||
+		!text_eq(wl_json_get_text(subject, "id"), workload_id) ||
+		!text_eq(wl_json_get_text(grant, "tenant_id"), tenant_id) ||
+		!text_eq(wl_json_get_text(grant, "application_id"), application_id))
+		wl_refuse(WL_E_AUTHORIZATION_DENIED,
+				  errdetail("The run authority is not bound to workload \"%s\".", workload_id));
+}
+

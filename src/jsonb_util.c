@@ -1,0 +1,322 @@
+/*
+ * jsonb_util.c: the small jsonb builder C answers are made with, readers of
+ * jsonb objects, and text[] helpers.  Layer 0: knows nothing about
+ * workloads and never touches a table.
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+#include <errno.h>
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+
+#include "jsonb_util.h"
+
+/* wl_array_items returns the elements of a checked text[] as C strings. */
+char **
+wl_array_items(ArrayType *a, int *n)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	char	  **out;
+
+	deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, n);
+	out = palloc(sizeof(char *) * (*n + 1));
+	for (int i = 0; i < *n; i++)
+		out[i] = nulls[i] ? NULL : TextDatumGetCString(elems[i]);
+	return out;
+}
+
+/* wl_array_contains: whether text[] a holds item. */
+bool
+wl_array_contains(ArrayType *a, const char *item)
+{
+	int			n;
+	char	  **items = wl_array_items(a, &n);
+
+	for (int i = 0; i < n; i++)
+	{
+		if (items[i] && strcmp(items[i], item) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* wl_array_of: a one-dimensional array of n values of type (nulls may be NULL). */
+ArrayType *
+wl_array_of(Datum *d, bool *nulls, int n, Oid type)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	get_typlenbyvalalign(type, &len, &byval, &align);
+	return construct_md_array(d, nulls, 1, dims, lbs, type, len, byval, align);
+}
+
+/* ---- the jsonb builder ---- */
+
+void
+wl_json_begin(WlJson *b)
+{
+	b->state = NULL;
+	pushJsonbValue(&b->state, WJB_BEGIN_OBJECT, NULL);
+}
+
+static void
+push_key(WlJson *b, const char *key)
+{
+	JsonbValue	k;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	pushJsonbValue(&b->state, WJB_KEY, &k);
+}
+
+void
+wl_json_str(WlJson *b, const char *key, const char *val)
+{
+	JsonbValue	v;
+
+	push_key(b, key);
+	if (val == NULL)
+		v.type = jbvNull;
+	else
+	{
+		v.type = jbvString;
+		v.val.string.val = (char *) val;
+		v.val.string.len = strlen(val);
+	}
+	pushJsonbValue(&b->state, WJB_VALUE, &v);
+}
+
+void
+wl_json_int(WlJson *b, const char *key, int64 val)
+{
+	JsonbValue	v;
+
+	push_key(b, key);
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(val);
+	pushJsonbValue(&b->state, WJB_VALUE, &v);
+}
+
+void
+wl_json_bool(WlJson *b, const char *key, bool val)
+{
+	JsonbValue	v;
+
+	push_key(b, key);
+	v.type = jbvBool;
+	v.val.boolean = val;
+	pushJsonbValue(&b->state, WJB_VALUE, &v);
+}
+
+void
+wl_json_ts(WlJson *b, const char *key, TimestampTz val)
+{
+	wl_json_str(b, key, JsonEncodeDateTime(NULL, TimestampTzGetDatum(val),
+										   TIMESTAMPTZOID, NULL));
+}
+
+void
+wl_json_jsonb(WlJson *b, const char *key, Jsonb *val)
+{
+	JsonbValue	v;
+
+	push_key(b, key);
+	if (val == NULL)
+		v.type = jbvNull;
+	else
+	{
+		v.type = jbvBinary;
+		v.val.binary.data = &val->root;
+		v.val.binary.len = VARSIZE(val) - VARHDRSZ;
+	}
+	pushJsonbValue(&b->state, WJB_VALUE, &v);
+}
+
+void
+wl_json_strs(WlJson *b, const char *key, ArrayType *vals)
+{
+	int			n;
+	char	  **items = wl_array_items(vals, &n);
+	JsonbValue	v;
+
+	push_key(b, key);
+	pushJsonbValue(&b->state, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < n; i++)
+	{
+		v.type = jbvString;
+		v.val.string.val = items[i];
+		v.val.string.len = strlen(items[i]);
+		pushJsonbValue(&b->state, WJB_ELEM, &v);
+	}
+	pushJsonbValue(&b->state, WJB_END_ARRAY, NULL);
+}
+
+Jsonb *
+wl_json_end(WlJson *b)
+{
+	return JsonbValueToJsonb(pushJsonbValue(&b->state, WJB_END_OBJECT, NULL));
+}
+
+/* ---- reading values out of jsonb objects ---- */
+
+/* wl_json_get returns the value of key in object c, or NULL. */
+JsonbValue *
+wl_json_get(JsonbContainer *c, const char *key)
+{
+	if (c == NULL || !JsonContainerIsObject(c))
+		return NULL;
+	return getKeyJsonValueFromContainer(c, key, strlen(key), NULL);
+}
+
+/* wl_json_get_object returns the object at key, or NULL if absent or not an object. */
+JsonbContainer *
+wl_json_get_object(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = wl_json_get(c, key);
+
+	if (v && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data))
+		return v->val.binary.data;
+	return NULL;
+}
+
+/* wl_json_get_text returns the string at key, or NULL if absent or not a string. */
+char *
+wl_json_get_text(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = wl_json_get(c, key);
+
+	if (v && v->type == jbvString)
+		return pnstrdup(v->val.string.val, v->val.string.len);
+	return NULL;
+}
+
+/*
+ * wl_json_get_strings returns the strings of the array at key as text[], or
+ * NULL if absent, not an array, or holding anything but strings.
+ */
+ArrayType *
+wl_json_get_strings(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = wl_json_get(c, key);
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	Datum	   *items;
+	int			n = 0;
+
+	if (!v || v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		return NULL;
+	items = palloc(sizeof(Datum) * (JsonContainerSize(v->val.binary.data) + 1));
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		if (e.type != jbvString)
+			return NULL;
+		items[n++] = PointerGetDatum(cstring_to_text_with_len(e.val.string.val, e.val.string.len));
+	}
+	return construct_array(items, n, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
+/*
+ * wl_json_keys_within: every key of object c is in the NULL-terminated list
+ * allowed; else false, with *unknown naming the first other key.
+ */
+bool
+wl_json_keys_within(JsonbContainer *c, const char *const *allowed, char **unknown)
+{
+	JsonbIterator *it = JsonbIteratorInit(c);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		bool		found = false;
+
+		if (tok != WJB_KEY)
+			continue;
+		for (int i = 0; allowed[i] && !found; i++)
+			found = strlen(allowed[i]) == (size_t) v.val.string.len &&
+				strncmp(allowed[i], v.val.string.val, v.val.string.len) == 0;
+		if (!found)
+		{
+			*unknown = pnstrdup(v.val.string.val, Min(v.val.string.len, 64));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* wl_json_int_value accepts an integral number ("12", "12.000") in int64 range. */
+bool
+wl_json_int_value(JsonbValue *v, int64 *out)
+{
+	char	   *s;
+	char	   *dot;
+	char	   *end;
+
+	if (v == NULL || v->type != jbvNumeric)
+		return false;
+	s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	if ((dot = strchr(s, '.')) != NULL)
+	{
+		for (char *p = dot + 1; *p; p++)
+		{
+			if (*p != '0')
+				return false;
+		}
+		*dot = '\0';
+	}
+	if (!(isdigit((unsigned char) s[0]) || (s[0] == '-' && isdigit((unsigned char) s[1]))))
+		return false;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/* wl_json_get_int reads the integer at key; false if absent or not an integer. */
+bool
+wl_json_get_int(JsonbContainer *c, const char *key, int64 *out)
+{
+	return wl_json_int_value(wl_json_get(c, key), out);
+}
+
+bool
+wl_json_is_object(JsonbValue *v)
+{
+	return v && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data);
+}
+
+bool
+wl_json_is_array(JsonbValue *v)
+{
+	return v && v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data);
+}
+
+/* wl_json_parse: the jsonb value of a JSON text known to be valid ("{}", "[]"). */
+Jsonb *
+wl_json_parse(const char *text)
+{
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+}
+
+/* wl_json_equal: jsonb equality, as the = operator has it. */
+bool
+wl_json_equal(Jsonb *a, Jsonb *b)
+{
+	return DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(a), JsonbPGetDatum(b)));
+}

@@ -1,0 +1,78 @@
+/*
+ * operate.c: what a client or operator does to a workload it may touch:
+ * cancel (or ask the worker to), retry, time out.  Layer 3.
+ */
+#include "postgres.h"
+
+#include "authz.h"
+#include "clock.h"
+#include "errors.h"
+#include "jsonb_util.h"
+#include "operate.h"
+#include "retry.h"
+#include "transition.h"
+
+static Jsonb *
+actor_evidence(const char *cause, const char *actor)
+{
+	WlJson		b;
+
+	wl_json_begin(&b);
+	wl_json_str(&b, "cause", cause);
+	wl_json_str(&b, "requested_by", actor);
+	return wl_json_end(&b);
+}
+
+/*
+ * wl_cancel returns the state a cancel leaves the workload in.  A workload a
+ * worker holds moves to CANCELLATION_REQUESTED (the worker confirms); one
+ * already there is left as it is; any other moves to CANCELLED if the table
+ * allows it (final states: WORKLOAD_TRANSITION_DENIED).
+ */
+WlState
+wl_cancel(const char *workload_id, const char *actor)
+{
+	WlRow		row;
+
+	wl_authz_lock_or_refuse(workload_id, &row);
+	if (row.state == WL_CANCELLATION_REQUESTED)
+		return row.state;
+	if (wl_state_holds_claim(row.state))
+		wl_transition(&row, WL_CANCELLATION_REQUESTED, actor,
+					  actor_evidence("cancel_requested", actor));
+	else
+		wl_transition(&row, WL_CANCELLED, actor, actor_evidence("cancelled", actor));
+	return row.state;
+}
+
+/*
+ * wl_retry: FAILED, TIMED_OUT or DEAD_LETTER -> READY, due now.  Any other
+ * state is WORKLOAD_TRANSITION_DENIED.
+ */
+WlState
+wl_retry(const char *workload_id, const char *actor)
+{
+	WlRow		row;
+
+	wl_authz_lock_or_refuse(workload_id, &row);
+	if (!wl_state_is_retryable(row.state))
+		wl_refuse(WL_E_TRANSITION_DENIED,
+				  errdetail("Workload \"%s\" is %s; only FAILED, TIMED_OUT and DEAD_LETTER workloads are retried.",
+							row.workload_id, wl_state_name(row.state)));
+	row.next_attempt_at = wl_now();
+	wl_transition(&row, WL_READY, actor, actor_evidence("manual_retry", actor));
+	return row.state;
+}
+
+/*
+ * wl_timeout: TIMED_OUT, then READY if "timeout" is in retry_on and attempts
+ * remain, else DEAD_LETTER.  Returns the state it ends in.
+ */
+WlState
+wl_timeout(const char *workload_id, const char *actor)
+{
+	WlRow		row;
+
+	wl_authz_lock_or_refuse(workload_id, &row);
+	return wl_retry_timeout(&row, actor, "timeout", false);
+}

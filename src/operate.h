@@ -1,0 +1,11 @@
+/* operate.h: the client's and operator's moves (operate.c; layer 3). */
+#ifndef WL_OPERATE_H
+#define WL_OPERATE_H
+
+#include "states.h"
+
+extern WlState wl_cancel(const char *workload_id, const char *actor);
+extern WlState wl_retry(const char *workload_id, const char *actor);
+extern WlState wl_timeout(const char *workload_id, const char *actor);
+
+#endif

@@ -1,0 +1,347 @@
+/*
+ * recovery.c: maintenance, bounded and isolated.  Lease recovery and the
+ * tick's passes (silent heartbeats, due deadlines) scan for due rows in
+ * batches, in keyset order (a pass never selects a row twice, whatever
+ * happened to it), each batch in its own memory context.  Each batch runs
+ * in a subtransaction; when one fails, its rows are done again one by one,
+ * each in its own, and a row whose step fails is skipped and reported while
+ * every other row is still handled in the same pass: one tenant's broken
+ * workload never stops anyone's maintenance.  This is the one place an
+ * error is caught: its subtransaction is rolled back, as PL/pgSQL's
+ * EXCEPTION does, and it is reported; a cancel is re-thrown.  Layer 3.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/timestamp.h"
+
+#include "authz.h"
+#include "clock.h"
+#include "deadline.h"
+#include "fence.h"
+#include "recovery.h"
+#include "retry.h"
+#include "store_ops.h"
+#include "transition.h"
+#include "waits.h"
+
+#define WL_TICK_BATCH 100		/* rows per scan and per subtransaction */
+#define WL_TICK_LIMIT 1000		/* rows per kind of work per tick */
+
+typedef int (*WlScan) (TimestampTz now, const WlCaller *who, int limit, const WlDue *after,
+						WlDue **out);
+typedef bool (*WlAct) (WlRow *row, WlTickReport *r);
+
+/* the pass being run, for the functions a subtransaction calls */
+typedef struct WlPass
+{
+	WlAct		act;
+	const WlCaller *who;		/* whose rows (NULL: the system's, all) */
+	WlTickReport *r;
+	WlDue	   *due;
+	int			from;
+	int			to;
+	List	   *acted;			/* ids acted on in this try */
+} WlPass;
+
+/*
+ * recover_one: the attempt of a workload whose lease expired is
+ * WORKER_LOST; a requested cancellation completes; anything else goes
+ * through RECOVERING back to READY (with backoff) while attempts remain,
+ * else to DEAD_LETTER.  A row whose lease no longer expired is left alone.
+ */
+static bool
+recover_one(WlRow *row, WlTickReport *r)
+{
+	Jsonb	   *evidence;
+
+	if (row->claim_id == NULL || row->lease_expires_at > wl_now())
+		return false;
+	evidence = wl_fence_evidence(row, "lease_expired");
+	wl_store_attempt_close(row, "WORKER_LOST", "worker_lost", NULL);
+	wl_fence_release(row);
+	if (row->state == WL_CANCELLATION_REQUESTED)
+		wl_transition(row, WL_CANCELLED, "workload.recovery", evidence);
+	else
+	{
+		wl_transition(row, WL_RECOVERING, "workload.recovery", evidence);
+		wl_retry_or_dead_letter(row, NULL, "workload.recovery");
+	}
+	r->recovered++;
+	return true;
+}
+
+/*
+ * deadline_one acts on a row whose deadline has come: the overall timeout
+ * first (final), else the state's own: queue (final), claim and execution
+ * (retried under the policy), or the wait's deadline.  A row whose deadline
+ * no longer means anything gets it cleared, so no row is found again.
+ */
+static bool
+deadline_one(WlRow *row, WlTickReport *r)
+{
+	TimestampTz now = wl_now();
+
+	if (!row->has_deadline || row->deadline_at > now)
+		return false;
+	if (wl_deadline_overall_due(row, now))
+	{
+		wl_retry_timeout(row, "workload.tick", "overall_timeout", true);
+		r->overall++;
+		return true;
+	}
+	switch (row->state)
+	{
+		case WL_READY:
+			wl_retry_timeout(row, "workload.tick", "queue_timeout", true);
+			r->queue++;
+			return true;
+		case WL_CLAIMED:
+			wl_retry_timeout(row, "workload.tick", "claim_timeout", false);
+			r->claim++;
+			return true;
+		case WL_RUNNING:
+		case WL_CHECKPOINTED:
+			wl_retry_timeout(row, "workload.tick", "execution_timeout", false);
+			r->execution++;
+			return true;
+		case WL_WAITING:
+			switch (wl_wait_due(row))
+			{
+				case WL_WAIT_WOKEN:
+					r->woken++;
+					return true;
+				case WL_WAIT_EXPIRED:
+					r->expired++;
+					return true;
+				default:
+					break;
+			}
+			break;
+		default:
+			break;
+	}
+	row->has_deadline = false;
+	wl_store_save(row);
+	return false;
+}
+
+/* heartbeat_one: silence for heartbeat_ms times the run out like workload_timeout. */
+static bool
+heartbeat_one(WlRow *row, WlTickReport *r)
+{
+	if (row->claim_id == NULL || !wl_state_can_time_out(row->state))
+		return false;
+	wl_retry_timeout(row, "workload.tick", "heartbeat_timeout", false);
+	r->heartbeat++;
+	return true;
+}
+
+/* act_range runs the pass's step on its rows from..to, each locked again. */
+static void
+act_range(WlPass *p)
+{
+	for (int i = p->from; i < p->to; i++)
+	{
+		WlRow		row;
+
+		if (wl_store_lock(p->due[i].workload_id, p->who, &row) && p->act(&row, p->r) &&
+			p->r->keep_ids)
+			p->acted = lappend(p->acted, p->due[i].workload_id);
+	}
+}
+
+/*
+ * isolated runs act_range in a subtransaction.  On success the counts and
+ * ids it made stand; on an error it is rolled back, the counts restored,
+ * and the error returned (a cancel or shutdown is re-thrown).
+ */
+static ErrorData *
+isolated(WlPass *p)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	WlTickReport saved = *p->r;
+	ErrorData  *volatile err = NULL;
+
+	p->acted = NIL;
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		act_range(p);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (e->sqlerrcode == ERRCODE_QUERY_CANCELED || e->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
+			ReThrowError(e);
+		*p->r = saved;
+		p->acted = NIL;
+		err = e;
+	}
+	PG_END_TRY();
+	return err;
+}
+
+/* report records a row whose step failed; keeps the first WL_REPORT_ERRORS. */
+static void
+report(WlTickReport *r, const char *workload_id, ErrorData *e, MemoryContext keep)
+{
+	r->failed++;
+	if (list_length(r->errors) < WL_REPORT_ERRORS)
+	{
+		MemoryContext old = MemoryContextSwitchTo(keep);
+		WlStepError *s = palloc(sizeof(WlStepError));
+
+		s->workload_id = pstrdup(workload_id);
+		s->sqlstate = pstrdup(unpack_sql_state(e->sqlerrcode));
+		s->message = pstrdup(e->message ? e->message : "");
+		r->errors = lappend(r->errors, s);
+		MemoryContextSwitchTo(old);
+	}
+	ereport(WARNING,
+			(errmsg("workload maintenance skipped workload \"%s\": %s", workload_id,
+					e->message ? e->message : "(no message)")));
+}
+
+/* keep_acted moves the ids a successful try acted on into the report. */
+static void
+keep_acted(WlPass *p, MemoryContext keep)
+{
+	MemoryContext old = MemoryContextSwitchTo(keep);
+	ListCell   *lc;
+
+	foreach(lc, p->acted)
+		p->r->recovered_ids = lappend(p->r->recovered_ids, pstrdup((char *) lfirst(lc)));
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * run_batch handles n due rows in one subtransaction; when it fails, each
+ * row again in its own, so only the rows that fail are skipped.
+ */
+static void
+run_batch(WlPass *p, int n, MemoryContext keep)
+{
+	ErrorData  *e;
+
+	p->from = 0;
+	p->to = n;
+	if ((e = isolated(p)) == NULL)
+	{
+		keep_acted(p, keep);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		p->from = i;
+		p->to = i + 1;
+		if ((e = isolated(p)) == NULL)
+			keep_acted(p, keep);
+		else
+			report(p->r, p->due[i].workload_id, e, keep);
+	}
+}
+
+/*
+ * pass scans for due rows in batches after the last position it reached,
+ * and hands each batch to run_batch; it stops after limit rows (0: when the
+ * scan is exhausted) and then says so in r->more.
+ */
+static void
+pass(WlScan scan, const WlCaller *who, WlAct act, uint64 limit, WlTickReport *r)
+{
+	MemoryContext keep = CurrentMemoryContext;
+	MemoryContext batch = AllocSetContextCreate(keep, "workload maintenance batch",
+												ALLOCSET_DEFAULT_SIZES);
+	WlDue		pos = {"", DT_NOBEGIN};
+	uint64		seen = 0;
+	WlPass		p = {act, who, r};
+
+	for (;;)
+	{
+		MemoryContext old;
+		int			n;
+
+		if (limit > 0 && seen >= limit)
+		{
+			r->more = true;
+			break;
+		}
+		old = MemoryContextSwitchTo(batch);
+		n = scan(wl_now(), who, WL_TICK_BATCH, &pos, &p.due);
+		if (n > 0)
+		{
+			run_batch(&p, n, keep);
+			pos.at = p.due[n - 1].at;
+			pos.workload_id = MemoryContextStrdup(keep, p.due[n - 1].workload_id);
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(batch);
+		seen += n;
+		if (n < WL_TICK_BATCH)
+			break;
+	}
+	MemoryContextDelete(batch);
+}
+
+/* the scans, in WlScan's shape (only leases are scanned for a caller) */
+static int
+scan_expired(TimestampTz now, const WlCaller *who, int limit, const WlDue *after, WlDue **out)
+{
+	return wl_store_expired(now, who, limit, after, out);
+}
+
+static int
+scan_deadlines(TimestampTz now, const WlCaller *who, int limit, const WlDue *after, WlDue **out)
+{
+	return wl_store_deadline_due(now, limit, after, out);
+}
+
+static int
+scan_heartbeats(TimestampTz now, const WlCaller *who, int limit, const WlDue *after, WlDue **out)
+{
+	return wl_store_heartbeat_due(now, limit, after, out);
+}
+
+/*
+ * wl_recovery_leases recovers every workload the caller may touch whose
+ * lease has expired (see recover_one), at most limit (0: all there are when
+ * it looks); rows another transaction holds are skipped (they are being
+ * written right now, and the next pass sees them).
+ */
+void
+wl_recovery_leases(uint64 limit, WlTickReport *r)
+{
+	pass(scan_expired, wl_authz_caller(), recover_one, limit, r);
+}
+
+/*
+ * wl_recovery_tick: one maintenance pass as a single runner (false, doing
+ * nothing, when another is running): expired leases, silent heartbeats,
+ * then every row whose deadline has come; at most WL_TICK_LIMIT rows of
+ * each, with r->more when some were left.
+ */
+bool
+wl_recovery_tick(WlTickReport *r)
+{
+	if (!wl_store_tick_lock())
+		return false;
+	pass(scan_expired, NULL, recover_one, WL_TICK_LIMIT, r);
+	pass(scan_heartbeats, NULL, heartbeat_one, WL_TICK_LIMIT, r);
+	pass(scan_deadlines, NULL, deadline_one, WL_TICK_LIMIT, r);
+	return true;
+}

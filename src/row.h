@@ -1,0 +1,79 @@
+/*
+ * row.h: the shapes every layer above the rules shares: a workload's hot
+ * row, its timeouts and retry policy, and a fence (layer 1, types only).
+ */
+#ifndef WL_ROW_H
+#define WL_ROW_H
+
+#include "datatype/timestamp.h"
+#include "utils/array.h"
+#include "utils/jsonb.h"
+
+#include "states.h"
+
+/*
+ * The spec's timeouts (SPEC section 4, "timeouts"): the one list of their
+ * names.  Each is milliseconds; 0 = none.
+ */
+#define WL_TIMEOUTS(X) X(queue_ms) X(claim_ms) X(execution_ms) X(heartbeat_ms) X(overall_ms)
+#define WL_TIMEOUT_COUNT 5
+
+typedef struct WlTimeouts
+{
+#define WL_TIMEOUT_MEMBER(f) int64 f;
+	WL_TIMEOUTS(WL_TIMEOUT_MEMBER)
+#undef WL_TIMEOUT_MEMBER
+} WlTimeouts;
+
+/* The hot row of one workload, as the store reads it under its row lock. */
+typedef struct WlRow
+{
+	char	   *workload_id;
+	char	   *tenant_id;
+	char	   *application_id;
+	WlState		state;
+	int			attempt_count;
+	int			retry_count;
+	int64		fencing_token;
+	int			checkpoint_sequence;
+	char	   *claim_id;		/* NULL when no worker holds it */
+	char	   *worker_id;
+	TimestampTz lease_expires_at;
+	TimestampTz next_attempt_at;
+	TimestampTz state_entered_at;
+	TimestampTz created_at;
+	bool		has_heartbeat;
+	TimestampTz last_heartbeat_at;
+	ArrayType  *capability_snapshot;
+	bool		failure_changed;	/* write last_failure on save */
+	Jsonb	   *last_failure;
+	bool		progress_changed;	/* write progress on save */
+	Jsonb	   *progress;
+	WlTimeouts	timeouts;
+	bool		has_deadline;	/* deadline_at: when the tick must look again */
+	TimestampTz deadline_at;
+	TimestampTz wait_until;		/* the deadline of the wait being entered */
+	int			wait_count;		/* attempts that ended in a wait */
+	bool		has_criteria;
+} WlRow;
+
+/* The fence a worker presents: SPEC section 4. */
+typedef struct WlFence
+{
+	char	   *workload_id;
+	char	   *claim_id;
+	char	   *worker_id;
+	int64		fencing_token;
+} WlFence;
+
+/* A workload's retry policy (SPEC section 4, "retry_policy"). */
+typedef struct WlPolicy
+{
+	int			max_attempts;
+	int64		initial_delay_ms;
+	int64		max_delay_ms;
+	bool		exponential;
+	ArrayType  *retry_on;
+} WlPolicy;
+
+#endif

@@ -1,0 +1,360 @@
+/*
+ * store_meta.c: typed wrappers over the statements that read documents and
+ * lists, keep the key material, revocations and tenant members, and scan
+ * for maintenance work (expired leases, due deadlines, silent heartbeats,
+ * retention).  Layer 2.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "store.h"
+#include "store_ops.h"
+
+static Datum
+name_arg(const char *s)
+{
+	return DirectFunctionCall1(namein, CStringGetDatum(s));
+}
+
+/*
+ * wl_store_document: the workload document (full adds attempts,
+ * checkpoints, result, events, waits, compensations), or NULL when there is
+ * none who may see.
+ */
+Jsonb *
+wl_store_document(const char *workload_id, bool full, const WlCaller *who)
+{
+	Datum		args[3];
+	SPITupleTable *t;
+	Jsonb	   *doc = NULL;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	args[1] = BoolGetDatum(who == NULL || who->admin);
+	args[2] = name_arg(who && who->role ? who->role : "");
+	t = wl_store_run(full ? P_DOC_FULL : P_DOC, args, NULL, 1, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+		doc = wl_store_jsonb(t, 0, 1);
+	SPI_freetuptable(t);
+	return doc;
+}
+
+/* wl_store_list: documents of one tenant and application (state NULL: any), best first. */
+Jsonb **
+wl_store_list(const char *tenant_id, const char *application_id, const WlState *state,
+			  int lim, int *n)
+{
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	SPITupleTable *t;
+	Jsonb	  **docs;
+
+	args[0] = CStringGetTextDatum(tenant_id);
+	args[1] = CStringGetTextDatum(application_id);
+	if (state)
+		args[2] = wl_catalog_state_datum(*state);
+	else
+		nulls[2] = 'n';
+	args[3] = Int32GetDatum(lim);
+	t = wl_store_run(P_LIST, args, nulls, 0, SPI_OK_SELECT);
+	*n = (int) SPI_processed;
+	docs = palloc(sizeof(Jsonb *) * (*n + 1));
+	for (int i = 0; i < *n; i++)
+		docs[i] = wl_store_jsonb(t, i, 1);
+	SPI_freetuptable(t);
+	return docs;
+}
+
+/* wl_store_history: a workload's events in order. */
+WlEventRow *
+wl_store_history(const char *workload_id, int *n)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	WlEventRow *ev;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_HISTORY, args, NULL, 0, SPI_OK_SELECT);
+	*n = (int) SPI_processed;
+	ev = palloc0(sizeof(WlEventRow) * (*n + 1));
+	for (int i = 0; i < *n; i++)
+	{
+		bool		isnull;
+		Datum		d;
+
+		ev[i].sequence = wl_store_int(t, i, 1);
+		ev[i].event_type = wl_store_text(t, i, 2);
+		d = wl_store_datum(t, i, 3, &isnull);
+		ev[i].has_from = !isnull;
+		if (!isnull)
+			ev[i].from = wl_catalog_state_from_oid(DatumGetObjectId(d));
+		ev[i].to = wl_catalog_state_from_oid(DatumGetObjectId(wl_store_datum(t, i, 4, &isnull)));
+		ev[i].actor = wl_store_text(t, i, 5);
+		ev[i].at = wl_store_ts(t, i, 6, &isnull);
+		ev[i].evidence = wl_store_jsonb(t, i, 7);
+	}
+	SPI_freetuptable(t);
+	return ev;
+}
+
+/* wl_store_stats: what an operator looks at first, for one tenant and application. */
+Jsonb *
+wl_store_stats(const char *tenant_id, const char *application_id, TimestampTz now)
+{
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', 'n'};
+	SPITupleTable *t;
+	Jsonb	   *stats;
+
+	args[0] = CStringGetTextDatum(tenant_id);
+	args[1] = CStringGetTextDatum(application_id);
+	args[2] = TimestampTzGetDatum(now);
+	args[3] = (Datum) 0;
+	t = wl_store_run(P_STATS, args, nulls, 1, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		elog(ERROR, "workload statistics returned no row");
+	stats = wl_store_jsonb(t, 0, 1);
+	SPI_freetuptable(t);
+	return stats;
+}
+
+/* ---- key material ---- */
+
+static void
+key_read(SPITupleTable *t, WlKey *k, int secret_col, int retired_col)
+{
+	bool		isnull;
+
+	k->secret = DatumGetByteaPCopy(wl_store_datum(t, 0, secret_col, &isnull));
+	k->retired = retired_col > 0 && wl_store_bool(t, 0, retired_col);
+}
+
+/* wl_store_key_current: the newest key that is not retired, or false. */
+bool
+wl_store_key_current(WlKey *k)
+{
+	SPITupleTable *t = wl_store_run(P_KEY_CURRENT, NULL, NULL, 1, SPI_OK_SELECT);
+	bool		found = SPI_processed > 0;
+
+	if (found)
+	{
+		k->key_id = wl_store_text(t, 0, 1);
+		key_read(t, k, 2, 0);
+	}
+	SPI_freetuptable(t);
+	return found;
+}
+
+/* wl_store_key_get: the key key_id (retired or not), or false. */
+bool
+wl_store_key_get(const char *key_id, WlKey *k)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	bool		found;
+
+	args[0] = CStringGetTextDatum(key_id);
+	t = wl_store_run(P_KEY_GET, args, NULL, 1, SPI_OK_SELECT);
+	found = SPI_processed > 0;
+	if (found)
+	{
+		k->key_id = pstrdup(key_id);
+		key_read(t, k, 1, 2);
+	}
+	SPI_freetuptable(t);
+	return found;
+}
+
+void
+wl_store_key_put(const char *key_id, bytea *secret, TimestampTz at)
+{
+	Datum		args[3];
+
+	args[0] = CStringGetTextDatum(key_id);
+	args[1] = PointerGetDatum(secret);
+	args[2] = TimestampTzGetDatum(at);
+	wl_store_run(P_KEY_PUT, args, NULL, 0, SPI_OK_INSERT);
+}
+
+/* wl_store_key_retire retires a key that is not retired yet; false when there is none. */
+bool
+wl_store_key_retire(const char *key_id, TimestampTz at)
+{
+	Datum		args[2];
+
+	args[0] = CStringGetTextDatum(key_id);
+	args[1] = TimestampTzGetDatum(at);
+	wl_store_run(P_KEY_RETIRE, args, NULL, 0, SPI_OK_UPDATE);
+	return SPI_processed == 1;
+}
+
+/* wl_store_keys_other: how many keys other than key_id are not retired. */
+int64
+wl_store_keys_other(const char *key_id)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	int64		n;
+
+	args[0] = CStringGetTextDatum(key_id);
+	t = wl_store_run(P_KEY_OTHERS, args, NULL, 1, SPI_OK_SELECT);
+	n = wl_store_int(t, 0, 1);
+	SPI_freetuptable(t);
+	return n;
+}
+
+bool
+wl_store_revoked(const char *grant_id)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	bool		found;
+
+	args[0] = CStringGetTextDatum(grant_id);
+	t = wl_store_run(P_REVOKED, args, NULL, 1, SPI_OK_SELECT);
+	found = SPI_processed > 0;
+	SPI_freetuptable(t);
+	return found;
+}
+
+void
+wl_store_revoke(const char *grant_id, TimestampTz at, const char *role)
+{
+	Datum		args[3];
+
+	args[0] = CStringGetTextDatum(grant_id);
+	args[1] = TimestampTzGetDatum(at);
+	args[2] = name_arg(role);
+	wl_store_run(P_REVOKE_PUT, args, NULL, 0, SPI_OK_INSERT);
+}
+
+/* wl_store_member: whether role (itself or through a role it belongs to) is a member. */
+bool
+wl_store_member(const char *role, const char *tenant_id, const char *application_id)
+{
+	Datum		args[3];
+	SPITupleTable *t;
+	bool		found;
+
+	args[0] = name_arg(role);
+	args[1] = CStringGetTextDatum(tenant_id);
+	args[2] = CStringGetTextDatum(application_id);
+	t = wl_store_run(P_MEMBER, args, NULL, 1, SPI_OK_SELECT);
+	found = SPI_processed > 0;
+	SPI_freetuptable(t);
+	return found;
+}
+
+void
+wl_store_member_put(const char *role, const char *tenant_id, const char *application_id)
+{
+	Datum		args[3];
+
+	args[0] = name_arg(role);
+	args[1] = CStringGetTextDatum(tenant_id);
+	args[2] = CStringGetTextDatum(application_id);
+	wl_store_run(P_MEMBER_PUT, args, NULL, 0, SPI_OK_INSERT);
+}
+
+void
+wl_store_member_del(const char *role, const char *tenant_id, const char *application_id)
+{
+	Datum		args[3];
+
+	args[0] = name_arg(role);
+	args[1] = CStringGetTextDatum(tenant_id);
+	args[2] = CStringGetTextDatum(application_id);
+	wl_store_run(P_MEMBER_DEL, args, NULL, 0, SPI_OK_DELETE);
+}
+
+/* ---- maintenance scans ---- */
+
+/* wl_store_tick_lock: the tick's single-runner advisory lock, for this transaction. */
+bool
+wl_store_tick_lock(void)
+{
+	SPITupleTable *t = wl_store_run(P_TICK_LOCK, NULL, NULL, 1, SPI_OK_SELECT);
+	bool		got = wl_store_bool(t, 0, 1);
+
+	SPI_freetuptable(t);
+	return got;
+}
+
+/* dues reads (workload_id, position) rows of a maintenance scan. */
+static int
+dues(SPITupleTable *t, WlDue **out)
+{
+	int			n = (int) SPI_processed;
+	bool		isnull;
+
+	*out = palloc(sizeof(WlDue) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		(*out)[i].workload_id = wl_store_text(t, i, 1);
+		(*out)[i].at = wl_store_ts(t, i, 2, &isnull);
+	}
+	SPI_freetuptable(t);
+	return n;
+}
+
+/*
+ * wl_store_expired: up to limit workloads whose lease expired by now that
+ * who may touch, after the scan position `after` (workload_id "" at the
+ * start), soonest first, locked SKIP LOCKED.
+ */
+int
+wl_store_expired(TimestampTz now, const WlCaller *who, int limit, const WlDue *after,
+				 WlDue **out)
+{
+	Datum		args[6];
+
+	args[0] = TimestampTzGetDatum(now);
+	args[1] = BoolGetDatum(who == NULL || who->admin);
+	args[2] = name_arg(who && who->role ? who->role : "");
+	args[3] = Int32GetDatum(limit);
+	args[4] = TimestampTzGetDatum(after->at);
+	args[5] = CStringGetTextDatum(after->workload_id);
+	return dues(wl_store_run(P_EXPIRED, args, NULL, 0, SPI_OK_SELECT), out);
+}
+
+/* wl_store_deadline_due: as wl_store_expired, for rows whose deadline has come. */
+int
+wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out)
+{
+	Datum		args[4];
+
+	args[0] = TimestampTzGetDatum(now);
+	args[1] = Int32GetDatum(limit);
+	args[2] = TimestampTzGetDatum(after->at);
+	args[3] = CStringGetTextDatum(after->workload_id);
+	return dues(wl_store_run(P_DEADLINE_DUE, args, NULL, 0, SPI_OK_SELECT), out);
+}
+
+/* wl_store_heartbeat_due: as wl_store_expired, for claims silent for longer than heartbeat_ms. */
+int
+wl_store_heartbeat_due(TimestampTz now, int limit, const WlDue *after, WlDue **out)
+{
+	Datum		args[4];
+
+	args[0] = TimestampTzGetDatum(now);
+	args[1] = Int32GetDatum(limit);
+	args[2] = TimestampTzGetDatum(after->at);
+	args[3] = CStringGetTextDatum(after->workload_id);
+	return dues(wl_store_run(P_HEARTBEAT_DUE, args, NULL, 0, SPI_OK_SELECT), out);
+}
+
+/* wl_store_purge deletes one bounded batch of finished workloads; returns how many. */
+uint64
+wl_store_purge(TimestampTz before, int batch, bool include_dead_letter)
+{
+	Datum		args[3];
+
+	args[0] = TimestampTzGetDatum(before);
+	args[1] = Int32GetDatum(batch);
+	args[2] = BoolGetDatum(include_dead_letter);
+	wl_store_run(P_PURGE, args, NULL, 0, SPI_OK_DELETE);
+	return SPI_processed;
+}

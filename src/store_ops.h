@@ -1,0 +1,248 @@
+/*
+ * store_ops.h: the storage layer's typed interface: one wrapper per
+ * statement (store_rows.c: workload rows, events, creation, claims;
+ * store_parts.c: specs, attempts, results, checkpoints, waits, compensation
+ * steps; store_meta.c: documents, keys, revocations, members, maintenance
+ * scans).  Each wrapper copies what it returns into the current memory
+ * context and frees its tuple table.  Nothing here decides: membership comes
+ * in as a WlCaller, and the rules (states, deadlines) come from the layers
+ * below.  Layer 2.
+ *
+ * Lock order, everywhere: the workload row (FOR NO KEY UPDATE), then its
+ * attempts, checkpoints, results, events, waits and compensation steps.
+ * workload_signal reads open waits without locking them, then locks each
+ * workload row in workload_id order and re-reads its wait under that lock.
+ * Dependencies are read FOR KEY SHARE, which never waits for a worker
+ * holding the dependency's row.
+ */
+#ifndef WL_STORE_OPS_H
+#define WL_STORE_OPS_H
+
+#include "datatype/timestamp.h"
+#include "utils/array.h"
+#include "utils/jsonb.h"
+
+#include "row.h"
+#include "spec.h"
+
+/*
+ * Who a statement acts for: everywhere (admin: a superuser, workload_admin,
+ * or the domain acting for the system), or as the role named, which sees
+ * and locks only rows of its tenants and applications.
+ */
+typedef struct WlCaller
+{
+	const char *role;
+	bool		admin;
+} WlCaller;
+
+/* ---- store_rows.c ---- */
+extern bool wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row);
+extern void wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *found);
+extern void wl_store_save(const WlRow *row);
+extern void wl_store_event(const WlRow *row, const WlState *from, WlState to,
+						   const char *actor, const char *role, Jsonb *evidence);
+extern void wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to,
+							   const char *actor, const char *role, Jsonb **evidence);
+extern char *wl_store_idempotent(const char *tenant_id, const char *application_id,
+								 const char *idempotency_key);
+extern bool wl_store_spec_put(const WlSpec *spec, const char *workload_id,
+							  const char *input_hash, const char *role, Jsonb *run_authority);
+extern void wl_store_row_put(const WlSpec *spec, const char *workload_id, TimestampTz now);
+extern void wl_store_dependency_put(const char *workload_id, const char *depends_on,
+									WlState required);
+extern bool wl_store_dependency_state(const char *depends_on, const char *tenant_id,
+									  const char *application_id, WlState *state);
+extern int64 wl_store_unmet_dependencies(const char *workload_id);
+extern char **wl_store_depended_on(char **ids, int n, WlState final, int *m);
+extern char **wl_store_dependents(const char *workload_id, WlState final, int *n);
+
+/* A claim: of up to max_items due READY workloads of one tenant, or of one named workload. */
+typedef struct WlClaimRequest
+{
+	const char *tenant_id;
+	const char *application_id;
+	ArrayType  *capabilities;
+	int			max_items;
+	const char *worker_id;
+	Interval   *lease;
+	const char *workload_id;	/* claim this one (checked by the caller), or NULL */
+	bool		start;
+	const char *role;
+} WlClaimRequest;
+
+/* One claimed workload: the row workload_claim returns. */
+typedef struct WlClaimed
+{
+	char	   *workload_id;
+	char	   *claim_id;
+	int64		fencing_token;
+	TimestampTz lease_expires_at;
+	int			attempt;
+	char	   *definition_id;
+	char	   *definition_revision;
+	Jsonb	   *input;
+	int			checkpoint_sequence;
+} WlClaimed;
+
+extern int	wl_store_claim(const WlClaimRequest *r, WlClaimed **out);
+
+/* ---- store_parts.c ---- */
+typedef struct WlSpecRow
+{
+	Jsonb	   *authorization_snapshot;
+	Jsonb	   *run_authority;
+	ArrayType  *connection_scopes;
+	char	   *definition_id;
+	char	   *definition_revision;
+	char	   *environment;
+	Jsonb	   *governing_snapshots;
+	Jsonb	   *completion_criteria;
+	int			priority;
+} WlSpecRow;
+
+extern void wl_store_policy(const char *workload_id, WlPolicy *p);
+extern void wl_store_spec_read(const char *workload_id, WlSpecRow *out);
+extern void wl_store_attempt_start(const WlRow *row, TimestampTz now);
+extern void wl_store_attempt_close(const WlRow *row, const char *outcome, const char *kind,
+								   const char *error);
+extern void wl_store_attempt_close_many(WlRow **rows, int n, const char *outcome);
+
+/* A result already stored under a result id. */
+typedef struct WlStoredResult
+{
+	char	   *workload_id;
+	WlFence		provenance;
+	Jsonb	   *doc;
+} WlStoredResult;
+
+/* A result to store for the current attempt of a locked row. */
+typedef struct WlNewResult
+{
+	const WlRow *row;
+	const WlFence *fence;
+	const char *result_id;
+	Jsonb	   *output;
+	ArrayType  *artifacts;
+	int			schema_version;
+} WlNewResult;
+
+extern bool wl_store_result_find(const char *result_id, WlStoredResult *out);
+extern void wl_store_result_find_many(char **result_ids, int n, bool *found,
+									  WlStoredResult *out);
+extern Jsonb *wl_store_result_put(const WlNewResult *r);
+extern int	wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs);
+
+typedef struct WlCheckpointRow
+{
+	int			sequence;
+	char	   *checkpoint_id;
+	Jsonb	   *state;
+	char	   *state_hash;
+	char	   *key_id;
+	char	   *tag;
+	Jsonb	   *doc;			/* the checkpoint document, with its state */
+} WlCheckpointRow;
+
+extern Jsonb *wl_store_checkpoint_put(const WlRow *row, const char *checkpoint_id, Jsonb *state,
+									  const char *state_hash, const char *key_id,
+									  const char *tag);
+extern bool wl_store_checkpoint_last(const char *workload_id, WlCheckpointRow *out);
+
+/* The open wait of a workload. */
+typedef struct WlWait
+{
+	int			number;
+	char	   *kind;
+	char	   *wake_key;
+	TimestampTz deadline;
+} WlWait;
+
+/* How a wait was answered. */
+typedef struct WlWaitAnswer
+{
+	const char *outcome;
+	Jsonb	   *payload;
+	bool		has_decision;
+	bool		approved;
+	const char *approver;
+	const char *note;
+} WlWaitAnswer;
+
+extern void wl_store_wait_put(const WlRow *row, const char *kind, const char *wake_key,
+							  TimestampTz deadline);
+extern bool wl_store_wait_open(const char *workload_id, WlWait *w);
+extern void wl_store_wait_resolve(const char *workload_id, int number, const WlWaitAnswer *a);
+extern void wl_store_wait_close(const char *workload_id, const char *outcome);
+extern Jsonb *wl_store_wait_last(const char *workload_id);
+extern char **wl_store_waits_keyed(const char *tenant_id, const char *application_id,
+								   const char *wake_key, TimestampTz now, int *n);
+
+/* A compensation step. */
+typedef struct WlStep
+{
+	int			step;
+	char	   *capability;
+	Jsonb	   *input;
+	char	   *digest;
+	char	   *compensation_id;
+} WlStep;
+
+extern WlStep *wl_store_steps(const char *workload_id, int *n);
+extern Jsonb *wl_store_step_put(const WlRow *row, int step, const char *capability,
+								Jsonb *input, const char *input_hash, const char *digest);
+extern void wl_store_step_bind(const char *workload_id, int step, const char *compensation_id,
+							   const char *actor);
+
+/* ---- store_meta.c ---- */
+typedef struct WlEventRow
+{
+	int64		sequence;
+	char	   *event_type;
+	bool		has_from;
+	WlState		from;
+	WlState		to;
+	char	   *actor;
+	TimestampTz at;
+	Jsonb	   *evidence;
+} WlEventRow;
+
+extern Jsonb *wl_store_document(const char *workload_id, bool full, const WlCaller *who);
+extern Jsonb **wl_store_list(const char *tenant_id, const char *application_id,
+							 const WlState *state, int lim, int *n);
+extern WlEventRow *wl_store_history(const char *workload_id, int *n);
+extern Jsonb *wl_store_stats(const char *tenant_id, const char *application_id, TimestampTz now);
+
+typedef struct WlKey
+{
+	char	   *key_id;
+	bytea	   *secret;
+	bool		retired;
+} WlKey;
+
+extern bool wl_store_key_current(WlKey *k);
+extern bool wl_store_key_get(const char *key_id, WlKey *k);
+extern void wl_store_key_put(const char *key_id, bytea *secret, TimestampTz at);
+extern bool wl_store_key_retire(const char *key_id, TimestampTz at);
+extern int64 wl_store_keys_other(const char *key_id);
+extern bool wl_store_revoked(const char *grant_id);
+extern void wl_store_revoke(const char *grant_id, TimestampTz at, const char *role);
+extern bool wl_store_member(const char *role, const char *tenant_id, const char *application_id);
+extern void wl_store_member_put(const char *role, const char *tenant_id, const char *application_id);
+extern void wl_store_member_del(const char *role, const char *tenant_id, const char *application_id);
+
+/* A row a maintenance scan found due, and where the scan has got to. */
+typedef struct WlDue
+{
+	char	   *workload_id;
+	TimestampTz at;
+} WlDue;
+
+extern bool wl_store_tick_lock(void);
+extern int	wl_store_expired(TimestampTz now, const WlCaller *who, int limit,
+							 const WlDue *after, WlDue **out);
+extern int	wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out);
+extern int	wl_store_heartbeat_due(TimestampTz now, int limit, const WlDue *after, WlDue **out);
+extern uint64 wl_store_purge(TimestampTz before, int batch, bool include_dead_letter);
+
+#endif

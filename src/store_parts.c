@@ -1,0 +1,495 @@
+/*
+ * store_parts.c: typed wrappers over the statements on what hangs off a
+ * workload: its spec (policy, authority, context), attempts, results,
+ * checkpoints, waits and compensation steps.  Layer 2.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/json.h"
+
+#include "catalog.h"
+#include "clock.h"
+#include "crypto.h"
+#include "jsonb_util.h"
+#include "store.h"
+#include "store_ops.h"
+
+/* wl_store_policy reads the retry policy of a workload. */
+void
+wl_store_policy(const char *workload_id, WlPolicy *p)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_POLICY, args, NULL, 1, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		elog(ERROR, "workload \"%s\" has no spec", workload_id);
+	p->max_attempts = (int) wl_store_int(t, 0, 1);
+	p->initial_delay_ms = wl_store_int(t, 0, 2);
+	p->max_delay_ms = wl_store_int(t, 0, 3);
+	p->exponential = strcmp(wl_store_text(t, 0, 4), "exponential") == 0;
+	p->retry_on = wl_store_array(t, 0, 5);
+	SPI_freetuptable(t);
+}
+
+/* wl_store_spec_read reads what the domain needs of a spec after create. */
+void
+wl_store_spec_read(const char *workload_id, WlSpecRow *out)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_SPEC_READ, args, NULL, 1, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		elog(ERROR, "workload \"%s\" has no spec", workload_id);
+	out->authorization_snapshot = wl_store_jsonb(t, 0, 1);
+	out->run_authority = wl_store_jsonb(t, 0, 2);
+	out->connection_scopes = wl_store_array(t, 0, 3);
+	out->definition_id = wl_store_text(t, 0, 4);
+	out->definition_revision = wl_store_text(t, 0, 5);
+	out->environment = wl_store_text(t, 0, 6);
+	out->governing_snapshots = wl_store_jsonb(t, 0, 7);
+	out->completion_criteria = wl_store_jsonb(t, 0, 8);
+	out->priority = (int) wl_store_int(t, 0, 9);
+	SPI_freetuptable(t);
+}
+
+void
+wl_store_attempt_start(const WlRow *row, TimestampTz now)
+{
+	Datum		args[3];
+
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = Int32GetDatum(row->attempt_count);
+	args[2] = TimestampTzGetDatum(now);
+	wl_store_run(P_ATTEMPT_START, args, NULL, 0, SPI_OK_UPDATE);
+}
+
+/* wl_store_attempt_close ends the current attempt with an outcome (once). */
+void
+wl_store_attempt_close(const WlRow *row, const char *outcome, const char *kind,
+					   const char *error)
+{
+	Datum		args[6];
+	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+
+	if (row->attempt_count == 0)
+		return;
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = Int32GetDatum(row->attempt_count);
+	args[2] = TimestampTzGetDatum(wl_now());
+	args[3] = CStringGetTextDatum(outcome);
+	args[4] = kind ? CStringGetTextDatum(kind) : (Datum) 0;
+	nulls[4] = kind ? ' ' : 'n';
+	args[5] = error ? CStringGetTextDatum(error) : (Datum) 0;
+	nulls[5] = error ? ' ' : 'n';
+	wl_store_run(P_ATTEMPT_CLOSE, args, nulls, 0, SPI_OK_UPDATE);
+}
+
+/* wl_store_attempt_close_many closes the current attempts of n rows with one outcome. */
+void
+wl_store_attempt_close_many(WlRow **rows, int n, const char *outcome)
+{
+	Datum	   *ids = palloc(sizeof(Datum) * (n + 1));
+	Datum	   *nums = palloc(sizeof(Datum) * (n + 1));
+	Datum		a[4];
+	int			k = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (rows[i]->attempt_count == 0)
+			continue;
+		ids[k] = CStringGetTextDatum(rows[i]->workload_id);
+		nums[k] = Int32GetDatum(rows[i]->attempt_count);
+		k++;
+	}
+	if (k == 0)
+		return;
+	a[0] = PointerGetDatum(wl_array_of(ids, NULL, k, TEXTOID));
+	a[1] = PointerGetDatum(wl_array_of(nums, NULL, k, INT4OID));
+	a[2] = TimestampTzGetDatum(wl_now());
+	a[3] = CStringGetTextDatum(outcome);
+	wl_store_run(P_ATTEMPT_CLOSE_MANY, a, NULL, 0, SPI_OK_UPDATE);
+}
+
+/* result_read fills a WlStoredResult from row r of P_RESULT_GET(_MANY). */
+static void
+result_read(SPITupleTable *t, int r, WlStoredResult *out)
+{
+	out->workload_id = wl_store_text(t, r, 1);
+	out->provenance.workload_id = out->workload_id;
+	out->provenance.claim_id = wl_store_text(t, r, 2);
+	out->provenance.worker_id = wl_store_text(t, r, 3);
+	out->provenance.fencing_token = wl_store_int(t, r, 4);
+	out->doc = wl_store_jsonb(t, r, 5);
+}
+
+/* wl_store_result_find: the result stored under result_id, or false. */
+bool
+wl_store_result_find(const char *result_id, WlStoredResult *out)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	bool		found;
+
+	args[0] = CStringGetTextDatum(result_id);
+	t = wl_store_run(P_RESULT_GET, args, NULL, 1, SPI_OK_SELECT);
+	found = SPI_processed > 0;
+	if (found)
+		result_read(t, 0, out);
+	SPI_freetuptable(t);
+	return found;
+}
+
+/* wl_store_result_find_many is wl_store_result_find for n result ids in one statement. */
+void
+wl_store_result_find_many(char **result_ids, int n, bool *found, WlStoredResult *out)
+{
+	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
+	Datum		args[1];
+	SPITupleTable *t;
+
+	for (int i = 0; i < n; i++)
+	{
+		d[i] = CStringGetTextDatum(result_ids[i]);
+		found[i] = false;
+	}
+	args[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
+	t = wl_store_run(P_RESULT_GET_MANY, args, NULL, 0, SPI_OK_SELECT);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		char	   *id = wl_store_text(t, r, 6);
+
+		for (int i = 0; i < n; i++)
+		{
+			if (!found[i] && strcmp(result_ids[i], id) == 0)
+			{
+				found[i] = true;
+				result_read(t, r, &out[i]);
+			}
+		}
+	}
+	SPI_freetuptable(t);
+}
+
+/*
+ * wl_store_result_put stores the result of the current attempt with its
+ * provenance; NULL when the result id was taken meanwhile.
+ */
+Jsonb *
+wl_store_result_put(const WlNewResult *r)
+{
+	Datum		a[11];
+	SPITupleTable *t;
+	Jsonb	   *doc = NULL;
+
+	a[0] = CStringGetTextDatum(r->result_id);
+	a[1] = CStringGetTextDatum(r->row->workload_id);
+	a[2] = JsonbPGetDatum(r->output);
+	a[3] = CStringGetTextDatum(wl_jsonb_hash(r->output));
+	a[4] = PointerGetDatum(r->artifacts);
+	a[5] = Int32GetDatum(r->schema_version);
+	a[6] = CStringGetTextDatum(r->fence->claim_id);
+	a[7] = CStringGetTextDatum(r->fence->worker_id);
+	a[8] = Int64GetDatum(r->fence->fencing_token);
+	a[9] = Int32GetDatum(r->row->attempt_count);
+	a[10] = TimestampTzGetDatum(wl_now());
+	t = wl_store_run(P_RESULT_PUT, a, NULL, 0, SPI_OK_INSERT_RETURNING);
+	if (SPI_processed > 0)
+		doc = wl_store_jsonb(t, 0, 1);
+	SPI_freetuptable(t);
+	return doc;
+}
+
+/*
+ * wl_store_result_put_many is wl_store_result_put for n results of one
+ * worker in one statement: docs[i] is NULL where the result id was taken
+ * meanwhile.  Returns how many were stored.
+ */
+int
+wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs)
+{
+	Datum	   *d[9];
+	Datum		a[11];
+	SPITupleTable *t;
+	static const Oid types[9] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, JSONOID, INT4OID,
+	TEXTOID, INT8OID, INT4OID};
+	int			got;
+
+	for (int c = 0; c < 9; c++)
+		d[c] = palloc(sizeof(Datum) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		d[0][i] = CStringGetTextDatum(r[i].result_id);
+		d[1][i] = CStringGetTextDatum(r[i].row->workload_id);
+		d[2][i] = JsonbPGetDatum(r[i].output);
+		d[3][i] = CStringGetTextDatum(wl_jsonb_hash(r[i].output));
+		d[4][i] = DirectFunctionCall1(array_to_json, PointerGetDatum(r[i].artifacts));
+		d[5][i] = Int32GetDatum(r[i].schema_version);
+		d[6][i] = CStringGetTextDatum(r[i].fence->claim_id);
+		d[7][i] = Int64GetDatum(r[i].fence->fencing_token);
+		d[8][i] = Int32GetDatum(r[i].row->attempt_count);
+		docs[i] = NULL;
+	}
+	for (int c = 0; c < 9; c++)
+		a[c] = PointerGetDatum(wl_array_of(d[c], NULL, n, types[c]));
+	a[9] = CStringGetTextDatum(r[0].fence->worker_id);
+	a[10] = TimestampTzGetDatum(wl_now());
+	t = wl_store_run(P_RESULT_PUT_MANY, a, NULL, 0, SPI_OK_INSERT_RETURNING);
+	got = (int) SPI_processed;
+	for (int k = 0; k < got; k++)
+	{
+		char	   *id = wl_store_text(t, k, 1);
+
+		for (int i = 0; i < n; i++)
+		{
+			if (docs[i] == NULL && strcmp(r[i].row->workload_id, id) == 0)
+				docs[i] = wl_store_jsonb(t, k, 2);
+		}
+	}
+	SPI_freetuptable(t);
+	return got;
+}
+
+/*
+ * wl_store_checkpoint_put appends checkpoint row->checkpoint_sequence with
+ * its state hash and its authentication tag under key key_id; returns its
+ * document (without the state).
+ */
+Jsonb *
+wl_store_checkpoint_put(const WlRow *row, const char *checkpoint_id, Jsonb *state,
+						const char *state_hash, const char *key_id, const char *tag)
+{
+	Datum		a[10];
+	SPITupleTable *t;
+	Jsonb	   *doc;
+
+	a[0] = CStringGetTextDatum(row->workload_id);
+	a[1] = Int32GetDatum(row->checkpoint_sequence);
+	a[2] = CStringGetTextDatum(checkpoint_id);
+	a[3] = Int32GetDatum(row->attempt_count);
+	a[4] = Int64GetDatum(row->fencing_token);
+	a[5] = JsonbPGetDatum(state);
+	a[6] = CStringGetTextDatum(state_hash);
+	a[7] = TimestampTzGetDatum(wl_now());
+	a[8] = CStringGetTextDatum(key_id);
+	a[9] = CStringGetTextDatum(tag);
+	t = wl_store_run(P_CHECKPOINT_PUT, a, NULL, 0, SPI_OK_INSERT_RETURNING);
+	doc = wl_store_jsonb(t, 0, 1);
+	SPI_freetuptable(t);
+	return doc;
+}
+
+/* wl_store_checkpoint_last: the latest checkpoint of a workload, or false. */
+bool
+wl_store_checkpoint_last(const char *workload_id, WlCheckpointRow *out)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	bool		found;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_CHECKPOINT_LAST, args, NULL, 1, SPI_OK_SELECT);
+	found = SPI_processed > 0;
+	if (found)
+	{
+		out->sequence = (int) wl_store_int(t, 0, 1);
+		out->checkpoint_id = wl_store_text(t, 0, 2);
+		out->state = wl_store_jsonb(t, 0, 3);
+		out->state_hash = wl_store_text(t, 0, 4);
+		out->key_id = wl_store_text(t, 0, 5);
+		out->tag = wl_store_text(t, 0, 6);
+		out->doc = wl_store_jsonb(t, 0, 7);
+	}
+	SPI_freetuptable(t);
+	return found;
+}
+
+/* wl_store_wait_put opens wait number row->wait_count of a locked row. */
+void
+wl_store_wait_put(const WlRow *row, const char *kind, const char *wake_key, TimestampTz deadline)
+{
+	Datum		a[10];
+	char		nulls[10];
+
+	memset(nulls, ' ', sizeof(nulls));
+	a[0] = CStringGetTextDatum(row->workload_id);
+	a[1] = Int32GetDatum(row->wait_count);
+	a[2] = CStringGetTextDatum(row->tenant_id);
+	a[3] = CStringGetTextDatum(row->application_id);
+	a[4] = CStringGetTextDatum(kind);
+	a[5] = wake_key ? CStringGetTextDatum(wake_key) : (Datum) 0;
+	nulls[5] = wake_key ? ' ' : 'n';
+	a[6] = TimestampTzGetDatum(deadline);
+	a[7] = Int32GetDatum(row->attempt_count);
+	a[8] = Int64GetDatum(row->fencing_token);
+	a[9] = TimestampTzGetDatum(wl_now());
+	wl_store_run(P_WAIT_PUT, a, nulls, 0, SPI_OK_INSERT);
+}
+
+/* wl_store_wait_open: the open wait of a workload, or false. */
+bool
+wl_store_wait_open(const char *workload_id, WlWait *w)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	bool		isnull;
+	bool		found;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_WAIT_OPEN, args, NULL, 1, SPI_OK_SELECT);
+	found = SPI_processed > 0;
+	if (found)
+	{
+		w->number = (int) wl_store_int(t, 0, 1);
+		w->kind = wl_store_text(t, 0, 2);
+		w->wake_key = wl_store_text(t, 0, 3);
+		w->deadline = wl_store_ts(t, 0, 4, &isnull);
+	}
+	SPI_freetuptable(t);
+	return found;
+}
+
+/* wl_store_wait_resolve records how wait `number` ended. */
+void
+wl_store_wait_resolve(const char *workload_id, int number, const WlWaitAnswer *k)
+{
+	Datum		a[8];
+	char		nulls[8] = {' ', ' ', ' ', ' ', 'n', 'n', 'n', 'n'};
+
+	a[0] = CStringGetTextDatum(workload_id);
+	a[1] = Int32GetDatum(number);
+	a[2] = TimestampTzGetDatum(wl_now());
+	a[3] = CStringGetTextDatum(k->outcome);
+	if (k->payload)
+		a[4] = JsonbPGetDatum(k->payload), nulls[4] = ' ';
+	if (k->has_decision)
+		a[5] = BoolGetDatum(k->approved), nulls[5] = ' ';
+	if (k->approver)
+		a[6] = CStringGetTextDatum(k->approver), nulls[6] = ' ';
+	if (k->note)
+		a[7] = CStringGetTextDatum(k->note), nulls[7] = ' ';
+	wl_store_run(P_WAIT_RESOLVE, a, nulls, 0, SPI_OK_UPDATE);
+}
+
+/*
+ * wl_store_wait_close resolves a wait the workload leaves without a wake
+ * (cancelled, timed out) with that outcome; a wait already answered is left
+ * as it is.
+ */
+void
+wl_store_wait_close(const char *workload_id, const char *outcome)
+{
+	Datum		a[3];
+
+	a[0] = CStringGetTextDatum(workload_id);
+	a[1] = TimestampTzGetDatum(wl_now());
+	a[2] = CStringGetTextDatum(outcome);
+	wl_store_run(P_WAIT_CLOSE, a, NULL, 0, SPI_OK_UPDATE);
+}
+
+/* wl_store_wait_last: the latest ended wait of a workload, as a document, or NULL. */
+Jsonb *
+wl_store_wait_last(const char *workload_id)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	Jsonb	   *doc = NULL;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_WAIT_LAST, args, NULL, 1, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+		doc = wl_store_jsonb(t, 0, 1);
+	SPI_freetuptable(t);
+	return doc;
+}
+
+/* wl_store_waits_keyed: workloads with an open, unexpired event wait on wake_key, by id. */
+char **
+wl_store_waits_keyed(const char *tenant_id, const char *application_id, const char *wake_key,
+					 TimestampTz now, int *n)
+{
+	Datum		args[4];
+	SPITupleTable *t;
+	char	  **ids;
+
+	args[0] = CStringGetTextDatum(tenant_id);
+	args[1] = CStringGetTextDatum(application_id);
+	args[2] = CStringGetTextDatum(wake_key);
+	args[3] = TimestampTzGetDatum(now);
+	t = wl_store_run(P_WAIT_KEYED, args, NULL, 0, SPI_OK_SELECT);
+	*n = (int) SPI_processed;
+	ids = palloc(sizeof(char *) * (*n + 1));
+	for (int i = 0; i < *n; i++)
+		ids[i] = wl_store_text(t, i, 1);
+	SPI_freetuptable(t);
+	return ids;
+}
+
+/* wl_store_steps: a workload's compensation steps in registration order. */
+WlStep *
+wl_store_steps(const char *workload_id, int *n)
+{
+	Datum		a[1];
+	SPITupleTable *t;
+	WlStep	   *steps;
+
+	a[0] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_COMP_LIST, a, NULL, 0, SPI_OK_SELECT);
+	*n = (int) SPI_processed;
+	steps = palloc0(sizeof(WlStep) * (*n + 1));
+	for (int i = 0; i < *n; i++)
+	{
+		steps[i].step = (int) wl_store_int(t, i, 1);
+		steps[i].capability = wl_store_text(t, i, 2);
+		steps[i].input = wl_store_jsonb(t, i, 3);
+		steps[i].digest = wl_store_text(t, i, 4);
+		steps[i].compensation_id = wl_store_text(t, i, 5);
+	}
+	SPI_freetuptable(t);
+	return steps;
+}
+
+/* wl_store_step_put records compensation step `step` of a locked row; returns its document. */
+Jsonb *
+wl_store_step_put(const WlRow *row, int step, const char *capability, Jsonb *input,
+				  const char *input_hash, const char *digest)
+{
+	Datum		a[9];
+	SPITupleTable *t;
+	Jsonb	   *doc;
+
+	a[0] = CStringGetTextDatum(row->workload_id);
+	a[1] = Int32GetDatum(step);
+	a[2] = CStringGetTextDatum(capability);
+	a[3] = JsonbPGetDatum(input);
+	a[4] = CStringGetTextDatum(input_hash);
+	a[5] = CStringGetTextDatum(digest);
+	a[6] = Int32GetDatum(row->attempt_count);
+	a[7] = Int64GetDatum(row->fencing_token);
+	a[8] = TimestampTzGetDatum(wl_now());
+	t = wl_store_run(P_COMP_PUT, a, NULL, 0, SPI_OK_INSERT_RETURNING);
+	doc = wl_store_jsonb(t, 0, 1);
+	SPI_freetuptable(t);
+	return doc;
+}
+
+/* wl_store_step_bind records the workload that undoes a step. */
+void
+wl_store_step_bind(const char *workload_id, int step, const char *compensation_id,
+				   const char *actor)
+{
+	Datum		a[5];
+
+	a[0] = CStringGetTextDatum(workload_id);
+	a[1] = Int32GetDatum(step);
+	a[2] = CStringGetTextDatum(compensation_id);
+	a[3] = TimestampTzGetDatum(wl_now());
+	a[4] = CStringGetTextDatum(actor);
+	wl_store_run(P_COMP_BIND, a, NULL, 0, SPI_OK_UPDATE);
+}

@@ -1,0 +1,505 @@
+/*
+ * store_rows.c: typed wrappers over the statements on workload rows: lock
+ * (one or a batch, membership decided in the statement), save, events,
+ * creation (idempotency, spec, row, dependencies), the dependency graph and
+ * the claim statement.  Layer 2: it writes what it is told.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "clock.h"
+#include "jsonb_util.h"
+#include "store.h"
+#include "store_ops.h"
+
+/* The caller's part of a MAY_TOUCH statement: $2 (acts everywhere) and $3 (the role). */
+static void
+caller_args(const WlCaller *who, Datum *args)
+{
+	args[0] = BoolGetDatum(who == NULL || who->admin);
+	args[1] = DirectFunctionCall1(namein, CStringGetDatum(who && who->role ? who->role : ""));
+}
+
+/* row_read fills row from row i of a P_LOCK / P_LOCK_MANY result (ROW_COLUMNS). */
+static void
+row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
+{
+	bool		isnull;
+	int			c = 16;
+
+	memset(row, 0, sizeof(*row));
+	row->workload_id = pstrdup(workload_id);
+	row->tenant_id = wl_store_text(t, i, 1);
+	row->application_id = wl_store_text(t, i, 2);
+	row->state = wl_state_from_name(wl_store_text(t, i, 3));
+	row->attempt_count = (int) wl_store_int(t, i, 4);
+	row->retry_count = (int) wl_store_int(t, i, 5);
+	row->fencing_token = wl_store_int(t, i, 6);
+	row->checkpoint_sequence = (int) wl_store_int(t, i, 7);
+	row->claim_id = wl_store_text(t, i, 8);
+	row->worker_id = wl_store_text(t, i, 9);
+	row->lease_expires_at = wl_store_ts(t, i, 10, &isnull);
+	row->next_attempt_at = wl_store_ts(t, i, 11, &isnull);
+	row->state_entered_at = wl_store_ts(t, i, 12, &isnull);
+	row->created_at = wl_store_ts(t, i, 13, &isnull);
+	row->last_heartbeat_at = wl_store_ts(t, i, 14, &isnull);
+	row->has_heartbeat = !isnull;
+	row->capability_snapshot = wl_store_array(t, i, 15);
+#define WL_TIMEOUT_READ(f) row->timeouts.f = wl_store_int(t, i, c++);
+	WL_TIMEOUTS(WL_TIMEOUT_READ)
+#undef WL_TIMEOUT_READ
+	row->deadline_at = wl_store_ts(t, i, c++, &isnull);
+	row->has_deadline = !isnull;
+	row->wait_count = (int) wl_store_int(t, i, c++);
+	row->has_criteria = wl_store_bool(t, i, c++);
+}
+
+/*
+ * wl_store_lock locks the workload row (FOR NO KEY UPDATE, waiting) and
+ * reads it into row.  false when there is no such workload or who may not
+ * touch it; such a row is not locked.
+ */
+bool
+wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
+{
+	Datum		args[3];
+	SPITupleTable *t;
+	bool		found;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	caller_args(who, &args[1]);
+	t = wl_store_run(P_LOCK, args, NULL, 1, SPI_OK_SELECT);
+	found = SPI_processed > 0;
+	if (found)
+		row_read(t, 0, workload_id, row);
+	SPI_freetuptable(t);
+	return found;
+}
+
+/*
+ * wl_store_lock_many locks the n workloads named in ids, which must be
+ * sorted by strcmp and distinct, in that order, and reads them into rows;
+ * found[i] is false where wl_store_lock would have returned false.  One
+ * statement for the batch.
+ */
+void
+wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *found)
+{
+	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
+	Datum		args[3];
+	SPITupleTable *t;
+	int			got;
+	int			k = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		d[i] = CStringGetTextDatum(ids[i]);
+		found[i] = false;
+	}
+	args[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
+	caller_args(who, &args[1]);
+	t = wl_store_run(P_LOCK_MANY, args, NULL, 0, SPI_OK_SELECT);
+	got = (int) SPI_processed;
+	/* rows come back in the same byte order as ids: one merge pass */
+	for (int r = 0; r < got; r++)
+	{
+		char	   *id = wl_store_text(t, r, 16 + WL_TIMEOUT_COUNT + 3);
+
+		while (k < n && strcmp(ids[k], id) < 0)
+			k++;
+		if (k == n || strcmp(ids[k], id) != 0)
+			elog(ERROR, "workload batch lock returned an unasked row \"%s\"", id);
+		row_read(t, r, id, &rows[k]);
+		found[k] = true;
+	}
+	SPI_freetuptable(t);
+}
+
+/* wl_store_save writes the row's mutable columns; the caller holds its lock. */
+void
+wl_store_save(const WlRow *row)
+{
+	Datum		args[19];
+	char		nulls[19];
+
+	memset(nulls, ' ', sizeof(nulls));
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = wl_catalog_state_datum(row->state);
+	args[2] = TimestampTzGetDatum(wl_now());
+	args[3] = TimestampTzGetDatum(row->state_entered_at);
+	args[4] = TimestampTzGetDatum(row->next_attempt_at);
+	args[5] = Int32GetDatum(row->attempt_count);
+	args[6] = Int32GetDatum(row->retry_count);
+	args[7] = Int64GetDatum(row->fencing_token);
+	args[8] = Int32GetDatum(row->checkpoint_sequence);
+	if (row->claim_id)
+	{
+		args[9] = CStringGetTextDatum(row->claim_id);
+		args[10] = CStringGetTextDatum(row->worker_id);
+		args[11] = TimestampTzGetDatum(row->lease_expires_at);
+	}
+	else
+		nulls[9] = nulls[10] = nulls[11] = 'n';
+	args[12] = TimestampTzGetDatum(row->last_heartbeat_at);
+	nulls[12] = row->has_heartbeat ? ' ' : 'n';
+	args[13] = BoolGetDatum(row->failure_changed);
+	args[14] = PointerGetDatum(row->last_failure);
+	nulls[14] = row->last_failure ? ' ' : 'n';
+	args[15] = BoolGetDatum(row->progress_changed);
+	args[16] = PointerGetDatum(row->progress);
+	nulls[16] = row->progress ? ' ' : 'n';
+	args[17] = TimestampTzGetDatum(row->deadline_at);
+	nulls[17] = row->has_deadline ? ' ' : 'n';
+	args[18] = Int32GetDatum(row->wait_count);
+	wl_store_run(P_SAVE, args, nulls, 0, SPI_OK_UPDATE);
+	if (SPI_processed != 1)
+		elog(ERROR, "workload \"%s\" vanished while locked", row->workload_id);
+}
+
+/* empty evidence is {} */
+static Jsonb *
+evidence_or_empty(Jsonb *evidence)
+{
+	return evidence ? evidence : wl_json_parse("{}");
+}
+
+/*
+ * wl_store_event appends the event of a transition into `to` (from NULL:
+ * the workload's first event) with the actor, the database role and the
+ * evidence.
+ */
+void
+wl_store_event(const WlRow *row, const WlState *from, WlState to, const char *actor,
+			   const char *role, Jsonb *evidence)
+{
+	Datum		args[10];
+	char		nulls[10];
+
+	memset(nulls, ' ', sizeof(nulls));
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = CStringGetTextDatum(row->tenant_id);
+	args[2] = CStringGetTextDatum(row->application_id);
+	args[3] = CStringGetTextDatum(wl_state_event_type(to));
+	if (from)
+		args[4] = wl_catalog_state_datum(*from);
+	else
+		nulls[4] = 'n';
+	args[5] = wl_catalog_state_datum(to);
+	args[6] = CStringGetTextDatum(actor);
+	args[7] = TimestampTzGetDatum(wl_now());
+	args[8] = DirectFunctionCall1(namein, CStringGetDatum(role));
+	args[9] = PointerGetDatum(evidence_or_empty(evidence));
+	wl_store_run(P_EVENT, args, nulls, 0, SPI_OK_INSERT);
+}
+
+#define SM_COLS 20				/* the per-row arrays of P_SAVE_MANY */
+
+/* save_many_columns fills the per-row arrays of P_SAVE_MANY (d: values, nl: nulls). */
+static void
+save_many_columns(WlRow **rows, int n, const WlState *from, Jsonb **evidence,
+				  Datum **d, bool **nl)
+{
+	for (int c = 0; c < SM_COLS; c++)
+	{
+		d[c] = palloc0(sizeof(Datum) * n);
+		nl[c] = palloc0(sizeof(bool) * n);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		WlRow	   *row = rows[i];
+
+		d[0][i] = CStringGetTextDatum(row->workload_id);
+		d[1][i] = wl_catalog_state_datum(row->state);
+		d[2][i] = TimestampTzGetDatum(row->state_entered_at);
+		d[3][i] = TimestampTzGetDatum(row->next_attempt_at);
+		d[4][i] = Int32GetDatum(row->attempt_count);
+		d[5][i] = Int32GetDatum(row->retry_count);
+		d[6][i] = Int64GetDatum(row->fencing_token);
+		d[7][i] = Int32GetDatum(row->checkpoint_sequence);
+		d[8][i] = row->claim_id ? CStringGetTextDatum(row->claim_id) : (Datum) 0;
+		d[9][i] = row->claim_id ? CStringGetTextDatum(row->worker_id) : (Datum) 0;
+		d[10][i] = TimestampTzGetDatum(row->lease_expires_at);
+		nl[8][i] = nl[9][i] = nl[10][i] = row->claim_id == NULL;
+		d[11][i] = TimestampTzGetDatum(row->last_heartbeat_at);
+		nl[11][i] = !row->has_heartbeat;
+		d[12][i] = BoolGetDatum(row->failure_changed);
+		d[13][i] = PointerGetDatum(row->last_failure);
+		nl[13][i] = row->last_failure == NULL;
+		d[14][i] = BoolGetDatum(row->progress_changed);
+		d[15][i] = PointerGetDatum(row->progress);
+		nl[15][i] = row->progress == NULL;
+		d[16][i] = TimestampTzGetDatum(row->deadline_at);
+		nl[16][i] = !row->has_deadline;
+		d[17][i] = Int32GetDatum(row->wait_count);
+		d[18][i] = wl_catalog_state_datum(from[i]);
+		d[19][i] = PointerGetDatum(evidence_or_empty(evidence[i]));
+	}
+}
+
+/*
+ * wl_store_save_many saves n locked rows that have moved from from[i] to
+ * `to` and appends their events (evidence[i], in array order), in one
+ * statement.
+ */
+void
+wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to, const char *actor,
+				   const char *role, Jsonb **evidence)
+{
+	Datum	   *d[SM_COLS];
+	bool	   *nl[SM_COLS];
+	static const Oid types[SM_COLS] = {TEXTOID, InvalidOid, TIMESTAMPTZOID, TIMESTAMPTZOID,
+		INT4OID, INT4OID, INT8OID, INT4OID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
+	BOOLOID, JSONBOID, BOOLOID, JSONBOID, TIMESTAMPTZOID, INT4OID, InvalidOid, JSONBOID};
+	Datum		args[25];
+	Oid			state_type = wl_catalog_state_type();
+	SPITupleTable *t;
+
+	save_many_columns(rows, n, from, evidence, d, nl);
+	/* $1, $2, $4..$20, $25: the per-row arrays; $3, $21..$24: one value each */
+	for (int c = 0; c < SM_COLS; c++)
+	{
+		int			a = c <= 1 ? c : c == SM_COLS - 1 ? 24 : c + 1;
+
+		args[a] = PointerGetDatum(wl_array_of(d[c], nl[c], n,
+											  OidIsValid(types[c]) ? types[c] : state_type));
+	}
+	args[2] = TimestampTzGetDatum(wl_now());
+	args[20] = wl_catalog_state_datum(to);
+	args[21] = CStringGetTextDatum(wl_state_event_type(to));
+	args[22] = CStringGetTextDatum(actor);
+	args[23] = DirectFunctionCall1(namein, CStringGetDatum(role));
+	t = wl_store_run(P_SAVE_MANY, args, NULL, 1, SPI_OK_SELECT);
+	if (wl_store_int(t, 0, 1) != n)
+		elog(ERROR, "workloads vanished while locked");
+	SPI_freetuptable(t);
+}
+
+/* wl_store_idempotent: the workload already created under this key, or NULL. */
+char *
+wl_store_idempotent(const char *tenant_id, const char *application_id,
+					const char *idempotency_key)
+{
+	Datum		args[3];
+	SPITupleTable *t;
+	char	   *found = NULL;
+
+	args[0] = CStringGetTextDatum(tenant_id);
+	args[1] = CStringGetTextDatum(application_id);
+	args[2] = CStringGetTextDatum(idempotency_key);
+	t = wl_store_run(P_IDEM, args, NULL, 1, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+		found = wl_store_text(t, 0, 1);
+	SPI_freetuptable(t);
+	return found;
+}
+
+/* wl_store_spec_put writes the spec row; false when a concurrent create won the key. */
+bool
+wl_store_spec_put(const WlSpec *spec, const char *workload_id, const char *input_hash,
+				  const char *role, Jsonb *run_authority)
+{
+	Datum		a[25];
+	char		nulls[25];
+
+	memset(nulls, ' ', sizeof(nulls));
+	a[0] = CStringGetTextDatum(workload_id);
+	a[1] = CStringGetTextDatum(spec->tenant_id);
+	a[2] = CStringGetTextDatum(spec->application_id);
+	a[3] = CStringGetTextDatum(spec->idempotency_key);
+	a[4] = CStringGetTextDatum(spec->environment);
+	a[5] = CStringGetTextDatum(spec->definition_id);
+	a[6] = CStringGetTextDatum(spec->definition_revision);
+	a[7] = CStringGetTextDatum(spec->trigger);
+	a[8] = JsonbPGetDatum(spec->input);
+	a[9] = CStringGetTextDatum(input_hash);
+	a[10] = JsonbPGetDatum(spec->requested_by);
+	a[11] = JsonbPGetDatum(spec->authorization_snapshot);
+	a[12] = PointerGetDatum(spec->connection_scopes);
+	a[13] = Int32GetDatum(spec->policy.max_attempts);
+	a[14] = Int64GetDatum(spec->policy.initial_delay_ms);
+	a[15] = Int64GetDatum(spec->policy.max_delay_ms);
+	a[16] = CStringGetTextDatum(spec->backoff);
+	a[17] = PointerGetDatum(spec->policy.retry_on);
+	a[18] = JsonbPGetDatum(spec->timeouts);
+	a[19] = JsonbPGetDatum(spec->dependencies);
+	a[20] = JsonbPGetDatum(spec->completion_criteria);
+	a[21] = PointerGetDatum(spec->governing_snapshots);
+	if (spec->governing_snapshots == NULL)
+		nulls[21] = 'n';
+	a[22] = Int32GetDatum(WL_CONTRACT_VERSION);
+	a[23] = DirectFunctionCall1(namein, CStringGetDatum(role));
+	a[24] = JsonbPGetDatum(run_authority);
+	wl_store_run(P_SPEC_PUT, a, nulls, 0, SPI_OK_INSERT);
+	return SPI_processed == 1;
+}
+
+/* wl_store_row_put inserts the workload row, CREATED at now. */
+void
+wl_store_row_put(const WlSpec *spec, const char *workload_id, TimestampTz now)
+{
+	Datum		a[7 + WL_TIMEOUT_COUNT + 1];
+	char		nulls[7 + WL_TIMEOUT_COUNT + 1];
+	int			i = 0;
+
+	memset(nulls, ' ', sizeof(nulls));
+	a[0] = CStringGetTextDatum(workload_id);
+	a[1] = CStringGetTextDatum(spec->tenant_id);
+	a[2] = CStringGetTextDatum(spec->application_id);
+	a[3] = Int32GetDatum(spec->priority);
+	a[4] = PointerGetDatum(spec->capability_snapshot);
+	a[5] = BoolGetDatum(spec->ndeps > 0);
+	a[6] = TimestampTzGetDatum(now);
+#define WL_TIMEOUT_ARG(f) \
+	a[7 + i] = Int64GetDatum(spec->timeout_ms.f); \
+	nulls[7 + i] = spec->timeout_set[i] ? ' ' : 'n'; \
+	i++;
+	WL_TIMEOUTS(WL_TIMEOUT_ARG)
+#undef WL_TIMEOUT_ARG
+	a[7 + WL_TIMEOUT_COUNT] = BoolGetDatum(JsonContainerSize(&spec->completion_criteria->root) > 0);
+	wl_store_run(P_ROW_PUT, a, nulls, 0, SPI_OK_INSERT);
+}
+
+void
+wl_store_dependency_put(const char *workload_id, const char *depends_on, WlState required)
+{
+	Datum		d[3];
+
+	d[0] = CStringGetTextDatum(workload_id);
+	d[1] = CStringGetTextDatum(depends_on);
+	d[2] = wl_catalog_state_datum(required);
+	wl_store_run(P_DEP_PUT, d, NULL, 0, SPI_OK_INSERT);
+}
+
+/*
+ * wl_store_dependency_state locks a dependency FOR KEY SHARE (so it cannot
+ * be purged under us) and reads its state; false when it is not a workload
+ * of this tenant and application.
+ */
+bool
+wl_store_dependency_state(const char *depends_on, const char *tenant_id,
+						  const char *application_id, WlState *state)
+{
+	Datum		args[3];
+	SPITupleTable *t;
+	bool		found;
+
+	args[0] = CStringGetTextDatum(depends_on);
+	args[1] = CStringGetTextDatum(tenant_id);
+	args[2] = CStringGetTextDatum(application_id);
+	t = wl_store_run(P_DEP_STATE, args, NULL, 1, SPI_OK_SELECT);
+	found = SPI_processed > 0;
+	if (found)
+		*state = wl_state_from_name(wl_store_text(t, 0, 1));
+	SPI_freetuptable(t);
+	return found;
+}
+
+/* wl_store_unmet_dependencies counts the dependencies not in their required state. */
+int64
+wl_store_unmet_dependencies(const char *workload_id)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+	int64		n;
+
+	args[0] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_DEPS_UNMET, args, NULL, 1, SPI_OK_SELECT);
+	n = wl_store_int(t, 0, 1);
+	SPI_freetuptable(t);
+	return n;
+}
+
+static char **
+ids_of(SPITupleTable *t, int *n)
+{
+	char	  **ids;
+
+	*n = (int) SPI_processed;
+	ids = palloc(sizeof(char *) * (*n + 1));
+	for (int i = 0; i < *n; i++)
+		ids[i] = wl_store_text(t, i, 1);
+	SPI_freetuptable(t);
+	return ids;
+}
+
+/* wl_store_depended_on: which of ids have a dependent waiting for another state than final. */
+char **
+wl_store_depended_on(char **ids, int n, WlState final, int *m)
+{
+	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
+	Datum		a[2];
+
+	for (int i = 0; i < n; i++)
+		d[i] = CStringGetTextDatum(ids[i]);
+	a[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
+	a[1] = wl_catalog_state_datum(final);
+	return ids_of(wl_store_run(P_DEPENDED_ON, a, NULL, 0, SPI_OK_SELECT), m);
+}
+
+/* wl_store_dependents: the dependents of a workload that wait for another state than final. */
+char **
+wl_store_dependents(const char *workload_id, WlState final, int *n)
+{
+	Datum		a[2];
+
+	a[0] = CStringGetTextDatum(workload_id);
+	a[1] = wl_catalog_state_datum(final);
+	return ids_of(wl_store_run(P_DEPENDENTS, a, NULL, 0, SPI_OK_SELECT), n);
+}
+
+/*
+ * wl_store_claim runs the claim statement: up to r->max_items due READY
+ * workloads of the tenant and application (or the one named), locked SKIP
+ * LOCKED, moved to CLAIMED (and, with r->start, on to RUNNING) with their
+ * attempts opened and events appended, in one statement.  This statement is
+ * the one state change made in SQL: the caller asks the transition table
+ * first (claim.c), and a regress test checks the events it writes against
+ * the table.
+ */
+int
+wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
+{
+	Datum		args[15];
+	SPITupleTable *t;
+	int			n;
+	bool		isnull;
+
+	args[0] = CStringGetTextDatum(r->tenant_id ? r->tenant_id : "");
+	args[1] = CStringGetTextDatum(r->application_id ? r->application_id : "");
+	args[2] = TimestampTzGetDatum(wl_now());
+	args[3] = PointerGetDatum(r->capabilities);
+	args[4] = Int32GetDatum(r->max_items);
+	args[5] = CStringGetTextDatum(r->worker_id);
+	args[6] = IntervalPGetDatum(r->lease);
+	args[7] = CStringGetTextDatum(r->workload_id ? r->workload_id : "");
+	args[8] = wl_catalog_state_datum(r->start ? WL_RUNNING : WL_CLAIMED);
+	args[9] = BoolGetDatum(r->start);
+	args[10] = DirectFunctionCall1(namein, CStringGetDatum(r->role));
+	args[11] = CStringGetTextDatum(wl_state_event_type(WL_CLAIMED));
+	args[12] = wl_catalog_state_datum(WL_READY);
+	args[13] = wl_catalog_state_datum(WL_CLAIMED);
+	args[14] = CStringGetTextDatum(wl_state_event_type(WL_RUNNING));
+	t = wl_store_run(r->workload_id ? P_CLAIM_ONE : P_CLAIM_MANY, args, NULL, 0, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	*out = palloc0(sizeof(WlClaimed) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		WlClaimed  *c = &(*out)[i];
+
+		c->workload_id = wl_store_text(t, i, 1);
+		c->claim_id = wl_store_text(t, i, 2);
+		c->fencing_token = wl_store_int(t, i, 3);
+		c->lease_expires_at = wl_store_ts(t, i, 4, &isnull);
+		c->attempt = (int) wl_store_int(t, i, 5);
+		c->definition_id = wl_store_text(t, i, 6);
+		c->definition_revision = wl_store_text(t, i, 7);
+		c->input = wl_store_jsonb(t, i, 8);
+		c->checkpoint_sequence = (int) wl_store_int(t, i, 9);
+	}
+	SPI_freetuptable(t);
+	return n;
+}

@@ -1,0 +1,239 @@
+/*
+ * transition.c: the one path every state change takes (the claim
+ * statement's in-SQL move of READY rows is the one exception; see
+ * store_rows.c).  It asks the transition table, sets the deadline the tick
+ * keeps for the new state, saves the row, appends the event, closes a wait
+ * the workload leaves unanswered, sends NOTIFY on READY, and on a final
+ * state cancels the dependents that waited for another outcome: through an
+ * explicit stack, depth first, whatever the chain's length or fan-out.
+ * Layer 3.
+ */
+#include "postgres.h"
+
+#include "commands/async.h"
+#include "utils/memutils.h"
+
+#include "authz.h"
+#include "clock.h"
+#include "crypto.h"
+#include "deadline.h"
+#include "jsonb_util.h"
+#include "store_ops.h"
+#include "transition.h"
+
+/* A workload that reached a final state, and its dependents still to look at. */
+typedef struct WlFrame
+{
+	char	   *workload_id;
+	WlState		final;
+	char	  **dependents;
+	int			n;
+	int			next;
+} WlFrame;
+
+typedef struct WlStack
+{
+	WlFrame    *frames;
+	int			depth;
+	int			size;
+	MemoryContext cxt;			/* where frames live, for the whole cascade */
+} WlStack;
+
+/* push_final pushes a workload that has just reached a final state, with its dependents. */
+static void
+push_final(WlStack *s, const char *workload_id, WlState final, char **dependents, int n)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	WlFrame    *f;
+
+	if (s->depth == s->size)
+	{
+		s->size = s->size == 0 ? 16 : s->size * 2;
+		s->frames = s->frames ? repalloc(s->frames, sizeof(WlFrame) * s->size) :
+			palloc(sizeof(WlFrame) * s->size);
+	}
+	f = &s->frames[s->depth++];
+	f->workload_id = pstrdup(workload_id);
+	f->final = final;
+	f->n = n;
+	f->next = 0;
+	f->dependents = palloc(sizeof(char *) * (n + 1));
+	for (int i = 0; i < n; i++)
+		f->dependents[i] = pstrdup(dependents[i]);
+	MemoryContextSwitchTo(old);
+}
+
+/* after: what follows a saved transition besides its event. */
+static void
+after(const WlRow *row, WlState from, WlState to)
+{
+	if (from == WL_WAITING)
+		wl_store_wait_close(row->workload_id, to == WL_CANCELLED ? "cancelled" :
+							to == WL_TIMED_OUT ? "timed_out" : "woken");
+	if (to == WL_READY)
+		Async_Notify(wl_channel(row->tenant_id, row->application_id), row->workload_id);
+}
+
+/*
+ * step moves a locked row to `to`: WORKLOAD_TRANSITION_DENIED unless the
+ * table allows it; then the deadline, the save (with whatever else the
+ * caller changed), the event, and what follows.  Returns whether `to` is
+ * final (the caller then looks at the dependents).
+ */
+static bool
+step(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
+{
+	WlState		from = row->state;
+
+	wl_state_require(row->workload_id, from, to);
+	row->state = to;
+	row->state_entered_at = wl_now();
+	wl_deadline_set(row, from);
+	wl_store_save(row);
+	row->failure_changed = false;
+	row->progress_changed = false;
+	wl_store_event(row, &from, to, actor, wl_authz_caller()->role, evidence);
+	after(row, from, to);
+	return wl_state_is_final(to);
+}
+
+/*
+ * cascade cancels, depth first, every dependent that can no longer run: one
+ * whose required state differs from the final state its dependency reached
+ * (dependencies form a DAG, since each must exist before its dependent).
+ * The stack holds the workloads still to look at; each pass's own memory is
+ * reset, so a chain of any length runs in bounded memory and stack.
+ */
+static void
+cascade(WlStack *s, const char *actor)
+{
+	MemoryContext pass = AllocSetContextCreate(CurrentMemoryContext, "workload cascade pass",
+											   ALLOCSET_DEFAULT_SIZES);
+
+	while (s->depth > 0)
+	{
+		WlFrame    *f = &s->frames[s->depth - 1];
+		MemoryContext old;
+		WlRow		dep;
+
+		if (f->next == f->n)
+		{
+			s->depth--;
+			continue;
+		}
+		old = MemoryContextSwitchTo(pass);
+		/* a dependent is locked for the system: it is in the same tenant and application */
+		if (wl_store_lock(f->dependents[f->next++], NULL, &dep) &&
+			wl_state_allowed(dep.state, WL_CANCELLED))
+		{
+			WlJson		b;
+
+			wl_json_begin(&b);
+			wl_json_str(&b, "cause", "dependency_unreachable");
+			wl_json_str(&b, "dependency", f->workload_id);
+			wl_json_str(&b, "dependency_state", wl_state_name(f->final));
+			if (step(&dep, WL_CANCELLED, actor, wl_json_end(&b)))
+			{
+				int			n;
+				char	  **ids = wl_store_dependents(dep.workload_id, WL_CANCELLED, &n);
+
+				push_final(s, dep.workload_id, WL_CANCELLED, ids, n);
+			}
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(pass);
+	}
+	MemoryContextDelete(pass);
+}
+
+static void
+stack_init(WlStack *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->cxt = CurrentMemoryContext;
+}
+
+/*
+ * wl_transition moves a locked row to `to` (see step), then cancels the
+ * dependents a final state leaves unreachable.  Raises
+ * WORKLOAD_TRANSITION_DENIED, changing nothing, when the table forbids it.
+ */
+void
+wl_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
+{
+	WlStack		s;
+
+	if (step(row, to, actor, evidence))
+	{
+		int			n;
+		char	  **ids = wl_store_dependents(row->workload_id, to, &n);
+
+		if (n == 0)
+			return;
+		stack_init(&s);
+		push_final(&s, row->workload_id, to, ids, n);
+		cascade(&s, actor);
+	}
+}
+
+/*
+ * wl_transition_many is wl_transition for n locked rows moving to one state,
+ * with the row writes and the events in one statement (events in the order
+ * of rows), and the dependents of a final state asked for once for the batch.
+ */
+void
+wl_transition_many(WlRow **rows, int n, WlState to, const char *actor, Jsonb **evidence)
+{
+	WlState    *from = palloc(sizeof(WlState) * (n + 1));
+	char	  **ids = palloc(sizeof(char *) * (n + 1));
+	TimestampTz now = wl_now();
+	char	  **held;
+	int			m;
+
+	if (n == 0)
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		WlRow	   *row = rows[i];
+
+		from[i] = row->state;
+		wl_state_require(row->workload_id, from[i], to);
+		row->state = to;
+		row->state_entered_at = now;
+		wl_deadline_set(row, from[i]);
+		ids[i] = row->workload_id;
+	}
+	wl_store_save_many(rows, n, from, to, actor, wl_authz_caller()->role, evidence);
+	for (int i = 0; i < n; i++)
+	{
+		rows[i]->failure_changed = false;
+		rows[i]->progress_changed = false;
+		after(rows[i], from[i], to);
+	}
+	if (!wl_state_is_final(to))
+		return;
+	held = wl_store_depended_on(ids, n, to, &m);
+	for (int i = 0; i < n; i++)
+	{
+		for (int j = 0; j < m; j++)
+		{
+			if (strcmp(rows[i]->workload_id, held[j]) == 0)
+			{
+				WlStack		s;
+				int			k;
+				char	  **deps = wl_store_dependents(rows[i]->workload_id, to, &k);
+
+				stack_init(&s);
+				push_final(&s, rows[i]->workload_id, to, deps, k);
+				cascade(&s, actor);
+			}
+		}
+	}
+}
+
+/* wl_transition_created records a new row's first event (CREATED, from nothing). */
+void
+wl_transition_created(const WlRow *row, const char *actor)
+{
+	wl_store_event(row, NULL, WL_CREATED, actor, wl_authz_caller()->role, NULL);
+}

@@ -1,0 +1,12 @@
+/* transition.h: the one state-change path (transition.c; layer 3). */
+#ifndef WL_TRANSITION_H
+#define WL_TRANSITION_H
+
+#include "row.h"
+
+extern void wl_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence);
+extern void wl_transition_many(WlRow **rows, int n, WlState to, const char *actor,
+							   Jsonb **evidence);
+extern void wl_transition_created(const WlRow *row, const char *actor);
+
+#endif
