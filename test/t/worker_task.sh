@@ -20,9 +20,10 @@
 #            environment of its guard and of the worker to <id>.proc, and
 #            prints {"checkpoint": $WORKLOAD_CHECKPOINT or null,
 #            "wake": $WORKLOAD_WAKE or null, "context": $WORKLOAD_CONTEXT}
-#   until    sleeps until the Unix time "at", then prints as ok; with
-#            "out": "secret" an output with a "password" key, with
-#            "out": "nul" one holding "\u0000" (JSON that jsonb refuses)
+#   gate     waits until the file $T_DIR/<gate> exists, writes <id>.done,
+#            then prints as ok; with "out": "secret" an output with a
+#            "password" key, with "out": "nul" one holding "\u0000" (JSON
+#            that jsonb refuses)
 # Every run first creates <id>.ran.<attempt>.
 read -r input
 started=$(date +%s.%N)
@@ -95,8 +96,10 @@ env)
 		"${WORKLOAD_WAKE:-null}" "${WORKLOAD_CONTEXT:-null}"
 	exit 0
 	;;
-until)
-	sleep "$(awk -v at="$(field at)" -v now="$(date +%s.%N)" 'BEGIN { d = at - now; printf "%.3f", (d > 0 ? d : 0) }')"
+gate)
+	gate="$T_DIR/$(field gate)"
+	while [ ! -e "$gate" ]; do sleep 0.05; done
+	: >"$T_DIR/$WORKLOAD_ID.done"
 	case "$(field out)" in
 	secret) printf '%s\n' '{"password": "hunter2"}'; exit 0 ;;
 	nul) printf '%s\n' '{"x": "\u0000"}'; exit 0 ;;
