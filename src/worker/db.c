@@ -1,10 +1,8 @@
 /*
- * db.c: workload-worker's connection and every SQL statement it sends.
- * Connecting also LISTENs on the tenant's channel.  A call that finds the
- * connection gone reconnects (with backoff) and is sent again; the claim
- * is the exception, since a claim that committed before the drop would be
- * taken twice: the caller reconnects and claims afresh, and the lost claim
- * comes back through lease recovery.
+ * db.c: workload-worker's connection: connecting (which also LISTENs on the
+ * channel workload_channel names), NOTIFY wake-ups, and sending a
+ * statement.  A call that finds the connection gone reconnects (with
+ * backoff) and is sent again.  What the statements are is calls.c's.
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -14,14 +12,12 @@
 
 #include "libpq-fe.h"
 
-#include "worker.h"
+#include "db.h"
+#include "log.h"
+#include "options.h"
+#include "signals.h"
 
 static PGconn *conn = NULL;
-
-static const char *const claim_sql =
-"SELECT workload_id, claim_id, fencing_token, attempt, definition_id, "
-"       definition_revision, input::text, checkpoint_sequence "
-"FROM workload_claim($1, $2::text[], $3, $4, $5::interval, $6::integer, start => true)";
 
 /* wlw_db_close drops the connection, if any. */
 void
@@ -39,25 +35,41 @@ wlw_db_socket(void)
 	return conn ? PQsocket(conn) : -1;
 }
 
+/* A NOTIFY arrived (while waiting or with a statement's answer) not yet reported. */
+static bool notify_pending = false;
+
 static void
-drain_notifies(bool *notified)
+drain_notifies(void)
 {
 	PGnotify   *n;
 
 	while ((n = PQnotifies(conn)) != NULL)
 	{
-		if (notified)
-			*notified = true;
+		notify_pending = true;
 		PQfreemem(n);
 	}
 }
 
 /*
- * exec_once sends one statement.  On success it returns the result; else
- * NULL with *err filled and *lost set when the connection is gone.
+ * wlw_db_notified says whether a NOTIFY arrived since it was last taken
+ * (take: and takes it).
  */
-static PGresult *
-exec_once(const char *sql, int n, const char *const *params, WlwError *err, bool *lost)
+bool
+wlw_db_notified(bool take)
+{
+	bool		was = notify_pending;
+
+	if (take)
+		notify_pending = false;
+	return was;
+}
+
+/*
+ * wlw_db_exec_once sends one statement.  On success it returns the result;
+ * else NULL with *err filled and *lost set when the connection is gone.
+ */
+PGresult *
+wlw_db_exec_once(const char *sql, int n, const char *const *params, WlwError *err, bool *lost)
 {
 	PGresult   *res;
 	ExecStatusType st;
@@ -76,7 +88,7 @@ exec_once(const char *sql, int n, const char *const *params, WlwError *err, bool
 	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
 	{
-		drain_notifies(NULL);
+		drain_notifies();
 		return res;
 	}
 	state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
@@ -84,6 +96,8 @@ exec_once(const char *sql, int n, const char *const *params, WlwError *err, bool
 	snprintf(err->sqlstate, sizeof(err->sqlstate), "%s", state ? state : "");
 	snprintf(err->message, sizeof(err->message), "%s", msg ? msg : PQerrorMessage(conn));
 	err->message[strcspn(err->message, "\n")] = '\0';
+	msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+	snprintf(err->detail, sizeof(err->detail), "%s", msg ? msg : "");
 	PQclear(res);
 	if (PQstatus(conn) != CONNECTION_OK || strncmp(err->sqlstate, "08", 2) == 0 ||
 		strncmp(err->sqlstate, "57P0", 4) == 0)
@@ -119,7 +133,7 @@ try_connect(void)
 		return false;
 	}
 	PQsetNoticeProcessor(conn, notice_to_log, NULL);
-	res = exec_once("SELECT workload_channel($1, $2)", 2, params, &err, &lost);
+	res = wlw_db_exec_once("SELECT workload_channel($1, $2)", 2, params, &err, &lost);
 	if (res == NULL)
 	{
 		wlw_log("could not find the notification channel: %s", err.message);
@@ -130,7 +144,7 @@ try_connect(void)
 	snprintf(sql, sizeof(sql), "LISTEN %s", ident ? ident : "\"\"");
 	PQfreemem(ident);
 	PQclear(res);
-	res = exec_once(sql, 0, NULL, &err, &lost);
+	res = wlw_db_exec_once(sql, 0, NULL, &err, &lost);
 	if (res == NULL)
 	{
 		wlw_log("could not LISTEN: %s", err.message);
@@ -155,7 +169,7 @@ wlw_db_connect(void)
 	wlw_db_close();
 	for (;;)
 	{
-		struct pollfd pfd = {wlw_signal_fd, POLLIN, 0};
+		struct pollfd pfd = {wlw_signal_fd(), POLLIN, 0};
 		int64_t		until;
 
 		if (try_connect())
@@ -164,7 +178,7 @@ wlw_db_connect(void)
 		while (!wlw_should_give_up() && wlw_now_ms() < until)
 		{
 			poll(&pfd, 1, (int) (until - wlw_now_ms()));
-			wlw_drain_signal_fd();
+			wlw_signals_drain();
 		}
 		if (wlw_should_give_up())
 			return false;
@@ -173,33 +187,33 @@ wlw_db_connect(void)
 }
 
 /*
- * wlw_db_consume reads what the server sent while we were idle; sets
- * *notified on a NOTIFY.  Returns false when the connection is gone.
+ * wlw_db_consume reads what the server sent while we were idle (see
+ * wlw_db_notified).  Returns false when the connection is gone.
  */
 bool
-wlw_db_consume(bool *notified)
+wlw_db_consume(void)
 {
 	if (conn == NULL || !PQconsumeInput(conn) || PQstatus(conn) != CONNECTION_OK)
 	{
 		wlw_log("connection lost while waiting; reconnecting");
 		return false;
 	}
-	drain_notifies(notified);
+	drain_notifies();
 	return true;
 }
 
 /*
- * call sends a statement, reconnecting and sending it again when the
+ * wlw_db_call sends a statement, reconnecting and sending it again when the
  * connection was lost (at most five times).  *nocon says it never got
  * through.
  */
-static PGresult *
-call(const char *sql, int n, const char *const *params, WlwError *err, bool *nocon)
+PGresult *
+wlw_db_call(const char *sql, int n, const char *const *params, WlwError *err, bool *nocon)
 {
 	for (int tries = 0;; tries++)
 	{
 		bool		lost;
-		PGresult   *res = exec_once(sql, n, params, err, &lost);
+		PGresult   *res = wlw_db_exec_once(sql, n, params, err, &lost);
 
 		*nocon = false;
 		if (res || !lost)
@@ -213,8 +227,12 @@ call(const char *sql, int n, const char *const *params, WlwError *err, bool *noc
 	}
 }
 
-static WlwCall
-verdict(PGresult *res, bool nocon, WlwError *err)
+/*
+ * wlw_db_verdict classifies a call's end: WLW_OK, WLW_NO_CONNECTION,
+ * WLW_LOST for a fence refusal (WL006-WL008), else WLW_REFUSED.
+ */
+WlwCall
+wlw_db_verdict(PGresult *res, bool nocon, WlwError *err)
 {
 	if (res)
 		return WLW_OK;
@@ -226,201 +244,10 @@ verdict(PGresult *res, bool nocon, WlwError *err)
 	return WLW_REFUSED;
 }
 
-static char *
-dup_value(PGresult *res, int row, int col)
+/* wlw_db_value copies a result value (malloc'd), or NULL for SQL NULL. */
+char *
+wlw_db_value(PGresult *res, int row, int col)
 {
 	return PQgetisnull(res, row, col) ? NULL : strdup(PQgetvalue(res, row, col));
 }
 
-/*
- * wlw_db_claim claims (and starts) up to --batch workloads.  Returns how
- * many, with *items allocated; -1 on a refusal (logged) or a lost
- * connection (*conn_lost).
- */
-int
-wlw_db_claim(WlwItem **items, WlwError *err, bool *conn_lost)
-{
-	char		lease[32];
-	char		batch[16];
-	const char *params[6];
-	PGresult   *res;
-	int			n;
-
-	snprintf(lease, sizeof(lease), "%g seconds", wlw_opt.lease_s);
-	snprintf(batch, sizeof(batch), "%d", wlw_opt.batch);
-	params[0] = wlw_opt.worker_id;
-	params[1] = wlw_opt.caps_literal;
-	params[2] = wlw_opt.tenant;
-	params[3] = wlw_opt.application;
-	params[4] = lease;
-	params[5] = batch;
-	res = exec_once(claim_sql, 6, params, err, conn_lost);
-	if (res == NULL && *conn_lost)
-		wlw_log("connection lost (%s); reconnecting", err->message);
-	else if (res == NULL)
-		wlw_log("claim refused: %s %s", err->sqlstate, err->message);
-	if (res == NULL)
-		return -1;
-	n = PQntuples(res);
-	*items = calloc(n > 0 ? n : 1, sizeof(WlwItem));
-	for (int i = 0; i < n; i++)
-	{
-		WlwItem    *it = &(*items)[i];
-
-		it->workload_id = dup_value(res, i, 0);
-		it->claim_id = dup_value(res, i, 1);
-		snprintf(it->token, sizeof(it->token), "%s", PQgetvalue(res, i, 2));
-		it->attempt = atoi(PQgetvalue(res, i, 3));
-		it->definition_id = dup_value(res, i, 4);
-		it->definition_revision = dup_value(res, i, 5);
-		it->input = dup_value(res, i, 6);
-		it->checkpoint_sequence = atoi(PQgetvalue(res, i, 7));
-		wlw_log("claimed %s (attempt %d, fencing token %s, claim %s)",
-				it->workload_id, it->attempt, it->token, it->claim_id);
-	}
-	PQclear(res);
-	return n;
-}
-
-/* wlw_items_free frees what wlw_db_claim allocated. */
-void
-wlw_items_free(WlwItem *items, int n)
-{
-	for (int i = 0; i < n; i++)
-	{
-		free(items[i].workload_id);
-		free(items[i].claim_id);
-		free(items[i].definition_id);
-		free(items[i].definition_revision);
-		free(items[i].input);
-		free(items[i].progress);
-	}
-	free(items);
-}
-
-/* fence_call sends fn(workload_id, claim_id, worker_id, token, extra...). */
-static WlwCall
-fence_call(const char *sql, WlwItem *it, int nextra, const char *const *extra,
-		   WlwError *err, char **value)
-{
-	const char *params[8];
-	PGresult   *res;
-	bool		nocon;
-	WlwCall		v;
-
-	params[0] = it->workload_id;
-	params[1] = it->claim_id;
-	params[2] = wlw_opt.worker_id;
-	params[3] = it->token;
-	for (int i = 0; i < nextra; i++)
-		params[4 + i] = extra[i];
-	res = call(sql, 4 + nextra, params, err, &nocon);
-	v = verdict(res, nocon, err);
-	if (value)
-		*value = (res && PQntuples(res) > 0) ? dup_value(res, 0, 0) : NULL;
-	PQclear(res);
-	return v;
-}
-
-/*
- * wlw_db_heartbeat renews the lease for another --lease, passing on the
- * item's pending progress; *cancel says cancellation was requested.  A
- * progress value the server refuses is dropped and the heartbeat resent.
- */
-WlwCall
-wlw_db_heartbeat(WlwItem *it, bool *cancel, WlwError *err)
-{
-	static const char *sql =
-	"SELECT workload_heartbeat($1, $2, $3, $4::bigint, $5::interval, $6::jsonb) ->> 'cancellation_requested'";
-	char		lease[32];
-	const char *extra[2];
-	char	   *answer = NULL;
-	WlwCall		v;
-
-	snprintf(lease, sizeof(lease), "%g seconds", wlw_opt.lease_s);
-	extra[0] = lease;
-	extra[1] = it->progress;
-	v = fence_call(sql, it, 2, extra, err, &answer);
-	if (v == WLW_REFUSED && it->progress)
-	{
-		wlw_log("progress for %s refused (%s %s); dropped", it->workload_id, err->sqlstate,
-				err->message);
-		free(it->progress);
-		it->progress = NULL;
-		extra[1] = NULL;
-		v = fence_call(sql, it, 2, extra, err, &answer);
-	}
-	*cancel = (v == WLW_OK && answer && strcmp(answer, "true") == 0);
-	if (v == WLW_OK && it->progress)
-	{
-		free(it->progress);
-		it->progress = NULL;
-	}
-	free(answer);
-	return v;
-}
-
-/* wlw_db_checkpoint appends a checkpoint with this state (JSON text). */
-WlwCall
-wlw_db_checkpoint(WlwItem *it, const char *state, WlwError *err)
-{
-	const char *extra[1] = {state};
-
-	return fence_call("SELECT workload_checkpoint($1, $2, $3, $4::bigint, $5::jsonb)",
-					  it, 1, extra, err, NULL);
-}
-
-/*
- * wlw_db_complete stores the output under result id <workload_id>:<attempt>,
- * so sending it again after a lost connection returns the stored result.
- */
-WlwCall
-wlw_db_complete(WlwItem *it, const char *output, WlwError *err)
-{
-	char		result_id[300];
-	const char *extra[2];
-
-	snprintf(result_id, sizeof(result_id), "%s:%d", it->workload_id, it->attempt);
-	extra[0] = result_id;
-	extra[1] = output;
-	return fence_call("SELECT workload_complete($1, $2, $3, $4::bigint, $5, $6::jsonb)",
-					  it, 2, extra, err, NULL);
-}
-
-/* wlw_db_fail fails the attempt; *state is where the workload ended (malloc'd). */
-WlwCall
-wlw_db_fail(WlwItem *it, const char *kind, const char *error, char **state, WlwError *err)
-{
-	const char *extra[2] = {kind, error};
-
-	return fence_call("SELECT workload_fail($1, $2, $3, $4::bigint, $5, $6)::text",
-					  it, 2, extra, err, state);
-}
-
-/* wlw_db_confirm_cancel moves CANCELLATION_REQUESTED on to CANCELLED. */
-WlwCall
-wlw_db_confirm_cancel(WlwItem *it, WlwError *err)
-{
-	return fence_call("SELECT workload_confirm_cancel($1, $2, $3, $4::bigint)",
-					  it, 0, NULL, err, NULL);
-}
-
-/* wlw_db_last_checkpoint is the last checkpoint's state as JSON text, or NULL. */
-char *
-wlw_db_last_checkpoint(WlwItem *it)
-{
-	const char *params[1] = {it->workload_id};
-	PGresult   *res;
-	WlwError	err;
-	bool		nocon;
-	char	   *state = NULL;
-
-	res = call("SELECT (workload_get($1) -> 'checkpoints' -> -1 -> 'state')::text",
-			   1, params, &err, &nocon);
-	if (res == NULL)
-		wlw_log("could not read the last checkpoint of %s: %s", it->workload_id, err.message);
-	else if (PQntuples(res) == 1)
-		state = dup_value(res, 0, 0);
-	PQclear(res);
-	return state;
-}

@@ -1,16 +1,20 @@
 /*
  * json.c: a strict RFC 8259 syntax check (no tree is built) for the
  * command's stdout and its file-descriptor-3 lines, the "progress" line
- * test, and UTF-8 repair of error text.  The server still parses and
+ * test, UTF-8 repair of error text, and WlwStr, the growable buffer the
+ * worker collects output and builds JSON in.  The server still parses and
  * limits every value; this only lets the worker decide invalid_output
- * itself and tell progress from checkpoints.
+ * itself and tell progress from checkpoints.  Nothing here recurses.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "worker.h"
+#include "json.h"
 
 #define MAX_DEPTH 512
 
@@ -18,10 +22,7 @@ typedef struct Scan
 {
 	const char *p;
 	const char *end;
-	int			depth;
 } Scan;
-
-static bool scan_value(Scan *s);
 
 static void
 skip_ws(Scan *s)
@@ -115,60 +116,12 @@ scan_literal(Scan *s, const char *word)
 	return true;
 }
 
-/* scan_container reads an object or an array; s->p is on '{' or '['. */
+/* scan_scalar reads a string, number or literal at s->p. */
 static bool
-scan_container(Scan *s)
+scan_scalar(Scan *s)
 {
-	bool		object = (*s->p == '{');
-	char		close = object ? '}' : ']';
-
-	if (++s->depth > MAX_DEPTH)
-		return false;
-	s->p++;
-	skip_ws(s);
-	if (s->p < s->end && *s->p == close)
-	{
-		s->p++;
-		s->depth--;
-		return true;
-	}
-	for (;;)
-	{
-		if (object)
-		{
-			if (!scan_string(s))
-				return false;
-			skip_ws(s);
-			if (s->p >= s->end || *s->p++ != ':')
-				return false;
-		}
-		if (!scan_value(s))
-			return false;
-		skip_ws(s);
-		if (s->p >= s->end)
-			return false;
-		if (*s->p == close)
-			break;
-		if (*s->p++ != ',')
-			return false;
-		skip_ws(s);
-	}
-	s->p++;
-	s->depth--;
-	return true;
-}
-
-static bool
-scan_value(Scan *s)
-{
-	skip_ws(s);
-	if (s->p >= s->end)
-		return false;
 	switch (*s->p)
 	{
-		case '{':
-		case '[':
-			return scan_container(s);
 		case '"':
 			return scan_string(s);
 		case 't':
@@ -182,11 +135,79 @@ scan_value(Scan *s)
 	}
 }
 
+/* scan_key reads an object member's name and its colon. */
+static bool
+scan_key(Scan *s)
+{
+	skip_ws(s);
+	if (!scan_string(s))
+		return false;
+	skip_ws(s);
+	return s->p < s->end && *s->p++ == ':';
+}
+
+/*
+ * scan_value reads one value.  Containers are tracked on an explicit stack
+ * of their closing characters, so no input can deepen the C stack.
+ */
+static bool
+scan_value(Scan *s)
+{
+	char		stack[MAX_DEPTH];
+	int			depth = 0;
+
+	for (;;)
+	{
+		skip_ws(s);
+		if (s->p >= s->end)
+			return false;
+		if (*s->p == '{' || *s->p == '[')
+		{
+			char		close = (*s->p++ == '{') ? '}' : ']';
+
+			if (depth == MAX_DEPTH)
+				return false;
+			stack[depth++] = close;
+			skip_ws(s);
+			if (s->p >= s->end || *s->p != close)
+			{
+				if (close == '}' && !scan_key(s))
+					return false;
+				continue;		/* the container's first value */
+			}
+			s->p++;
+			depth--;
+		}
+		else if (!scan_scalar(s))
+			return false;
+		/* after a value: close what ends here, then on to the next member */
+		for (;;)
+		{
+			if (depth == 0)
+				return true;
+			skip_ws(s);
+			if (s->p >= s->end)
+				return false;
+			if (*s->p == stack[depth - 1])
+			{
+				s->p++;
+				depth--;
+				continue;
+			}
+			if (*s->p++ != ',')
+				return false;
+			if (stack[depth - 1] == '}' && !scan_key(s))
+				return false;
+			break;
+		}
+	}
+}
+
 /* wlw_json_valid says whether s[0..len) is exactly one JSON value. */
 bool
 wlw_json_valid(const char *s, size_t len)
 {
-	Scan		sc = {s, s + len, 0};
+	Scan		sc = {s, s + len};
 
 	if (memchr(s, '\0', len) != NULL || !scan_value(&sc))
 		return false;
@@ -202,7 +223,7 @@ wlw_json_valid(const char *s, size_t len)
 bool
 wlw_json_progress(const char *s, size_t len, const char **value, size_t *vlen)
 {
-	Scan		sc = {s, s + len, 0};
+	Scan		sc = {s, s + len};
 
 	skip_ws(&sc);
 	if (sc.p >= sc.end || *sc.p != '{')
@@ -272,4 +293,80 @@ wlw_utf8_sanitize(char *s, size_t len)
 		}
 		i += n;
 	}
+}
+
+/*
+ * wlw_str_add appends len bytes to s, keeping it NUL-terminated.  Past max
+ * bytes nothing more is added and s->overflow is set; false then, or when
+ * out of memory (also overflow).
+ */
+bool
+wlw_str_add(WlwStr *s, const char *data, size_t len, size_t max)
+{
+	if (s->overflow || s->len + len > max)
+	{
+		s->overflow = true;
+		return false;
+	}
+	if (s->len + len + 1 > s->cap)
+	{
+		size_t		cap = s->cap ? s->cap : 256;
+		char	   *p;
+
+		while (cap < s->len + len + 1)
+			cap *= 2;
+		if ((p = realloc(s->data, cap)) == NULL)
+		{
+			s->overflow = true;
+			return false;
+		}
+		s->data = p;
+		s->cap = cap;
+	}
+	memcpy(s->data + s->len, data, len);
+	s->len += len;
+	s->data[s->len] = '\0';
+	return true;
+}
+
+/* wlw_str_cat appends a C string (no limit but memory). */
+bool
+wlw_str_cat(WlwStr *s, const char *text)
+{
+	return wlw_str_add(s, text, strlen(text), SIZE_MAX / 2);
+}
+
+/* wlw_str_quote appends text as a JSON string (quoted, escaped). */
+bool
+wlw_str_quote(WlwStr *s, const char *text)
+{
+	bool		ok = wlw_str_cat(s, "\"");
+
+	for (const unsigned char *p = (const unsigned char *) text; *p && ok; p++)
+	{
+		char		esc[8];
+
+		if (*p == '"' || *p == '\\')
+		{
+			esc[0] = '\\';
+			esc[1] = (char) *p;
+			ok = wlw_str_add(s, esc, 2, SIZE_MAX / 2);
+		}
+		else if (*p < 0x20)
+		{
+			snprintf(esc, sizeof(esc), "\\u%04x", *p);
+			ok = wlw_str_cat(s, esc);
+		}
+		else
+			ok = wlw_str_add(s, (const char *) p, 1, SIZE_MAX / 2);
+	}
+	return ok && wlw_str_cat(s, "\"");
+}
+
+/* wlw_str_free frees the buffer and empties s. */
+void
+wlw_str_free(WlwStr *s)
+{
+	free(s->data);
+	memset(s, 0, sizeof(*s));
 }

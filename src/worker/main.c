@@ -1,332 +1,30 @@
 /*
- * main.c: workload-worker's options, signals, logging and claim loop.  The
- * loop claims up to --batch workloads, hands them to run.c, and when there
- * is nothing to claim sleeps on the connection's socket (LISTEN) with a
- * poll timeout that backs off to --poll.  It never recovers expired leases
- * itself: that is the scheduler's job (workload_recover_expired).
+ * main.c: workload-worker's claim loop.  It claims up to --batch workloads
+ * whenever fewer than --concurrency are open, hands them to run.c, and
+ * when there is nothing to claim waits for a NOTIFY (LISTEN), a freed slot
+ * or a poll timeout that backs off to --poll.  It never recovers expired
+ * leases itself: that is the scheduler's job (workload_recover_expired).
+ *
+ * The worker's files, each calling only its own layer or lower ones:
+ * log -> signals -> options -> json, guard -> spawn -> command -> db ->
+ * calls -> report -> run -> main.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "worker.h"
-
-WlwOptions	wlw_opt;
-volatile sig_atomic_t wlw_stop_requested = 0;
-int			wlw_signal_fd = -1;
-volatile int64_t wlw_drain_deadline = 0;
-bool		wlw_busy = false;
-
-static int	signal_pipe[2] = {-1, -1};
-
-static const char *usage_text =
-"workload-worker runs workloads from a PostgreSQL database with the workload\n"
-"extension: it claims them, runs a command for each, and reports the outcome.\n"
-"\n"
-"Usage: workload-worker --tenant T --application A --exec CMD [options]\n"
-"\n"
-"Options:\n"
-"  --dsn DSN            libpq connection string or URI (default: the PG* environment)\n"
-"  --worker-id ID       worker id recorded on claims (default: host:pid)\n"
-"  --tenant T           tenant to claim for (required)\n"
-"  --application A      application to claim for (required)\n"
-"  --capability C       a capability this worker holds; repeat for more\n"
-"  --lease SECONDS      lease per claim, renewed every third of it (default 30)\n"
-"  --batch N            claim up to N at once; they run one after another,\n"
-"                       and all of them are heartbeated (default 1)\n"
-"  --exec CMD           command run with /bin/sh -c for each workload (required)\n"
-"  --grace SECONDS      on SIGTERM, how long the running command may take to\n"
-"                       finish before it is killed (default 30)\n"
-"  --poll SECONDS       longest sleep between claims when no NOTIFY arrives;\n"
-"                       the sleep starts at 0.25 s and doubles (default 5)\n"
-"  --verbose            also log heartbeats, checkpoints and progress\n"
-"  --help               show this help\n"
-"\n"
-"The command gets the workload's input JSON on stdin and, in its environment,\n"
-"WORKLOAD_ID, WORKLOAD_ATTEMPT (1 on the first run), WORKLOAD_DEFINITION_ID,\n"
-"WORKLOAD_DEFINITION_REVISION, WORKLOAD_TENANT_ID, WORKLOAD_APPLICATION_ID,\n"
-"WORKLOAD_WORKER_ID, WORKLOAD_CHECKPOINT_SEQUENCE and, when an earlier attempt\n"
-"checkpointed, WORKLOAD_CHECKPOINT (the last checkpoint's state as JSON; above\n"
-"64 KiB it is in the file named by WORKLOAD_CHECKPOINT_FILE instead).\n"
-"\n"
-"File descriptor 3 takes JSON lines: a line that is an object whose only\n"
-"member is \"progress\" ({\"progress\": {\"done\": 3, \"of\": 10}}) sets the progress\n"
-"sent with the next heartbeat; any other JSON line is stored at once as a\n"
-"checkpoint.  Lines that are not JSON are logged and skipped.\n"
-"\n"
-"Outcome, from the command's exit:\n"
-"  exit 0           complete with stdout as the output (must be JSON; empty\n"
-"                   stdout is {}; otherwise fail with kind invalid_output)\n"
-"  exit 75          fail, kind transient_connection (EX_TEMPFAIL; retried)\n"
-"  exit 124         fail, kind timeout (as timeout(1) exits; retried)\n"
-"  killed by signal fail, kind worker_failure (retried); so is exit 129-192,\n"
-"                   which is how /bin/sh reports a child killed by signal N\n"
-"                   (128 + N)\n"
-"  any other exit   fail, kind command_failed (not retried by default)\n"
-"The error text is the exit status and the last 4 KiB of stderr; stderr is\n"
-"also passed through to the worker's stderr.  Retries follow the workload's\n"
-"retry_policy (default retry_on: timeout, worker_failure, transient_connection).\n"
-"\n"
-"A heartbeat that reports cancellation sends SIGTERM to the command's process\n"
-"group (SIGKILL 2 s later) and confirms the cancellation.  A refused fence\n"
-"(WL006, WL007, WL008) means the workload is no longer ours: the command is\n"
-"killed and the worker moves on.  A dropped connection is re-opened with\n"
-"backoff and the call retried (complete is idempotent on the result id\n"
-"<workload_id>:<attempt>).  SIGTERM or SIGINT: stop claiming, let the running\n"
-"command finish within --grace (then kill it and fail it as worker_failure),\n"
-"fail claimed workloads not yet started as worker_failure, and exit 0.\n"
-"A second SIGTERM cuts the grace period short.\n";
-
-/* wlw_now_ms is a monotonic clock in milliseconds. */
-int64_t
-wlw_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void vlog(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
-
-static void
-vlog(const char *fmt, va_list ap)
-{
-	char		stamp[40];
-	struct timespec ts;
-	struct tm	tm;
-	char		line[2048];
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "%s.%03ldZ workload-worker[%s] %s\n", stamp, ts.tv_nsec / 1000000,
-			wlw_opt.worker_id ? wlw_opt.worker_id : "-", line);
-	fflush(stderr);
-}
-
-/* wlw_log writes one timestamped line to stderr. */
-void
-wlw_log(const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vlog(fmt, ap);
-	va_end(ap);
-}
-
-/* wlw_debug logs only with --verbose. */
-void
-wlw_debug(const char *fmt,...)
-{
-	va_list		ap;
-
-	if (!wlw_opt.verbose)
-		return;
-	va_start(ap, fmt);
-	vlog(fmt, ap);
-	va_end(ap);
-}
-
-static void
-on_signal(int signo)
-{
-	int			saved = errno;
-	char		c = (char) signo;
-
-	if (signo == SIGTERM || signo == SIGINT)
-	{
-		/* the first request starts the grace period; a second one ends it */
-		if (wlw_stop_requested++ == 0)
-			wlw_drain_deadline = wlw_now_ms() + (int64_t) (wlw_opt.grace_s * 1000);
-		else
-			wlw_drain_deadline = 0;
-	}
-	if (write(signal_pipe[1], &c, 1) < 0)
-	{
-		/* the pipe is full: a wake-up is already pending */
-	}
-	errno = saved;
-}
-
-static void
-setup_signals(void)
-{
-	struct sigaction sa;
-
-	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
-	{
-		perror("pipe2");
-		exit(1);
-	}
-	wlw_signal_fd = signal_pipe[0];
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-}
-
-/* wlw_drain_signal_fd empties the self-pipe the handlers write to. */
-void
-wlw_drain_signal_fd(void)
-{
-	char		buf[64];
-
-	while (read(wlw_signal_fd, buf, sizeof(buf)) > 0)
-		;
-}
-
-/*
- * wlw_should_give_up says whether a stopping worker must stop waiting (for
- * a connection, say): when idle at once, when busy once the grace is over.
- */
-bool
-wlw_should_give_up(void)
-{
-	if (!wlw_stop_requested)
-		return false;
-	return !wlw_busy || wlw_now_ms() >= wlw_drain_deadline;
-}
-
-static void
-usage_error(const char *msg)
-{
-	fprintf(stderr, "workload-worker: %s\nTry \"workload-worker --help\".\n", msg);
-	exit(2);
-}
-
-/* add_capability appends one element to the text[] literal, quoted. */
-static void
-add_capability(const char *cap)
-{
-	size_t		old = wlw_opt.caps_literal ? strlen(wlw_opt.caps_literal) : 0;
-	char	   *lit = malloc(old + 2 * strlen(cap) + 5);
-	char	   *p = lit;
-
-	if (lit == NULL)
-		usage_error("out of memory");
-	if (old > 0)
-	{
-		memcpy(p, wlw_opt.caps_literal, old - 1);	/* drop the closing brace */
-		p += old - 1;
-		*p++ = ',';
-	}
-	else
-		*p++ = '{';
-	*p++ = '"';
-	for (const char *c = cap; *c; c++)
-	{
-		if (*c == '"' || *c == '\\')
-			*p++ = '\\';
-		*p++ = *c;
-	}
-	*p++ = '"';
-	*p++ = '}';
-	*p = '\0';
-	free(wlw_opt.caps_literal);
-	wlw_opt.caps_literal = lit;
-}
-
-static double
-parse_seconds(const char *arg, const char *name, double min)
-{
-	char	   *end;
-	double		v = strtod(arg, &end);
-	char		msg[128];
-
-	if (end == arg || *end != '\0' || v < min || v > 86400)
-	{
-		snprintf(msg, sizeof(msg), "%s must be a number of seconds from %g to 86400", name, min);
-		usage_error(msg);
-	}
-	return v;
-}
-
-static void
-parse_options(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{"dsn", required_argument, NULL, 'd'},
-		{"worker-id", required_argument, NULL, 'w'},
-		{"tenant", required_argument, NULL, 't'},
-		{"application", required_argument, NULL, 'a'},
-		{"capability", required_argument, NULL, 'c'},
-		{"lease", required_argument, NULL, 'l'},
-		{"batch", required_argument, NULL, 'b'},
-		{"exec", required_argument, NULL, 'e'},
-		{"grace", required_argument, NULL, 'g'},
-		{"poll", required_argument, NULL, 'p'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}
-	};
-	int			c;
-
-	wlw_opt.dsn = "";
-	wlw_opt.lease_s = 30;
-	wlw_opt.batch = 1;
-	wlw_opt.grace_s = 30;
-	wlw_opt.poll_max_s = 5;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
-	{
-		switch (c)
-		{
-			case 'd': wlw_opt.dsn = optarg; break;
-			case 'w': wlw_opt.worker_id = strdup(optarg); break;
-			case 't': wlw_opt.tenant = optarg; break;
-			case 'a': wlw_opt.application = optarg; break;
-			case 'c': add_capability(optarg); break;
-			case 'l': wlw_opt.lease_s = parse_seconds(optarg, "--lease", 1); break;
-			case 'b':
-				wlw_opt.batch = atoi(optarg);
-				if (wlw_opt.batch < 1 || wlw_opt.batch > 1000)
-					usage_error("--batch must be from 1 to 1000");
-				break;
-			case 'e': wlw_opt.exec_cmd = optarg; break;
-			case 'g': wlw_opt.grace_s = parse_seconds(optarg, "--grace", 0); break;
-			case 'p': wlw_opt.poll_max_s = parse_seconds(optarg, "--poll", 0.25); break;
-			case 'v': wlw_opt.verbose = true; break;
-			case 'h': fputs(usage_text, stdout); exit(0);
-			default: usage_error("invalid option");
-		}
-	}
-	if (optind < argc)
-		usage_error("unexpected argument");
-	if (!wlw_opt.tenant || !wlw_opt.application || !wlw_opt.exec_cmd)
-		usage_error("--tenant, --application and --exec are required");
-}
-
-static void
-default_worker_id(void)
-{
-	char		host[256];
-	char		id[300];
-
-	if (wlw_opt.worker_id && wlw_opt.worker_id[0])
-		return;
-	if (gethostname(host, sizeof(host)) != 0)
-		strcpy(host, "localhost");
-	host[sizeof(host) - 1] = '\0';
-	snprintf(id, sizeof(id), "%s:%d", host, (int) getpid());
-	free(wlw_opt.worker_id);
-	wlw_opt.worker_id = strdup(id);
-}
+#include "calls.h"
+#include "db.h"
+#include "json.h"
+#include "log.h"
+#include "options.h"
+#include "run.h"
+#include "signals.h"
+#include "spawn.h"
 
 /* keep_std_fds_open: so no pipe we create can land on 0, 1 or 2. */
 static void
@@ -340,28 +38,52 @@ keep_std_fds_open(void)
 }
 
 /*
- * idle_wait sleeps until a NOTIFY, a signal or the timeout.  It returns
- * false when the connection was lost while waiting.
+ * claim_room is how many workloads to claim now: none while --concurrency
+ * claims are open (queued or running); else up to --batch, holding at most
+ * the larger of --batch and --concurrency.
  */
-static bool
-idle_wait(int timeout_ms, bool *notified)
+static int
+claim_room(void)
 {
-	struct pollfd fds[2];
+	int			open = wlw_run_open();
+	int			cap = wlw_opt.batch > wlw_opt.concurrency ? wlw_opt.batch : wlw_opt.concurrency;
 
-	fds[0].fd = wlw_signal_fd;
-	fds[0].events = POLLIN;
-	fds[1].fd = wlw_db_socket();
-	fds[1].events = POLLIN;
-	if (poll(fds, 2, timeout_ms) < 0 && errno != EINTR)
-		return true;
-	wlw_drain_signal_fd();
-	if (fds[1].revents)
-		return wlw_db_consume(notified);
-	return true;
+	if (open >= wlw_opt.concurrency)
+		return 0;
+	return cap - open < wlw_opt.batch ? cap - open : wlw_opt.batch;
+}
+
+/* fatal_refusal: a claim refusal no retry can fix (arguments, function, privilege). */
+static bool
+fatal_refusal(const WlwError *err)
+{
+	return strcmp(err->sqlstate, "WL001") == 0 || strcmp(err->sqlstate, "42883") == 0 ||
+		strcmp(err->sqlstate, "42501") == 0 || strcmp(err->sqlstate, "3F000") == 0;
 }
 
 /*
- * claim_loop claims and runs until asked to stop.  Returns the exit status.
+ * claim claims up to room workloads and hands them to run.c.  Returns how
+ * many, or -1 (*lost: the connection is gone; *fatal: see fatal_refusal).
+ */
+static int
+claim(int room, bool *lost, bool *fatal)
+{
+	WlwItem    *items = NULL;
+	WlwError	err;
+	int			n = wlw_db_claim(room, &items, &err, lost);
+
+	if (n > 0)
+		wlw_run_take(items, n);
+	free(items);
+	*fatal = n < 0 && !*lost && fatal_refusal(&err);
+	return n;
+}
+
+/*
+ * claim_loop claims while there is room and runs what it claimed, until
+ * asked to stop (then until everything held is over).  When a claim finds
+ * nothing it waits for a NOTIFY, a freed slot or the poll timeout, which
+ * starts at 250 ms and doubles up to --poll.  Returns the exit status.
  */
 static int
 claim_loop(void)
@@ -369,54 +91,37 @@ claim_loop(void)
 	int			min_ms = 250;
 	int			max_ms = (int) (wlw_opt.poll_max_s * 1000);
 	int			sleep_ms = min_ms;
-	bool		notified = false;
+	int64_t		claim_at = 0;
+	bool		fatal = false;
 
-	while (!wlw_stop_requested)
+	while (!(wlw_stopping() || fatal) || !wlw_run_idle())
 	{
-		WlwItem    *items = NULL;
-		WlwError	err;
-		bool		conn_lost = false;
-		int			n;
+		int			room = (wlw_stopping() || fatal) ? 0 : claim_room();
+		bool		notified = false;
+		bool		lost = false;
+		int			n = 0;
 
-		n = wlw_db_claim(&items, &err, &conn_lost);
-		if (n > 0)
+		if (room > 0 && wlw_now_ms() >= claim_at)
 		{
-			wlw_run_batch(items, n);
-			wlw_items_free(items, n);
+			n = claim(room, &lost, &fatal);
+			sleep_ms = n > 0 ? min_ms : (n < 0 ? max_ms : sleep_ms);
+			claim_at = wlw_now_ms() + (n > 0 ? 0 : sleep_ms);
+			if (n == 0 && sleep_ms < max_ms)
+				sleep_ms = (sleep_ms * 2 > max_ms) ? max_ms : sleep_ms * 2;
+		}
+		if (!lost && wlw_run_step(room > 0 ? claim_at : INT64_MAX, &notified, &lost) > 0)
+			claim_at = 0;		/* room was made: look for more at once */
+		if (lost && !wlw_db_connect())
+			break;
+		if (lost || notified)
+		{
+			if (notified)
+				wlw_debug("woken by NOTIFY");
 			sleep_ms = min_ms;
-			continue;
+			claim_at = 0;
 		}
-		if (conn_lost)
-		{
-			if (!wlw_db_connect())
-				break;
-			continue;
-		}
-		if (n < 0)
-		{
-			/* a refusal no retry can fix: bad arguments, missing function, no privilege */
-			if (strcmp(err.sqlstate, "WL001") == 0 || strcmp(err.sqlstate, "42883") == 0 ||
-				strcmp(err.sqlstate, "42501") == 0 || strcmp(err.sqlstate, "3F000") == 0)
-				return 1;
-			sleep_ms = max_ms;
-		}
-		notified = false;
-		if (!idle_wait(sleep_ms, &notified))
-		{
-			if (!wlw_db_connect())
-				break;
-			sleep_ms = min_ms;
-			continue;
-		}
-		if (notified)
-		{
-			wlw_debug("woken by NOTIFY");
-			sleep_ms = min_ms;
-		}
-		else if (sleep_ms < max_ms)
-			sleep_ms = (sleep_ms * 2 > max_ms) ? max_ms : sleep_ms * 2;
 	}
-	return 0;
+	return fatal ? 1 : 0;
 }
 
 int
@@ -425,14 +130,19 @@ main(int argc, char **argv)
 	int			rc;
 
 	keep_std_fds_open();
-	parse_options(argc, argv);
-	default_worker_id();
-	if (wlw_opt.caps_literal == NULL)
-		wlw_opt.caps_literal = strdup("{}");
-	setup_signals();
-	wlw_log("starting: tenant %s, application %s, capabilities %s, lease %gs, batch %d",
+	wlw_options_parse(argc, argv);
+	if (wlw_opt.expected_snapshots &&
+		!wlw_json_valid(wlw_opt.expected_snapshots, strlen(wlw_opt.expected_snapshots)))
+	{
+		fprintf(stderr, "workload-worker: --expected-snapshots must be JSON\n");
+		return 2;
+	}
+	wlw_log_setup(wlw_opt.worker_id, wlw_opt.verbose);
+	wlw_signals_setup((int64_t) (wlw_opt.grace_s * 1000));
+	wlw_spawn_setup();
+	wlw_log("starting: tenant %s, application %s, capabilities %s, lease %gs, batch %d, concurrency %d",
 			wlw_opt.tenant, wlw_opt.application, wlw_opt.caps_literal, wlw_opt.lease_s,
-			wlw_opt.batch);
+			wlw_opt.batch, wlw_opt.concurrency);
 	if (!wlw_db_connect())
 	{
 		wlw_log("stopped before connecting");

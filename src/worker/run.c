@@ -1,22 +1,47 @@
 /*
- * run.c: runs the command for each claimed workload, one at a time, in its
- * own process group: input on stdin, output from stdout, stderr passed
- * through (its tail kept as error text), JSON lines on fd 3 turned into
- * checkpoints or progress.  One poll() loop serves the pipes, the
- * heartbeat timer (every third of the lease, for every claimed workload
- * not yet finished), cancellation, and the SIGTERM grace period.
+ * run.c: the claims a worker holds and the commands it runs for them, up
+ * to --concurrency at once.  A claim waits in a slot (QUEUED) until a
+ * command may start, runs (RUNNING), and a successful one waits a moment
+ * (COMPLETING) so completions that come close together are sent in one
+ * workload_complete_many.  One poll() serves the pipes of every command,
+ * the connection (NOTIFY), signals and the timers: heartbeats for every
+ * held claim together (workload_heartbeat_many) every third of the lease,
+ * SIGKILL after SIGTERM, the SIGTERM grace period.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include "worker.h"
+#include "attempt.h"
+#include "calls.h"
+#include "command.h"
+#include "json.h"
+#include "log.h"
+#include "options.h"
+#include "report.h"
+#include "run.h"
+#include "signals.h"
+#include "spawn.h"
+
+/* Exit statuses of the command that pick a failure kind (see --help). */
+#define WLW_EXIT_TRANSIENT	75		/* EX_TEMPFAIL -> transient_connection */
+#define WLW_EXIT_TIMEOUT	124		/* timeout(1) -> timeout */
+
+#define LINGER_MS			20		/* a completion waits this long for company */
+#define BATCH_MAX_ITEMS		100		/* items per batch call */
+#define BATCH_MAX_BYTES		(4 * 1024 * 1024)	/* output bytes per complete_many */
+#define NO_DEADLINE			INT64_MAX
+
+typedef enum SlotState
+{
+	SLOT_FREE,
+	SLOT_QUEUED,				/* claimed, command not started */
+	SLOT_RUNNING,				/* command started, not yet over */
+	SLOT_COMPLETING				/* command succeeded; completion not yet sent */
+} SlotState;
 
 typedef enum StopReason
 {
@@ -26,191 +51,147 @@ typedef enum StopReason
 	STOP_INTERRUPTED			/* SIGTERM grace over: kill, fail as worker_failure */
 } StopReason;
 
-typedef struct Buf
+typedef struct Slot
 {
-	char	   *data;
-	size_t		len;
-	size_t		cap;
-	bool		overflow;
-} Buf;
-
-typedef struct Run
-{
-	WlwItem    *items;
-	int			n;
-	int			cur;
-	WlwItem    *it;
-	int64_t    *next_hb;
-	pid_t		pid;
-	int			fd_in;
-	int			fd_out;
-	int			fd_err;
-	int			fd_ck;
-	char	   *input;
-	size_t		input_len;
-	size_t		input_off;
-	Buf			out;
-	Buf			line;
-	char		tail[WLW_STDERR_TAIL];
-	size_t		tail_len;
-	bool		exited;
-	int			status;
-	int64_t		exited_at;
+	SlotState	state;
+	long		seq;			/* claim order: queued claims start in it */
+	WlwItem		it;
 	StopReason	stop;
-	int64_t		kill_at;
-} Run;
+	WlwCommand	cmd;
+	WlwEnv		env;
+	char	   *output;			/* SLOT_COMPLETING: the output to send */
+	int64_t		ready_at;		/* SLOT_COMPLETING: since when */
+} Slot;
 
-static bool
-buf_add(Buf *b, const char *data, size_t len, size_t max)
+static Slot *slots = NULL;
+static int	nslots = 0;
+static long next_seq = 0;
+static int64_t next_hb = 0;
+static bool hb_many = true;		/* workload_heartbeat_many works here */
+
+static int
+count(SlotState state)
 {
-	if (b->overflow || b->len + len > max)
-	{
-		b->overflow = true;
-		return false;
-	}
-	if (b->len + len + 1 > b->cap)
-	{
-		size_t		cap = b->cap ? b->cap : 4096;
-		char	   *p;
+	int			n = 0;
 
-		while (cap < b->len + len + 1)
-			cap *= 2;
-		p = realloc(b->data, cap);
-		if (p == NULL)
+	for (int i = 0; i < nslots; i++)
+		n += slots[i].state == state;
+	return n;
+}
+
+/* wlw_run_open is how many claims count against --concurrency. */
+int
+wlw_run_open(void)
+{
+	return count(SLOT_QUEUED) + count(SLOT_RUNNING);
+}
+
+/* wlw_run_idle says nothing is held: no claim, no command, no report due. */
+bool
+wlw_run_idle(void)
+{
+	return count(SLOT_FREE) == nslots;
+}
+
+/* slot_free ends a slot's hold: the command's guard cleans up, all is freed. */
+static void
+slot_free(Slot *s)
+{
+	if (s->state == SLOT_RUNNING)
+		wlw_command_release(&s->cmd);
+	wlw_env_free(&s->env);
+	wlw_item_free(&s->it);
+	free(s->output);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * wlw_run_take queues claimed items (their strings now belong to the run);
+ * the array itself stays the caller's.
+ */
+void
+wlw_run_take(WlwItem *items, int n)
+{
+	for (int k = 0; k < n; k++)
+	{
+		Slot	   *s = NULL;
+
+		for (int i = 0; i < nslots && s == NULL; i++)
+			if (slots[i].state == SLOT_FREE)
+				s = &slots[i];
+		if (s == NULL)
 		{
-			b->overflow = true;
-			return false;
+			Slot	   *grown = realloc(slots, sizeof(Slot) * (nslots + 8));
+
+			if (grown == NULL)
+			{
+				wlw_log("out of memory; exiting (the claims come back through lease recovery)");
+				exit(1);
+			}
+			slots = grown;
+			memset(&slots[nslots], 0, sizeof(Slot) * 8);
+			s = &slots[nslots];
+			nslots += 8;
 		}
-		b->data = p;
-		b->cap = cap;
+		s->it = items[k];
+		s->state = SLOT_QUEUED;
+		s->seq = next_seq++;
 	}
-	memcpy(b->data + b->len, data, len);
-	b->len += len;
-	b->data[b->len] = '\0';
-	return true;
+	if (next_hb == 0)
+		next_hb = wlw_now_ms() + (int64_t) (wlw_opt.lease_s * 1000 / 3);
 }
 
+/* start_slot starts a queued claim's command (or reports why not). */
 static void
-close_fd(int *fd)
+start_slot(Slot *s)
 {
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-/* stop_command asks the command's process group to stop; SIGKILL follows. */
-static void
-stop_command(Run *r, StopReason why)
-{
-	if (r->stop == STOP_NONE || why == STOP_LOST)
-		r->stop = why;
-	if (r->exited || r->kill_at)
-		return;
-	killpg(r->pid, SIGTERM);
-	r->kill_at = wlw_now_ms() + WLW_KILL_AFTER_MS;
+	if (wlw_attempt_start(&s->it, &s->cmd, &s->env))
+		s->state = SLOT_RUNNING;
+	else
+		slot_free(s);
 }
 
 /*
- * refused_by_fence logs that the fence refused a call (the workload is no
- * longer ours) and stops the command if it is the running one.
+ * start_queued starts queued claims, oldest first, while fewer than
+ * --concurrency commands run.  Once the worker is stopping they are failed
+ * as worker_failure instead, so they are retried soon, not after the lease.
  */
 static void
-refused_by_fence(Run *r, WlwItem *it, const char *call, WlwError *err)
+start_queued(void)
 {
-	bool		running = (r && it == r->it && !r->exited);
-
-	wlw_log("%s: %s refused by the fence (%s: %s); %s", it->workload_id, call,
-			err->sqlstate, err->message,
-			running ? "killing the command" : "moving on");
-	if (r && it == r->it)
-		stop_command(r, STOP_LOST);
-	else
-		it->done = true;
-}
-
-/* confirm_cancel ends an attempt whose cancellation was requested. */
-static void
-confirm_cancel(WlwItem *it)
-{
-	WlwError	err;
-	WlwCall		v = wlw_db_confirm_cancel(it, &err);
-
-	if (v == WLW_OK)
-		wlw_log("%s: cancelled (confirmed)", it->workload_id);
-	else
-		wlw_log("%s: could not confirm the cancellation: %s %s", it->workload_id,
-				err.sqlstate, err.message);
-	it->done = true;
-}
-
-/*
- * fail_item fails the attempt with this kind.  Error text the server
- * refuses as a secret is replaced by a note saying so.
- */
-static void
-fail_item(WlwItem *it, const char *kind, const char *error)
-{
-	WlwError	err;
-	char	   *state = NULL;
-	char	   *text = strdup(error);
-	WlwCall		v;
-
-	wlw_utf8_sanitize(text, strlen(text));
-	v = wlw_db_fail(it, kind, text, &state, &err);
-	if (v == WLW_REFUSED && strcmp(err.sqlstate, "WL010") == 0)
-		v = wlw_db_fail(it, kind, "error text withheld: the server refused it as containing a secret",
-						&state, &err);
-	free(text);
-	if (v == WLW_OK)
-		wlw_log("%s: failed (%s), now %s", it->workload_id, kind, state ? state : "?");
-	else if (v == WLW_REFUSED && strcmp(err.sqlstate, "WL009") == 0)
+	for (;;)
 	{
-		it->done = false;
-		confirm_cancel(it);
-	}
-	else if (v == WLW_LOST)
-		refused_by_fence(NULL, it, "failure report", &err);
-	else
-		wlw_log("%s: could not report the failure: %s %s", it->workload_id, err.sqlstate,
-				err.message);
-	free(state);
-	it->done = true;
-}
+		Slot	   *next = NULL;
 
-/* heartbeat_all renews every claimed workload of the batch not yet done. */
-static void
-heartbeat_all(Run *r)
-{
-	for (int i = r->cur; i < r->n; i++)
-	{
-		WlwItem    *it = &r->items[i];
-		WlwError	err;
-		bool		cancel = false;
-		WlwCall		v;
-
-		if (it->done || (i == r->cur && r->stop == STOP_LOST))
+		for (int i = 0; i < nslots; i++)
+			if (slots[i].state == SLOT_QUEUED && (next == NULL || slots[i].seq < next->seq))
+				next = &slots[i];
+		if (next == NULL)
+			return;
+		if (wlw_stopping())
+		{
+			wlw_report_fail(&next->it, "worker_failure", "not started: the worker was stopped");
+			slot_free(next);
 			continue;
-		v = wlw_db_heartbeat(it, &cancel, &err);
-		wlw_debug("%s: heartbeat %s", it->workload_id, v == WLW_OK ? "ok" : err.message);
-		if (v == WLW_OK && cancel && !it->cancel_requested)
-		{
-			it->cancel_requested = true;
-			wlw_log("%s: cancellation requested", it->workload_id);
-			if (i == r->cur)
-				stop_command(r, STOP_CANCEL);
-			else
-				confirm_cancel(it);
 		}
-		else if (v == WLW_LOST)
-			refused_by_fence(r, it, "heartbeat", &err);
-		else if (v != WLW_OK)
-			wlw_log("%s: heartbeat failed: %s %s", it->workload_id, err.sqlstate, err.message);
+		if (count(SLOT_RUNNING) >= wlw_opt.concurrency)
+			return;
+		start_slot(next);
 	}
+}
+
+/* stop_slot stops a slot's command for this reason (a fence loss wins). */
+static void
+stop_slot(Slot *s, StopReason why)
+{
+	if (s->stop == STOP_NONE || why == STOP_LOST)
+		s->stop = why;
+	wlw_command_stop(&s->cmd);
 }
 
 /* fd3_line turns one line from fd 3 into progress or a checkpoint. */
 static void
-fd3_line(Run *r, char *line, size_t len)
+fd3_line(Slot *s, char *line, size_t len)
 {
 	const char *value;
 	size_t		vlen;
@@ -219,402 +200,373 @@ fd3_line(Run *r, char *line, size_t len)
 
 	while (len > 0 && strchr(" \t\r\n", line[len - 1]))
 		line[--len] = '\0';
-	if (len == 0 || r->stop == STOP_LOST || r->it->done)
+	if (len == 0 || s->stop == STOP_LOST)
 		return;
 	if (!wlw_json_valid(line, len))
 	{
-		wlw_log("%s: fd 3: skipped a line that is not JSON", r->it->workload_id);
+		wlw_log("%s: fd 3: skipped a line that is not JSON", s->it.workload_id);
 		return;
 	}
 	if (wlw_json_progress(line, len, &value, &vlen))
 	{
-		free(r->it->progress);
-		r->it->progress = strndup(value, vlen);
-		wlw_debug("%s: progress %s", r->it->workload_id, r->it->progress);
+		free(s->it.progress);
+		s->it.progress = strndup(value, vlen);
+		wlw_debug("%s: progress %s", s->it.workload_id, s->it.progress);
 		return;
 	}
-	v = wlw_db_checkpoint(r->it, line, &err);
+	v = wlw_db_checkpoint(&s->it, line, &err);
 	if (v == WLW_OK)
-		wlw_debug("%s: checkpoint %s", r->it->workload_id, line);
+		wlw_debug("%s: checkpoint %s", s->it.workload_id, line);
 	else if (v == WLW_LOST)
-		refused_by_fence(r, r->it, "checkpoint", &err);
+	{
+		wlw_report_lost(&s->it, "checkpoint", &err, "killing the command");
+		stop_slot(s, STOP_LOST);
+	}
 	else
-		wlw_log("%s: checkpoint refused: %s %s", r->it->workload_id, err.sqlstate, err.message);
-}
-
-static void
-split_fd3(Run *r, const char *data, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-	{
-		if (data[i] != '\n')
-		{
-			buf_add(&r->line, data + i, 1, WLW_MAX_FD3_LINE);
-			continue;
-		}
-		if (r->line.overflow)
-			wlw_log("%s: fd 3: skipped a line longer than %d bytes", r->it->workload_id,
-					WLW_MAX_FD3_LINE);
-		else if (r->line.len > 0)
-			fd3_line(r, r->line.data, r->line.len);
-		r->line.len = 0;
-		r->line.overflow = false;
-	}
-}
-
-static void
-keep_tail(Run *r, const char *data, size_t len)
-{
-	if (len >= WLW_STDERR_TAIL)
-	{
-		memcpy(r->tail, data + len - WLW_STDERR_TAIL, WLW_STDERR_TAIL);
-		r->tail_len = WLW_STDERR_TAIL;
-		return;
-	}
-	if (r->tail_len + len > WLW_STDERR_TAIL)
-	{
-		size_t		drop = r->tail_len + len - WLW_STDERR_TAIL;
-
-		memmove(r->tail, r->tail + drop, r->tail_len - drop);
-		r->tail_len -= drop;
-	}
-	memcpy(r->tail + r->tail_len, data, len);
-	r->tail_len += len;
-}
-
-/* read_pipe reads what is there; closes the descriptor at EOF. */
-static void
-read_pipe(Run *r, int *fd)
-{
-	char		buf[65536];
-
-	while (*fd >= 0)
-	{
-		ssize_t		got = read(*fd, buf, sizeof(buf));
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0 && errno == EAGAIN)
-			return;
-		if (got <= 0)
-		{
-			if (fd == &r->fd_ck && r->line.len > 0)
-				split_fd3(r, "\n", 1);	/* a last line without newline */
-			close_fd(fd);
-			return;
-		}
-		if (fd == &r->fd_out)
-			buf_add(&r->out, buf, got, WLW_MAX_STDOUT);
-		else if (fd == &r->fd_err)
-		{
-			if (write(STDERR_FILENO, buf, got) < 0)
-			{
-				/* our own stderr is gone; the tail is still kept */
-			}
-			keep_tail(r, buf, got);
-		}
-		else
-			split_fd3(r, buf, got);
-	}
-}
-
-static void
-write_input(Run *r)
-{
-	while (r->fd_in >= 0 && r->input_off < r->input_len)
-	{
-		ssize_t		put = write(r->fd_in, r->input + r->input_off, r->input_len - r->input_off);
-
-		if (put < 0 && errno == EINTR)
-			continue;
-		if (put < 0 && errno == EAGAIN)
-			return;
-		if (put < 0)
-			break;				/* EPIPE: the command does not read its input */
-		r->input_off += put;
-	}
-	close_fd(&r->fd_in);
-}
-
-static int
-poll_timeout(Run *r, int64_t now)
-{
-	int64_t		t = *r->next_hb;
-
-	if (r->kill_at && r->kill_at < t)
-		t = r->kill_at;
-	if (wlw_stop_requested && r->stop == STOP_NONE && wlw_drain_deadline < t)
-		t = wlw_drain_deadline;
-	if (r->exited && r->exited_at + 2000 < t)
-		t = r->exited_at + 2000;
-	t -= now;
-	return t < 0 ? 0 : (t > 1000 ? 1000 : (int) t);
-}
-
-static void
-wait_events(Run *r)
-{
-	struct pollfd fds[5];
-	int			nfds = 0;
-
-	fds[nfds++] = (struct pollfd) {wlw_signal_fd, POLLIN, 0};
-	if (r->fd_in >= 0)
-		fds[nfds++] = (struct pollfd) {r->fd_in, POLLOUT, 0};
-	if (r->fd_out >= 0)
-		fds[nfds++] = (struct pollfd) {r->fd_out, POLLIN, 0};
-	if (r->fd_err >= 0)
-		fds[nfds++] = (struct pollfd) {r->fd_err, POLLIN, 0};
-	if (r->fd_ck >= 0)
-		fds[nfds++] = (struct pollfd) {r->fd_ck, POLLIN, 0};
-	poll(fds, nfds, poll_timeout(r, wlw_now_ms()));
-	wlw_drain_signal_fd();
-	/* read everything readable, whatever poll said: EINTR leaves revents unset */
-	write_input(r);
-	read_pipe(r, &r->fd_out);
-	read_pipe(r, &r->fd_err);
-	read_pipe(r, &r->fd_ck);
-	if (!r->exited && waitpid(r->pid, &r->status, WNOHANG) == r->pid)
-	{
-		r->exited = true;
-		r->exited_at = wlw_now_ms();
-	}
+		wlw_log("%s: checkpoint refused: %s %s", s->it.workload_id, err.sqlstate, err.message);
 }
 
 /*
- * supervise runs the loop until the command has exited and its pipes are
- * drained (or, 2 s after it exited, something it left behind still holds
- * them open).  The command's own exit is handled before a due heartbeat,
- * so a worker that was paused reports what it has before it learns the
- * workload is no longer its own.
+ * succeeded takes a command that exited 0: its stdout, if JSON, waits to
+ * be sent as the output (SLOT_COMPLETING); else it fails as invalid_output.
  */
 static void
-supervise(Run *r)
+succeeded(Slot *s)
 {
-	int64_t		hb_ms = (int64_t) (wlw_opt.lease_s * 1000 / 3);
-
-	for (;;)
-	{
-		int64_t		now;
-
-		wait_events(r);
-		now = wlw_now_ms();
-		if (r->exited && r->fd_out < 0 && r->fd_err < 0 && r->fd_ck < 0)
-			break;
-		if (r->exited && now >= r->exited_at + 2000)
-			break;
-		if (now >= *r->next_hb)
-		{
-			heartbeat_all(r);
-			*r->next_hb = wlw_now_ms() + hb_ms;
-		}
-		if (wlw_stop_requested && r->stop == STOP_NONE && now >= wlw_drain_deadline)
-		{
-			wlw_log("%s: grace period over; killing the command", r->it->workload_id);
-			stop_command(r, STOP_INTERRUPTED);
-		}
-		if (r->kill_at && now >= r->kill_at)
-		{
-			killpg(r->pid, SIGKILL);
-			r->kill_at = 0;
-		}
-	}
-}
-
-static void
-describe_exit(Run *r, char *buf, size_t size)
-{
-	int			n;
-
-	if (WIFSIGNALED(r->status))
-		n = snprintf(buf, size, "command killed by signal %d (%s)", WTERMSIG(r->status),
-					 strsignal(WTERMSIG(r->status)));
-	else if (WEXITSTATUS(r->status) > 128 && WEXITSTATUS(r->status) <= 128 + 64)
-		n = snprintf(buf, size, "command exited with status %d (killed by signal %d, %s)",
-					 WEXITSTATUS(r->status), WEXITSTATUS(r->status) - 128,
-					 strsignal(WEXITSTATUS(r->status) - 128));
-	else
-		n = snprintf(buf, size, "command exited with status %d", WEXITSTATUS(r->status));
-	if (r->tail_len > 0 && n > 0 && (size_t) n + 2 < size)
-		snprintf(buf + n, size - n, "; stderr:\n%.*s", (int) r->tail_len, r->tail);
-}
-
-/* complete_output completes with stdout, or fails it as invalid_output. */
-static void
-complete_output(Run *r)
-{
-	const char *out = r->out.data ? r->out.data : "";
-	size_t		len = r->out.len;
-	WlwError	err;
-	WlwCall		v;
+	bool		overflow;
+	const char *out = wlw_command_stdout(&s->cmd, &overflow);
 	char		why[WLW_STDERR_TAIL + 700];
 
-	while (len > 0 && strchr(" \t\r\n", out[len - 1]))
-		r->out.data[--len] = '\0';
-	while (len > 0 && strchr(" \t\r\n", *out))
-		out++, len--;
-	if (len == 0)
-		out = "{}";
-	if (r->out.overflow || !wlw_json_valid(out, strlen(out)))
+	if (overflow || !wlw_json_valid(out, strlen(out)))
 	{
 		snprintf(why, sizeof(why), "stdout is %s; stderr:\n%.*s",
-				 r->out.overflow ? "larger than 4 MiB" : "not valid JSON",
-				 (int) r->tail_len, r->tail);
-		fail_item(r->it, "invalid_output", why);
+				 overflow ? "larger than 4 MiB" : "not valid JSON",
+				 (int) s->cmd.tail_len, s->cmd.tail);
+		wlw_report_fail(&s->it, "invalid_output", why);
+		slot_free(s);
 		return;
 	}
-	v = wlw_db_complete(r->it, out, &err);
-	if (v == WLW_OK)
-		wlw_log("%s: succeeded", r->it->workload_id);
-	else if (v == WLW_LOST)
-		refused_by_fence(NULL, r->it, "completion", &err);
-	else if (v == WLW_REFUSED && strcmp(err.sqlstate, "WL009") == 0)
-		confirm_cancel(r->it);	/* cancellation won */
-	else if (v == WLW_REFUSED)
-	{
-		snprintf(why, sizeof(why), "output refused: %s %s", err.sqlstate, err.message);
-		fail_item(r->it, "invalid_output", why);
-	}
-	else
-		wlw_log("%s: could not complete (%s); the lease will run out and the workload be retried",
-				r->it->workload_id, err.message);
-	r->it->done = true;
+	s->output = strdup(out);
+	wlw_command_release(&s->cmd);
+	s->state = SLOT_COMPLETING;
+	s->ready_at = wlw_now_ms();
 }
 
-/* finish reports the attempt's outcome. */
+/* failed reports a command that did not exit 0, with a kind from its exit. */
 static void
-finish(Run *r)
+failed(Slot *s)
 {
 	char		why[WLW_STDERR_TAIL + 200];
-	int			code;
+	int			st = s->cmd.c.status;
+	int			code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 
-	if (r->it->done || r->stop == STOP_LOST)
-	{
-		r->it->done = true;
-		return;
-	}
-	if (r->stop == STOP_CANCEL)
-	{
-		confirm_cancel(r->it);
-		return;
-	}
-	if (r->stop == STOP_INTERRUPTED)
-	{
-		fail_item(r->it, "worker_failure",
-				  "the worker was stopped and the command did not finish within the grace period");
-		return;
-	}
-	if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0)
-	{
-		complete_output(r);
-		return;
-	}
-	describe_exit(r, why, sizeof(why));
-	code = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+	wlw_command_describe(&s->cmd, why, sizeof(why));
 	/* /bin/sh reports a child killed by signal N as exit status 128 + N */
-	if (WIFSIGNALED(r->status) || (code > 128 && code <= 128 + 64))
-		fail_item(r->it, "worker_failure", why);
+	if (WIFSIGNALED(st) || (code > 128 && code <= 128 + 64))
+		wlw_report_fail(&s->it, "worker_failure", why);
 	else if (code == WLW_EXIT_TRANSIENT)
-		fail_item(r->it, "transient_connection", why);
+		wlw_report_fail(&s->it, "transient_connection", why);
 	else if (code == WLW_EXIT_TIMEOUT)
-		fail_item(r->it, "timeout", why);
+		wlw_report_fail(&s->it, "timeout", why);
 	else
-		fail_item(r->it, "command_failed", why);
+		wlw_report_fail(&s->it, "command_failed", why);
 }
 
+/* finish acts on a command that is over. */
 static void
-cleanup(Run *r)
+finish(Slot *s)
 {
-	if (r->pid <= 0)
-		r->exited = true;		/* never started: there is no group to signal */
-	if (!r->exited)
+	int			st = s->cmd.c.status;
+
+	if (s->stop == STOP_LOST || s->it.done)
+		s->it.done = true;
+	else if (s->stop == STOP_CANCEL)
+		wlw_report_cancelled(&s->it);
+	else if (s->stop == STOP_INTERRUPTED)
+		wlw_report_fail(&s->it, "worker_failure",
+						"the worker was stopped and the command did not finish within the grace period");
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 	{
-		killpg(r->pid, SIGKILL);
-		while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
-			;
-		r->exited = true;
-	}
-	/* whatever the command left behind in its group goes too */
-	if (r->pid > 0)
-		killpg(r->pid, SIGKILL);
-	close_fd(&r->fd_in);
-	close_fd(&r->fd_out);
-	close_fd(&r->fd_err);
-	close_fd(&r->fd_ck);
-	free(r->input);
-	free(r->out.data);
-	free(r->line.data);
-}
-
-/* run_one runs the command for items[cur] and reports how it ended. */
-static void
-run_one(WlwItem *items, int n, int cur, int64_t *next_hb)
-{
-	Run			r;
-	WlwChild	child;
-	char	   *ckpt = NULL;
-	const char *input;
-
-	memset(&r, 0, sizeof(r));
-	memset(&child, 0, sizeof(child));
-	r.items = items;
-	r.n = n;
-	r.cur = cur;
-	r.it = &items[cur];
-	r.next_hb = next_hb;
-	r.fd_in = r.fd_out = r.fd_err = r.fd_ck = -1;
-	if (r.it->checkpoint_sequence > 0)
-		ckpt = wlw_db_last_checkpoint(r.it);
-	input = r.it->input ? r.it->input : "null";
-	r.input_len = strlen(input) + 1;
-	r.input = malloc(r.input_len + 1);
-	snprintf(r.input, r.input_len + 1, "%s\n", input);
-	wlw_log("%s: running (attempt %d%s)", r.it->workload_id, r.it->attempt,
-			ckpt ? ", resuming from its last checkpoint" : "");
-	if (!wlw_spawn(r.it, ckpt, &child))
-	{
-		char		why[200];
-
-		snprintf(why, sizeof(why), "could not start the command: %s", strerror(errno));
-		r.exited = true;
-		fail_item(r.it, "worker_failure", why);
+		succeeded(s);
+		return;
 	}
 	else
+		failed(s);
+	slot_free(s);
+}
+
+/* serve does what a running command's pipes and guard have ready. */
+static void
+serve(Slot *s, int64_t now)
+{
+	char	   *line;
+	size_t		len;
+
+	wlw_command_service(&s->cmd);
+	while (s->state == SLOT_RUNNING && (line = wlw_command_take_line(&s->cmd, &len)) != NULL)
 	{
-		r.pid = child.pid;
-		r.fd_in = child.fd_in;
-		r.fd_out = child.fd_out;
-		r.fd_err = child.fd_err;
-		r.fd_ck = child.fd_ck;
-		supervise(&r);
-		finish(&r);
+		fd3_line(s, line, len);
+		free(line);
 	}
-	cleanup(&r);
-	if (child.ckpt_file[0])
-		unlink(child.ckpt_file);
-	free(ckpt);
+	if (wlw_command_over(&s->cmd, wlw_now_ms()))
+		finish(s);
+	else
+		wlw_command_tick(&s->cmd, now);
 }
 
 /*
- * wlw_run_batch runs the claimed workloads one after another.  Once the
- * worker is stopping, those not started are failed as worker_failure so
- * they are retried soon rather than after their lease.
+ * beat_result acts on one item's heartbeat: a requested cancellation stops
+ * its command (or, not started, is confirmed at once); a fence refusal
+ * means it is no longer ours; refused progress is dropped and the
+ * heartbeat sent again alone.
  */
-void
-wlw_run_batch(WlwItem *items, int n)
+static void
+beat_result(Slot *s, WlwCall v, bool cancel, WlwError *err)
 {
-	int64_t		next_hb = wlw_now_ms() + (int64_t) (wlw_opt.lease_s * 1000 / 3);
+	wlw_debug("%s: heartbeat %s", s->it.workload_id, v == WLW_OK ? "ok" : err->message);
+	if (v == WLW_REFUSED && s->it.progress && strcmp(err->sqlstate, "WL010") == 0)
+		v = wlw_db_heartbeat(&s->it, &cancel, err);
+	if (v == WLW_OK && cancel && !s->it.cancel_requested)
+	{
+		s->it.cancel_requested = true;
+		wlw_log("%s: cancellation requested", s->it.workload_id);
+		if (s->state == SLOT_RUNNING)
+			stop_slot(s, STOP_CANCEL);
+		else
+		{
+			wlw_report_cancelled(&s->it);
+			slot_free(s);
+		}
+	}
+	else if (v == WLW_LOST)
+	{
+		wlw_report_lost(&s->it, "heartbeat", err,
+						s->state == SLOT_RUNNING ? "killing the command" : "moving on");
+		if (s->state == SLOT_RUNNING)
+			stop_slot(s, STOP_LOST);
+		else
+			slot_free(s);
+	}
+	else if (v != WLW_OK)
+		wlw_log("%s: heartbeat failed: %s %s", s->it.workload_id, err->sqlstate, err->message);
+}
 
-	wlw_busy = true;
+/*
+ * beat_some renews these leases in one workload_heartbeat_many, or one by
+ * one (workload_heartbeat) where that call is refused as a whole (an older
+ * server: then never again, or a limit).
+ */
+static void
+beat_some(WlwBatchItem *b, int n)
+{
+	WlwError	err;
+	WlwCall		v = hb_many ? wlw_db_heartbeat_many(b, n, &err) : WLW_REFUSED;
+
+	if (v == WLW_OK)
+	{
+		if (n > 1)
+			wlw_debug("heartbeat: %d leases extended together", n);
+		return;
+	}
+	if (hb_many)
+	{
+		wlw_log("workload_heartbeat_many refused (%s %s); heartbeating one by one",
+				err.sqlstate, err.message);
+		hb_many = strcmp(err.sqlstate, "42883") != 0;
+	}
+	for (int i = 0; i < n; i++)
+		b[i].v = wlw_db_heartbeat(b[i].it, &b[i].cancel, &b[i].err);
+}
+
+/* heartbeat_all renews every held claim (queued or running, not lost). */
+static void
+heartbeat_all(void)
+{
+	WlwBatchItem *b = calloc(nslots + 1, sizeof(WlwBatchItem));
+	Slot	  **who = calloc(nslots + 1, sizeof(Slot *));
+	int			n = 0;
+
+	for (int i = 0; b && who && i < nslots; i++)
+		if ((slots[i].state == SLOT_QUEUED || slots[i].state == SLOT_RUNNING) &&
+			slots[i].stop != STOP_LOST)
+		{
+			who[n] = &slots[i];
+			b[n++].it = &slots[i].it;
+		}
+	for (int k = 0; k < n; k += BATCH_MAX_ITEMS)
+		beat_some(&b[k], n - k < BATCH_MAX_ITEMS ? n - k : BATCH_MAX_ITEMS);
+	for (int i = 0; i < n; i++)
+		beat_result(who[i], b[i].v, b[i].cancel, &b[i].err);
+	free(b);
+	free(who);
+}
+
+/*
+ * complete_some sends these completions in one workload_complete_many (each
+ * item answered on its own), or one by one where that call is refused as a
+ * whole (its size, an output the server cannot parse).
+ */
+static void
+complete_some(Slot **who, int n)
+{
+	WlwBatchItem *b = calloc(n, sizeof(WlwBatchItem));
+	WlwError	err;
+	WlwCall		v = WLW_REFUSED;
+
+	for (int i = 0; b && i < n; i++)
+	{
+		b[i].it = &who[i]->it;
+		b[i].output = who[i]->output;
+	}
+	if (b)
+		v = wlw_db_complete_many(b, n, &err);
+	if (v == WLW_OK && n > 1)
+		wlw_debug("%d completions sent together", n);
+	else if (v == WLW_REFUSED)
+		wlw_log("workload_complete_many refused (%s %s); completing one by one", err.sqlstate,
+				err.message);
 	for (int i = 0; i < n; i++)
 	{
-		if (items[i].done)
-			continue;
-		if (wlw_stop_requested)
-		{
-			fail_item(&items[i], "worker_failure", "not started: the worker was stopped");
-			continue;
-		}
-		run_one(items, n, i, &next_hb);
+		if (v == WLW_OK)
+			wlw_report_completed(&who[i]->it, b[i].v, &b[i].err, b[i].unmet);
+		else if (v == WLW_NO_CONNECTION)
+			wlw_report_completed(&who[i]->it, v, &err, false);
+		else
+			wlw_report_complete_one(&who[i]->it, who[i]->output);
+		slot_free(who[i]);
 	}
-	wlw_busy = false;
+	free(b);
+}
+
+/*
+ * flush_completions sends the waiting completions, in batches of at most
+ * BATCH_MAX_ITEMS and BATCH_MAX_BYTES of output: when asked to, when the
+ * oldest has waited LINGER_MS, or when no command runs that could join.
+ */
+static void
+flush_completions(bool force, int64_t now)
+{
+	Slot	  **who = calloc(nslots + 1, sizeof(Slot *));
+	int			n = 0;
+	size_t		bytes = 0;
+	bool		due = force || count(SLOT_RUNNING) == 0;
+
+	for (int i = 0; who && i < nslots; i++)
+		if (slots[i].state == SLOT_COMPLETING)
+		{
+			due = due || now >= slots[i].ready_at + LINGER_MS;
+			who[n++] = &slots[i];
+		}
+	for (int k = 0; due && k < n;)
+	{
+		int			m = 0;
+
+		for (bytes = 0; k + m < n && m < BATCH_MAX_ITEMS &&
+			 (m == 0 || bytes + strlen(who[k + m]->output) <= BATCH_MAX_BYTES); m++)
+			bytes += strlen(who[k + m]->output);
+		complete_some(&who[k], m);
+		k += m;
+	}
+	free(who);
+}
+
+/* next_deadline is the earliest time-driven thing to do. */
+static int64_t
+next_deadline(void)
+{
+	int64_t		t = (wlw_run_idle() || next_hb == 0) ? NO_DEADLINE : next_hb;
+
+	for (int i = 0; i < nslots; i++)
+	{
+		Slot	   *s = &slots[i];
+		int64_t		d = NO_DEADLINE;
+
+		if (s->state == SLOT_RUNNING)
+		{
+			d = wlw_command_deadline(&s->cmd);
+			if (wlw_stopping() && s->stop == STOP_NONE && wlw_drain_deadline() < d)
+				d = wlw_drain_deadline();
+		}
+		else if (s->state == SLOT_COMPLETING)
+			d = s->ready_at + LINGER_MS;
+		if (d < t)
+			t = d;
+	}
+	return t;
+}
+
+/*
+ * wait_events polls the signal pipe, the connection and every running
+ * command until something is ready or wake_at (or a deadline of ours);
+ * returns at once when a NOTIFY already waits to be reported.
+ */
+static void
+wait_events(int64_t wake_at, bool *conn_lost)
+{
+	struct pollfd *fds = calloc(2 + (size_t) nslots * WLW_COMMAND_FDS, sizeof(struct pollfd));
+	int			n = 0;
+	int			db = -1;
+	int64_t		t = next_deadline();
+	int64_t		now = wlw_now_ms();
+
+	if (fds == NULL)
+		return;
+	fds[n++] = (struct pollfd) {wlw_signal_fd(), POLLIN, 0};
+	if (wlw_db_socket() >= 0)
+	{
+		db = n;
+		fds[n++] = (struct pollfd) {wlw_db_socket(), POLLIN, 0};
+	}
+	for (int i = 0; i < nslots; i++)
+		if (slots[i].state == SLOT_RUNNING)
+			n += wlw_command_pollfds(&slots[i].cmd, &fds[n]);
+	t = (wake_at < t ? wake_at : t) - now;
+	if (wlw_db_notified(false))
+		t = 0;
+	poll(fds, n, t < 0 ? 0 : (t > 1000 ? 1000 : (int) t));
+	wlw_signals_drain();
+	wlw_spawn_reap();
+	if (db >= 0 && fds[db].revents && !wlw_db_consume())
+		*conn_lost = true;
+	free(fds);
+}
+
+/*
+ * wlw_run_step is one pass of the worker's loop: start what may start,
+ * wait (until wake_at at the latest) and serve what is ready, report what
+ * is over, heartbeat when due, and enforce the SIGTERM grace period.
+ * *notified: a NOTIFY arrived; *conn_lost: the idle connection dropped.
+ * Returns how many claims stopped counting against --concurrency.
+ */
+int
+wlw_run_step(int64_t wake_at, bool *notified, bool *conn_lost)
+{
+	int			open = wlw_run_open();
+	int64_t		now;
+
+	start_queued();
+	wait_events(wake_at, conn_lost);
+	now = wlw_now_ms();
+	for (int i = 0; i < nslots; i++)
+		if (slots[i].state == SLOT_RUNNING)
+			serve(&slots[i], now);
+	/* report what finished before a due heartbeat learns it is lost */
+	flush_completions(wlw_stopping() || now >= next_hb, now);
+	if (next_hb && now >= next_hb)
+	{
+		heartbeat_all();
+		next_hb = wlw_now_ms() + (int64_t) (wlw_opt.lease_s * 1000 / 3);
+	}
+	for (int i = 0; wlw_stopping() && now >= wlw_drain_deadline() && i < nslots; i++)
+		if (slots[i].state == SLOT_RUNNING && slots[i].stop == STOP_NONE)
+		{
+			wlw_log("%s: grace period over; killing the command", slots[i].it.workload_id);
+			stop_slot(&slots[i], STOP_INTERRUPTED);
+		}
+	start_queued();
+	*notified = wlw_db_notified(true);
+	wlw_set_busy(!wlw_run_idle());
+	if (wlw_run_idle())
+		next_hb = 0;
+	return open > wlw_run_open() ? open - wlw_run_open() : 0;
 }

@@ -63,9 +63,11 @@ check_dir() {
 
 check_dir "$WL_ROOT/src" LAYER
 
-# the worker: log -> signals -> options -> json, spawn -> db -> run -> main
+# the worker: log -> signals -> options -> json, guard -> spawn -> command ->
+# db -> calls -> report -> attempt -> run -> main (docs/worker.md, "Inside")
 declare -A WLAYER=(
-	[worker]=0 [log]=0 [signals]=1 [options]=2 [json]=3 [spawn]=3 [db]=4 [run]=5 [main]=6
+	[log]=0 [signals]=1 [options]=2 [json]=3 [guard]=3 [spawn]=4 [command]=5 [db]=6
+	[calls]=7 [report]=8 [attempt]=9 [run]=10 [main]=11
 )
 if [ -e "$WL_ROOT/src/worker/log.c" ]; then
 	check_dir "$WL_ROOT/src/worker" WLAYER

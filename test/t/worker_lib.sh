@@ -53,11 +53,40 @@ wait_exit() {
 	return 1
 }
 
-# start_worker ID [worker options...]: runs in the background, log in $T_DIR/ID.log
+# alive PID: the process exists and is not a zombie (a zombie has ended;
+# where PID 1 does not reap, orphans stay zombies)
+alive() {
+	local st
+	read -r st 2>/dev/null <"/proc/$1/stat" || return 1
+	set -- ${st##*) }
+	[ "$1" != Z ]
+}
+
+# group_alive PGID: the pids of the live processes of that process group
+group_alive() {
+	local pgid=$1 f st pid
+	for f in /proc/[0-9]*/stat; do
+		read -r st 2>/dev/null <"$f" || continue
+		pid=${st%% *}
+		set -- ${st##*) }
+		[ "$1" != Z ] && [ "$3" = "$pgid" ] && echo "$pid"
+	done
+	return 0
+}
+
+# t_kill_later PID...: killed (SIGKILL) when the test ends, whatever happened
+T_LEFTOVERS=""
+t_kill_later() { T_LEFTOVERS="$T_LEFTOVERS $*"; }
+
+# start_worker ID [worker options...]: runs in the background, log in
+# $T_DIR/ID.log; the task gets T_DIR (--env) to write its files in.
+# T_AS_USER=name runs it as that OS user instead.
 start_worker() {
 	local id=$1; shift
-	"$T_WORKER" --dsn "dbname=$T_DB user=wl_test_worker" --tenant t1 --application app \
-		--worker-id "$id" --exec "$T_TASK" "$@" >>"$T_DIR/$id.log" 2>&1 &
+	local as=()
+	[ -n "${T_AS_USER:-}" ] && as=(setpriv --reuid="$T_AS_USER" --regid="$T_AS_USER" --init-groups --)
+	"${as[@]}" "$T_WORKER" --dsn "dbname=$T_DB user=wl_test_worker" --tenant t1 --application app \
+		--worker-id "$id" --exec "$T_TASK" --env T_DIR "$@" >>"$T_DIR/$id.log" 2>&1 &
 	WPID[$id]=$!
 }
 
@@ -97,6 +126,10 @@ t_setup() {
 t_cleanup() {
 	local id
 	for id in "${!WPID[@]}"; do kill -KILL "${WPID[$id]}" 2>/dev/null; done
+	for id in $T_LEFTOVERS; do
+		# only what the task starts, in case a pid was reused meanwhile
+		case "$(cat "/proc/$id/comm" 2>/dev/null)" in sleep | sh | worker_task.sh) kill -KILL "$id" 2>/dev/null ;; esac
+	done
 	if [ -n "$T_RECOVERY_PID" ]; then kill "$T_RECOVERY_PID" 2>/dev/null; wait "$T_RECOVERY_PID" 2>/dev/null; fi
 	wait 2>/dev/null
 	if [ "$T_FAILED" != 0 ] || [ "${T_VERBOSE:-0}" = 1 ]; then

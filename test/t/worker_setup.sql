@@ -1,7 +1,8 @@
 -- test/t/worker_setup.sql: shared setup for the workload-worker end-to-end
 -- tests (run by test/t/worker_lib.sh, not a test itself).  Creates the
 -- extension, a login role holding only workload_worker for the workers, and
--- wt.create(key, input, extra): a workload in tenant "t1", application "app".
+-- wt.create(key, input, extra, grant_id): a workload in tenant "t1",
+-- application "app".
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS workload CASCADE;
 DO $$
@@ -17,11 +18,12 @@ END
 $$;
 CREATE SCHEMA IF NOT EXISTS wt;
 
--- wt.grant: the requester's grant, signed where this build signs grants.
-CREATE OR REPLACE FUNCTION wt.grant() RETURNS jsonb LANGUAGE plpgsql AS $$
+-- wt.grant(id): the requester's grant, signed where this build signs grants.
+CREATE OR REPLACE FUNCTION wt.grant(grant_id text DEFAULT 'grant-t1-tester') RETURNS jsonb
+LANGUAGE plpgsql AS $$
 DECLARE
     g jsonb := jsonb_build_object(
-        'contract_version', 1, 'id', 'grant-t1-tester',
+        'contract_version', 1, 'id', grant_id,
         'issuer', jsonb_build_object('kind', 'service', 'id', 'issuer'),
         'subject', jsonb_build_object('kind', 'agent', 'id', 'tester'),
         'tenant_id', 't1', 'application_id', 'app',
@@ -39,14 +41,16 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION wt.create(key text, input jsonb, extra jsonb DEFAULT '{}')
+-- wt.create(key, input, extra, grant_id): a workload under that grant.
+CREATE OR REPLACE FUNCTION wt.create(key text, input jsonb, extra jsonb DEFAULT '{}',
+        grant_id text DEFAULT 'grant-t1-tester')
 RETURNS text LANGUAGE sql AS $$
     SELECT workload_create(jsonb_build_object(
         'tenant_id', 't1', 'application_id', 'app', 'environment', 'test',
         'definition_id', 'e2e.task', 'definition_revision', 'r1', 'trigger', 'test',
         'input', input,
         'requested_by', jsonb_build_object('kind', 'agent', 'id', 'tester'),
-        'authorization_snapshot', wt.grant(),
+        'authorization_snapshot', wt.grant(grant_id),
         'capability_snapshot', '[]'::jsonb,
         'idempotency_key', key) || extra) ->> 'workload_id'
 $$;
@@ -59,5 +63,28 @@ BEGIN
     RETURN 'accepted';
 EXCEPTION WHEN OTHERS THEN
     RETURN SQLSTATE;
+END
+$$;
+
+-- wt.tamper_checkpoint: what a superuser could do behind the API's back: turn
+-- the raw-write triggers off, overwrite a checkpoint's state, turn them back on
+-- as they were.
+CREATE OR REPLACE FUNCTION wt.tamper_checkpoint(id text, seq int, new_state jsonb)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    t record;
+    saved text[][] := '{}';
+BEGIN
+    FOR t IN SELECT tgname, tgenabled FROM pg_trigger
+             WHERE tgrelid = 'workload.checkpoints'::regclass AND NOT tgisinternal LOOP
+        saved := saved || ARRAY[[t.tgname::text, t.tgenabled::text]];
+        EXECUTE format('ALTER TABLE workload.checkpoints DISABLE TRIGGER %I', t.tgname);
+    END LOOP;
+    UPDATE workload.checkpoints SET state = new_state WHERE workload_id = id AND sequence = seq;
+    FOR i IN 1 .. coalesce(array_length(saved, 1), 0) LOOP
+        EXECUTE format('ALTER TABLE workload.checkpoints ENABLE %s TRIGGER %I',
+                       CASE saved[i][2] WHEN 'A' THEN 'ALWAYS' WHEN 'R' THEN 'REPLICA' ELSE '' END,
+                       saved[i][1]);
+    END LOOP;
 END
 $$;
