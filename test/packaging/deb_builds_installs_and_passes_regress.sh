@@ -177,4 +177,9 @@ while read -r f; do
 	fi
 done <"$tmp/contents"
 check "the $saved file(s) of the earlier installation are back as they were" test "$same" = 1
+# the tests after this one run clusters as the postgres OS user: the system
+# tree must still be readable to it (directories the package shares with the
+# server keep their modes)
+check "the postgres OS user can still read the server's library directory" \
+	runuser -u postgres -- test -r /usr/lib/postgresql/15/lib/plpgsql.so
 finish
