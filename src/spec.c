@@ -416,32 +416,6 @@ parse_governing(WlSpec *out, JsonbValue *v)
 	out->governing_snapshots = JsonbValueToJsonb(v);
 }
 
-static void parse(Jsonb *spec, WlSpec *out);
-
-/*
- * wl_spec_parse validates a workload_create spec and fills out with
- * its values and defaults.  Raises WORKLOAD_INVALID on any unknown field,
- * wrong type, blank id or out-of-range number, and WORKLOAD_SECRET_REJECTED
- * on a secret in input.
- */
-void
-wl_spec_parse(Jsonb *spec, WlSpec *out)
-{
-	out->stored_authority = false;
-	parse(spec, out);
-}
-
-/*
- * wl_spec_parse_stored is wl_spec_parse for a spec the system makes (a
- * compensation), whose authorization snapshot is a grant as stored.
- */
-void
-wl_spec_parse_stored(Jsonb *spec, WlSpec *out)
-{
-	out->stored_authority = true;
-	parse(spec, out);
-}
-
 static void
 parse(Jsonb *spec, WlSpec *out)
 {
@@ -489,4 +463,28 @@ parse(Jsonb *spec, WlSpec *out)
 	parse_dependencies(out, field(c, "dependencies"));
 	parse_criteria(out, field(c, "completion_criteria"));
 	parse_governing(out, field(c, "governing_snapshots"));
+}
+
+/*
+ * wl_spec_parse validates a workload_create spec and fills out with
+ * its values and defaults.  Raises WORKLOAD_INVALID on any unknown field,
+ * wrong type, blank id or out-of-range number, and WORKLOAD_SECRET_REJECTED
+ * on a secret in input.
+ */
+void
+wl_spec_parse(Jsonb *spec, WlSpec *out)
+{
+	out->stored_authority = false;
+	parse(spec, out);
+}
+
+/*
+ * wl_spec_parse_stored is wl_spec_parse for a spec the system makes (a
+ * compensation), whose authorization snapshot is a grant as stored.
+ */
+void
+wl_spec_parse_stored(Jsonb *spec, WlSpec *out)
+{
+	out->stored_authority = true;
+	parse(spec, out);
 }
