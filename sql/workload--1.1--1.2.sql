@@ -71,7 +71,19 @@ FROM workload.specs s WHERE s.workload_id OPERATOR(pg_catalog.=) w.workload_id;
 
 -- A signed grant is a bearer credential: what is stored keeps the SHA-256 of
 -- its signature, which verifies it as well as the signature did and cannot be
--- presented as one.
+-- presented as one.  Compensation steps are bound to the digest of the stored
+-- snapshot, so the steps bound to a snapshot about to change are bound to its
+-- new form first.
+UPDATE workload.compensations p SET authorization_digest = pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(
+        ((s.authorization_snapshot OPERATOR(pg_catalog.-) 'signature')
+            OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('signature_sha256',
+                pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(s.authorization_snapshot OPERATOR(pg_catalog.->>) 'signature', 'UTF8')), 'hex')))::text,
+        'UTF8')), 'hex')
+FROM workload.specs s
+WHERE s.workload_id OPERATOR(pg_catalog.=) p.workload_id
+  AND s.authorization_snapshot OPERATOR(pg_catalog.?) 'signature'
+  AND p.authorization_digest OPERATOR(pg_catalog.=)
+      pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(s.authorization_snapshot::text, 'UTF8')), 'hex');
 UPDATE workload.specs SET
     authorization_snapshot = (authorization_snapshot OPERATOR(pg_catalog.-) 'signature')
         OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('signature_sha256',

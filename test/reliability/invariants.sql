@@ -43,6 +43,21 @@ CREATE FUNCTION pg_temp.verdict(label text, v text[]) RETURNS text LANGUAGE sql 
              || array_to_string(v[1:3], '; ') || ')' END
 $$;
 
+-- the events and attempts with their workload ids, in any version's tables
+-- (1.3 keeps them in views; the walk of upgrade_walks_every_path.sh checks
+-- every version it passes through)
+DO $$
+BEGIN
+    IF to_regclass('workload.event_log') IS NOT NULL THEN
+        CREATE TEMP VIEW rl_event_log AS SELECT * FROM workload.event_log;
+        CREATE TEMP VIEW rl_attempt_log AS SELECT * FROM workload.attempt_log;
+    ELSE
+        CREATE TEMP VIEW rl_event_log AS SELECT * FROM workload.events;
+        CREATE TEMP VIEW rl_attempt_log AS SELECT * FROM workload.attempts;
+    END IF;
+END
+$$;
+
 -- the tick: recover every lease that expired before tick_at
 SELECT statement_timestamp() AS tick_at \gset
 SELECT '# tick recovered ' || count(*) || ' expired lease(s)' FROM workload_recover_expired();
@@ -51,9 +66,9 @@ BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
 
 SELECT '# store: ' || coalesce((SELECT string_agg(state || '=' || n, ' ' ORDER BY state)
         FROM (SELECT state::text, count(*) n FROM workload.workloads GROUP BY 1) s), 'empty')
-    || ', ' || (SELECT count(*) FROM workload.events) || ' events, '
+    || ', ' || (SELECT count(*) FROM rl_event_log) || ' events, '
     || (SELECT count(*) FROM workload.results) || ' results, '
-    || (SELECT count(*) FROM workload.attempts) || ' attempts';
+    || (SELECT count(*) FROM rl_attempt_log) || ' attempts';
 
 -- every workload is a pair of a spec and a state row
 SELECT pg_temp.verdict('every workload has exactly one spec and one state row', ARRAY(
@@ -65,7 +80,7 @@ SELECT pg_temp.verdict('every workload has exactly one spec and one state row', 
 -- from CREATED, and the row is where its last event left it
 SELECT pg_temp.verdict('every event is a legal transition (workload_can_transition)', ARRAY(
     SELECT e.workload_id || ' #' || e.sequence || ' ' || e.from_state || '->' || e.to_state
-    FROM workload.events e
+    FROM rl_event_log e
     WHERE e.from_state IS NOT NULL AND NOT workload_can_transition(e.from_state, e.to_state)
     LIMIT 100));
 
@@ -74,7 +89,7 @@ SELECT pg_temp.verdict('each history starts with CREATED and each event starts w
         || ' after ' || coalesce(prev::text, 'nothing')
     FROM (SELECT e.*, lag(e.to_state) OVER (PARTITION BY e.workload_id ORDER BY e.sequence) AS prev,
                  row_number() OVER (PARTITION BY e.workload_id ORDER BY e.sequence) AS n
-          FROM workload.events e) h
+          FROM rl_event_log e) h
     WHERE (n = 1 AND (from_state IS NOT NULL OR to_state <> 'CREATED'))
        OR (n > 1 AND from_state IS DISTINCT FROM prev)
     LIMIT 100));
@@ -82,7 +97,7 @@ SELECT pg_temp.verdict('each history starts with CREATED and each event starts w
 SELECT pg_temp.verdict('every workload is in the state its last event names', ARRAY(
     SELECT w.workload_id || ' is ' || w.state || ', last event ' || coalesce(l.to_state::text, 'none')
     FROM workload.workloads w
-    LEFT JOIN LATERAL (SELECT e.to_state FROM workload.events e WHERE e.workload_id = w.workload_id
+    LEFT JOIN LATERAL (SELECT e.to_state FROM rl_event_log e WHERE e.workload_id = w.workload_id
                        ORDER BY e.sequence DESC LIMIT 1) l ON true
     WHERE l.to_state IS DISTINCT FROM w.state LIMIT 100));
 
@@ -90,13 +105,13 @@ SELECT pg_temp.verdict('event sequences strictly increase along each workload''s
     SELECT workload_id || ' #' || sequence || ' at ' || at || ' before #' || prev_seq || ' at ' || prev_at
     FROM (SELECT e.workload_id, e.sequence, e.at,
                  lag(e.sequence) OVER w AS prev_seq, lag(e.at) OVER w AS prev_at
-          FROM workload.events e WINDOW w AS (PARTITION BY e.workload_id ORDER BY e.sequence)) h
+          FROM rl_event_log e WINDOW w AS (PARTITION BY e.workload_id ORDER BY e.sequence)) h
     WHERE prev_seq IS NOT NULL AND (sequence <= prev_seq OR at < prev_at)
     LIMIT 100));
 
 SELECT pg_temp.verdict('events written after each restart have larger sequences than every event before it', ARRAY(
     SELECT 'event #' || e.sequence || ' at ' || e.at || ' <= ' || h.hwm || ' (restart ' || h.restart_at || ')'
-    FROM rl_hwm h JOIN workload.events e ON e.at >= h.restart_at AND e.sequence <= h.hwm
+    FROM rl_hwm h JOIN rl_event_log e ON e.at >= h.restart_at AND e.sequence <= h.hwm
     LIMIT 100));
 
 -- results: exactly one per SUCCEEDED workload, none elsewhere, hash matches
@@ -117,24 +132,24 @@ SELECT pg_temp.verdict('every result''s output_hash is the SHA-256 of its output
 SELECT pg_temp.verdict('every result has exactly one completion event, naming its result and fencing token', ARRAY(
     SELECT r.result_id || ': ' || count(e.sequence) || ' completion event(s)'
     FROM workload.results r
-    LEFT JOIN workload.events e ON e.workload_id = r.workload_id AND e.event_type = 'workload.completed'
+    LEFT JOIN rl_event_log e ON e.workload_id = r.workload_id AND e.event_type = 'workload.completed'
         AND e.to_state = 'SUCCEEDED' AND e.evidence ->> 'result_id' = r.result_id
         AND (e.evidence ->> 'fencing_token')::bigint = r.fencing_token
     GROUP BY r.result_id HAVING count(e.sequence) <> 1
     UNION ALL
-    SELECT e.workload_id || ' completed without a result' FROM workload.events e
+    SELECT e.workload_id || ' completed without a result' FROM rl_event_log e
     WHERE e.to_state = 'SUCCEEDED'
       AND NOT EXISTS (SELECT 1 FROM workload.results r WHERE r.workload_id = e.workload_id)
     LIMIT 100));
 
 SELECT pg_temp.verdict('every result comes from the one SUCCEEDED attempt of its workload, under that attempt''s claim and token', ARRAY(
     SELECT r.result_id FROM workload.results r
-    WHERE NOT EXISTS (SELECT 1 FROM workload.attempts a
+    WHERE NOT EXISTS (SELECT 1 FROM rl_attempt_log a
         WHERE a.workload_id = r.workload_id AND a.attempt_number = r.attempt_number
           AND a.claim_id = r.claim_id AND a.worker_id = r.worker_id
           AND a.fencing_token = r.fencing_token AND a.outcome = 'SUCCEEDED')
     UNION ALL
-    SELECT a.workload_id || ' has ' || count(*) || ' SUCCEEDED attempts' FROM workload.attempts a
+    SELECT a.workload_id || ' has ' || count(*) || ' SUCCEEDED attempts' FROM rl_attempt_log a
     WHERE a.outcome = 'SUCCEEDED' GROUP BY a.workload_id HAVING count(*) > 1
     LIMIT 100));
 
@@ -150,11 +165,11 @@ SELECT pg_temp.verdict('a claim is held exactly in CLAIMED, RUNNING, CHECKPOINTE
 
 SELECT pg_temp.verdict('a held claim is the workload''s one open attempt; every other attempt is closed', ARRAY(
     SELECT w.workload_id || ' claim ' || coalesce(w.claim_id, 'none') || ', open attempts '
-        || (SELECT count(*) FROM workload.attempts a WHERE a.workload_id = w.workload_id AND a.finished_at IS NULL)
+        || (SELECT count(*) FROM rl_attempt_log a WHERE a.workload_id = w.workload_id AND a.finished_at IS NULL)
     FROM workload.workloads w
-    WHERE (SELECT count(*) FROM workload.attempts a WHERE a.workload_id = w.workload_id AND a.finished_at IS NULL)
+    WHERE (SELECT count(*) FROM rl_attempt_log a WHERE a.workload_id = w.workload_id AND a.finished_at IS NULL)
           <> CASE WHEN w.claim_id IS NULL THEN 0 ELSE 1 END
-       OR (w.claim_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM workload.attempts a
+       OR (w.claim_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rl_attempt_log a
             WHERE a.workload_id = w.workload_id AND a.finished_at IS NULL AND a.claim_id = w.claim_id
               AND a.fencing_token = w.fencing_token AND a.attempt_number = w.attempt_count))
     LIMIT 100));
@@ -163,13 +178,13 @@ SELECT pg_temp.verdict('fencing tokens only rise: attempts 1..n carry strictly i
     SELECT workload_id || ' attempt ' || attempt_number || ' token ' || fencing_token || ' after ' || prev
     FROM (SELECT a.*, lag(a.fencing_token) OVER (PARTITION BY a.workload_id ORDER BY a.attempt_number) AS prev,
                  row_number() OVER (PARTITION BY a.workload_id ORDER BY a.attempt_number) AS n
-          FROM workload.attempts a) x
+          FROM rl_attempt_log a) x
     WHERE attempt_number <> n OR fencing_token <= coalesce(prev, 0)
        OR claim_id <> workload.claim_id_for(workload_id, fencing_token, worker_id)
     UNION ALL
     SELECT w.workload_id || ' token ' || w.fencing_token || ', attempts ' || w.attempt_count
         || ' vs ' || coalesce(max(a.fencing_token), 0) || '/' || count(a.*)
-    FROM workload.workloads w LEFT JOIN workload.attempts a ON a.workload_id = w.workload_id
+    FROM workload.workloads w LEFT JOIN rl_attempt_log a ON a.workload_id = w.workload_id
     GROUP BY w.workload_id, w.fencing_token, w.attempt_count
     HAVING w.fencing_token <> coalesce(max(a.fencing_token), 0) OR w.attempt_count <> count(a.*)
     LIMIT 100));
@@ -178,17 +193,17 @@ SELECT pg_temp.verdict('claim events carry strictly increasing fencing tokens al
     SELECT workload_id || ' #' || sequence || ' token ' || tok || ' after ' || prev
     FROM (SELECT e.workload_id, e.sequence, (e.evidence ->> 'fencing_token')::bigint AS tok,
                  lag((e.evidence ->> 'fencing_token')::bigint) OVER (PARTITION BY e.workload_id ORDER BY e.sequence) AS prev
-          FROM workload.events e WHERE e.to_state = 'CLAIMED') c
+          FROM rl_event_log e WHERE e.to_state = 'CLAIMED') c
     WHERE tok IS NULL OR tok <= coalesce(prev, 0)
     LIMIT 100));
 
 SELECT pg_temp.verdict('no workload was claimed before its dependencies reached their final required state', ARRAY(
     SELECT d.workload_id || ' ran before ' || d.depends_on || ' was ' || d.required_state
     FROM workload.dependencies d
-    JOIN LATERAL (SELECT min(e.sequence) AS s FROM workload.events e
+    JOIN LATERAL (SELECT min(e.sequence) AS s FROM rl_event_log e
                   WHERE e.workload_id = d.workload_id AND e.to_state = 'CLAIMED') c ON c.s IS NOT NULL
     WHERE d.required_state IN ('SUCCEEDED', 'CANCELLED')
-      AND NOT EXISTS (SELECT 1 FROM workload.events e WHERE e.workload_id = d.depends_on
+      AND NOT EXISTS (SELECT 1 FROM rl_event_log e WHERE e.workload_id = d.depends_on
                       AND e.to_state = d.required_state AND e.sequence < c.s)
     LIMIT 100));
 
@@ -217,7 +232,7 @@ SELECT pg_temp.verdict('no workload was acknowledged complete under two differen
 
 SELECT pg_temp.verdict('every claim a worker saw is an attempt with that claim id and token', ARRAY(
     SELECT c.workload_id || ' token ' || c.fencing_token FROM rl_claims c
-    WHERE NOT EXISTS (SELECT 1 FROM workload.attempts a WHERE a.workload_id = c.workload_id
+    WHERE NOT EXISTS (SELECT 1 FROM rl_attempt_log a WHERE a.workload_id = c.workload_id
                       AND a.fencing_token = c.fencing_token AND a.claim_id = c.claim_id)
     LIMIT 100));
 

@@ -58,9 +58,16 @@ walk() {
 	done <"$RL_TMP/held-$db"
 	rl_psql db "$db" "SELECT workload_cancel(workload_id, 'up') FROM workload.workloads WHERE state = 'READY'
 	                  ORDER BY workload_id LIMIT 2" >/dev/null
-	is "$(rl_psql db "$db" "SELECT string_agg(state || '=' || n, ' ' ORDER BY state) FROM
-	      (SELECT state::text, count(*) n FROM workload.workloads GROUP BY 1) s")" \
+	is "$(rl_psql db "$db" "$counts")" \
 		"CANCELLED=2 READY=18 RUNNING=5 SUCCEEDED=5" "$label: under $start, 18 READY, 5 RUNNING, 5 SUCCEEDED, 2 CANCELLED"
+	# and a saga cancelled with one undo step recorded, to be compensated after the upgrade
+	rl_psql db "$db" "SELECT count(workload_create(rl.spec('saga-1', '{}', '{\"capability_snapshot\": [\"refund\"]}')))" >/dev/null
+	IFS='|' read -r id claim token < <(rl_psql db "$db" "SELECT workload_id || '|' || claim_id || '|' || fencing_token
+	      FROM workload_claim_id((SELECT workload_id FROM workload.specs WHERE idempotency_key = 'saga-1'), 'up-s', '{refund}')")
+	rl_psql db "$db" "SELECT workload_start('$id', '$claim', 'up-s', $token);
+	                  SELECT workload_add_compensation('$id', '$claim', 'up-s', $token, 'refund', '{\"amount\": 5}');
+	                  SELECT workload_cancel('$id', 'up');
+	                  SELECT workload_confirm_cancel('$id', '$claim', 'up-s', $token)" >/dev/null
 
 	for step in "$@"; do
 		lib_of "$step"
@@ -88,9 +95,12 @@ walk() {
 	is "$(wc -l <"$RL_TMP/held-failed")" 0 "$label: the 5 workloads held through the upgrade complete with their old fences"
 	rl_psql db "$db" "SELECT count(workload_complete(workload_id, claim_id, 'up-w2', fencing_token, 'r-' || workload_id, '{}'))
 	                  FROM workload_claim('up-w2', '{}', 't1', 'app', '1 hour', 100, true)" >/dev/null
-	is "$(rl_psql db "$db" "SELECT string_agg(state || '=' || n, ' ' ORDER BY state) FROM
-	      (SELECT state::text, count(*) n FROM workload.workloads GROUP BY 1) s")" \
+	is "$(rl_psql db "$db" "$counts")" \
 		"CANCELLED=2 SUCCEEDED=28" "$label: after the upgrade every workload finishes (28 SUCCEEDED, 2 CANCELLED)"
+	# the undo step recorded before the upgrade is still bound to the saga's authorization
+	is "$(rl_psql db "$db" "SELECT count(*) FROM workload_compensate((SELECT workload_id FROM workload.specs
+	      WHERE idempotency_key = 'saga-1'), 'up')" 2>&1)" 1 \
+		"$label: the saga cancelled before the upgrade is compensated after it (its undo step still bound)"
 	RL_INV_LABEL="$label: at the end every invariant holds" rl_invariants db "$db"
 
 	# the upgraded extension is the fresh one: same objects, same definitions
@@ -102,6 +112,10 @@ walk() {
 	fi
 }
 
+# the states of the walk's own workloads (up-1 .. up-30)
+counts="SELECT string_agg(state || '=' || n, ' ' ORDER BY state) FROM
+      (SELECT w.state::text, count(*) n FROM workload.workloads w JOIN workload.specs s USING (workload_id)
+       WHERE s.idempotency_key LIKE 'up-%' GROUP BY 1) s"
 objects="SELECT pg_describe_object(d.classid, d.objid, d.objsubid) || ' ' || coalesce(md5(CASE
         WHEN d.classid = 'pg_proc'::regclass THEN pg_get_functiondef(d.objid)
         WHEN d.classid = 'pg_class'::regclass THEN (SELECT string_agg(a.attname || ':' || format_type(a.atttypid, a.atttypmod)
