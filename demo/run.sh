@@ -78,7 +78,7 @@ STATUS_SQL="SELECT count(*) FILTER (WHERE state IN ('SUCCEEDED', 'DEAD_LETTER', 
     count(*) FILTER (WHERE state IN ('CLAIMED', 'RUNNING', 'CHECKPOINTED', 'CANCELLATION_REQUESTED')),
     count(*) FILTER (WHERE state = 'SUCCEEDED'), count(*) FILTER (WHERE state = 'DEAD_LETTER'),
     count(*) FILTER (WHERE state = 'CANCELLED'),
-    (SELECT count(*) FROM workload.attempts WHERE outcome = 'WORKER_LOST'),
+    (SELECT count(*) FROM workload.attempt_log WHERE outcome = 'WORKER_LOST'),
     count(*) FILTER (WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED') AND NOT EXISTS (
         SELECT 1 FROM workload.dependencies d JOIN workload.workloads x ON x.workload_id = d.depends_on
         WHERE d.workload_id = w.workload_id AND x.state = 'DEAD_LETTER'))
@@ -154,7 +154,7 @@ echo "   the operator cancels that frame, and its dependents are cancelled with 
 corrupt=$(q "SELECT depends_on FROM workload.dependencies d JOIN demo.created c USING (workload_id)
              WHERE c.kind = 'publish' AND c.n = 13")
 q "SELECT '   ' || '$corrupt' || ': ' || workload_cancel('$corrupt', 'operator')"
-q "SELECT '   ' || c.kind || ' #' || c.n || ': ' || w.state || ' (' || (SELECT evidence ->> 'cause' FROM workload.events e
+q "SELECT '   ' || c.kind || ' #' || c.n || ': ' || w.state || ' (' || (SELECT evidence ->> 'cause' FROM workload.event_log e
           WHERE e.workload_id = w.workload_id AND e.to_state = 'CANCELLED') || ')'
    FROM workload.workloads w JOIN demo.created c USING (workload_id) WHERE c.kind = 'publish' AND c.n IN (13, 14) ORDER BY c.n"
 
@@ -172,11 +172,11 @@ while IFS='|' read -r id claim token attempt; do
 	q "SELECT '   ' || c.kind || ' #' || c.n || ': ' || string_agg('attempt ' || a.attempt_number || ' ' || a.worker_id || ' '
 	          || coalesce(a.outcome, 'running'), ' -> ' ORDER BY a.attempt_number)
 	          || ' (recovered ' || (SELECT to_char(extract(epoch FROM min(e.at)) - $KILLED_AT, 'FM990.0')
-	                                FROM workload.events e WHERE e.workload_id = '$id' AND e.to_state = 'RECOVERING')
+	                                FROM workload.event_log e WHERE e.workload_id = '$id' AND e.to_state = 'RECOVERING')
 	          || 's after the SIGKILL)'
-	   FROM workload.attempts a JOIN demo.created c USING (workload_id) WHERE a.workload_id = '$id' GROUP BY c.kind, c.n"
+	   FROM workload.attempt_log a JOIN demo.created c USING (workload_id) WHERE a.workload_id = '$id' GROUP BY c.kind, c.n"
 done <"$DEMO/held"
-echo "   the background tick recovered $(q "SELECT count(*) FROM workload.events WHERE to_state = 'RECOVERING'") expired lease(s) in all"
+echo "   the background tick recovered $(q "SELECT count(*) FROM workload.event_log WHERE to_state = 'RECOVERING'") expired lease(s) in all"
 if [ -n "$(q "SELECT 1 FROM demo.created c JOIN workload.workloads w USING (workload_id)
              WHERE c.workload_id IN ($(cut -d'|' -f1 "$DEMO/held" | sed "s/.*/'&'/" | paste -sd,)) AND c.kind = 'encode'")" ]; then
 	q "SELECT '   encode #' || c.n || ' resumed after step ' || (w.output ->> 'resumed_after_step') || ' (its last checkpoint)'
@@ -190,8 +190,8 @@ q "SELECT '   archive #' || c.n || ': ' || w.state || ', confirmed by ' || e2.ac
           || to_char(extract(epoch FROM e2.at - e1.at), 'FM990.0') || 's after the request (heartbeat every '
           || to_char($LEASE / 3.0, 'FM0.0') || 's)'
    FROM demo.created c JOIN workload.workloads w USING (workload_id)
-   JOIN workload.events e1 ON e1.workload_id = c.workload_id AND e1.to_state = 'CANCELLATION_REQUESTED'
-   JOIN workload.events e2 ON e2.workload_id = c.workload_id AND e2.to_state = 'CANCELLED'
+   JOIN workload.event_log e1 ON e1.workload_id = c.workload_id AND e1.to_state = 'CANCELLATION_REQUESTED'
+   JOIN workload.event_log e2 ON e2.workload_id = c.workload_id AND e2.to_state = 'CANCELLED'
    WHERE c.kind = 'archive' ORDER BY c.n"
 
 echo
@@ -224,7 +224,7 @@ psql -X -q -P footer=off -c "SELECT coalesce(c.kind, 'total') AS kind,
     FROM demo.created c JOIN workload.workloads w USING (workload_id)
     GROUP BY ROLLUP (c.kind) ORDER BY c.kind IS NULL, min(c.seq)" | sed '/^$/d; s/^/   /'
 q "SELECT '   attempts that did not succeed, by kind: ' || string_agg(k || ' ' || n, ', ' ORDER BY n DESC, k) FROM
-   (SELECT lower(coalesce(failure_kind, outcome)) k, count(*) n FROM workload.attempts WHERE outcome <> 'SUCCEEDED' GROUP BY 1) s"
+   (SELECT lower(coalesce(failure_kind, outcome)) k, count(*) n FROM workload.attempt_log WHERE outcome <> 'SUCCEEDED' GROUP BY 1) s"
 q "SELECT '   the 20 urgent renders (created last, priority 10) finished at positions '
           || min(pos) || '..' || max(pos) || ' of ' || (SELECT count(*) FROM workload.results)
    FROM (SELECT c.kind, row_number() OVER (ORDER BY r.created_at) pos

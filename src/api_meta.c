@@ -111,6 +111,15 @@ workload_attempt_id_for(PG_FUNCTION_ARGS)
 												   PG_GETARG_INT32(1))));
 }
 
+/* workload.event_type(to_state): the event type of a transition into a state (SPEC section 6). */
+PG_FUNCTION_INFO_V1(workload_event_type);
+Datum
+workload_event_type(PG_FUNCTION_ARGS)
+{
+	wl_args_require(fcinfo, "to_state");
+	PG_RETURN_TEXT_P(cstring_to_text(wl_state_event_type(wl_catalog_state_from_oid(PG_GETARG_OID(0)))));
+}
+
 /*
  * workload.claim_deadline(created_at, claimed_at, claim_ms, execution_ms,
  * overall_ms, start): the deadline rule (deadline.c) for a row the claim

@@ -12,6 +12,7 @@
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "catalog/indexing.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_enum.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
@@ -19,6 +20,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
@@ -30,6 +32,7 @@ static Oid	extension_owner = InvalidOid;
 static Oid	state_type = InvalidOid;
 static uint32 state_type_hash = 0;
 static Oid	state_oids[WL_STATE_COUNT];
+static Oid	workload_seq = InvalidOid;
 
 /* A change to our enum type makes the cached OIDs, and plans typed with them, stale. */
 static void
@@ -133,6 +136,7 @@ ensure_cache(void)
 		state_oids[i] = ((Form_pg_enum) GETSTRUCT(tup))->oid;
 		ReleaseSysCache(tup);
 	}
+	workload_seq = InvalidOid;
 	generation++;
 	cache_valid = true;
 }
@@ -188,4 +192,18 @@ wl_catalog_state_from_oid(Oid oid)
 	}
 	elog(ERROR, "unknown workload_state OID %u", oid);
 	return WL_CREATED;			/* keep compiler quiet */
+}
+
+/* wl_catalog_workload_seq: the sequence workloads' creation sequences are drawn from. */
+Oid
+wl_catalog_workload_seq(void)
+{
+	ensure_cache();
+	if (!OidIsValid(workload_seq))
+	{
+		workload_seq = get_relname_relid("workload_seq", get_namespace_oid("workload", false));
+		if (!OidIsValid(workload_seq))
+			elog(ERROR, "sequence workload.workload_seq not found");
+	}
+	return workload_seq;
 }

@@ -72,7 +72,7 @@ verified_checkpoint(const WlRow *row)
 	WlCheckpointRow c;
 	const char *why;
 
-	if (!wl_store_checkpoint_last(row->workload_id, &c))
+	if (!wl_store_checkpoint_last(row, &c))
 	{
 		if (row->checkpoint_sequence > 0)
 			tampered("Checkpoint %d of workload \"%s\" is missing.",
@@ -144,7 +144,7 @@ wl_checkpoint_resume(const WlFence *fence, Jsonb *expected)
 	WlJson		b;
 
 	wl_fence_lock(fence, &row);
-	wl_store_spec_read(row.workload_id, &spec);
+	wl_store_spec_read(&row, &spec);
 	check_snapshots(row.workload_id, spec.governing_snapshots, expected);
 	checkpoint = verified_checkpoint(&row);
 	wl_json_begin(&b);
@@ -152,6 +152,6 @@ wl_checkpoint_resume(const WlFence *fence, Jsonb *expected)
 	wl_json_int(&b, "attempt", row.attempt_count);
 	wl_json_int(&b, "fencing_token", row.fencing_token);
 	wl_json_jsonb(&b, "checkpoint", checkpoint);
-	wl_json_jsonb(&b, "wake", wl_store_wait_last(row.workload_id));
+	wl_json_jsonb(&b, "wake", wl_store_wait_last(&row));
 	return wl_json_end(&b);
 }

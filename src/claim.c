@@ -55,9 +55,9 @@ wl_claim_named(WlClaimRequest *r, WlClaimed **out)
 	if (row.next_attempt_at > wl_now())
 		wl_refuse(WL_E_NOT_READY, errdetail("Workload \"%s\" is not due until %s.", id,
 											timestamptz_to_str(row.next_attempt_at)));
-	if (wl_store_unmet_dependencies(id) > 0)
+	if (wl_store_unmet_dependencies(&row) > 0)
 		wl_refuse(WL_E_NOT_READY, errdetail("Workload \"%s\" has unmet dependencies.", id));
-	wl_store_spec_read(id, &spec);
+	wl_store_spec_read(&row, &spec);
 	if (wl_grant_authority_revoked(spec.authorization_snapshot, spec.run_authority))
 		wl_refuse(WL_E_AUTHORIZATION_DENIED,
 				  errdetail("The authorization of workload \"%s\" has been revoked.", id));
@@ -69,6 +69,9 @@ wl_claim_named(WlClaimRequest *r, WlClaimed **out)
 					  errdetail("Workload \"%s\" requires capability \"%s\".", id, needed[i]));
 	}
 	wl_state_require(id, row.state, WL_CLAIMED);
+	r->tenant_id = row.tenant_id;
+	r->application_id = row.application_id;
+	r->workload_seq = row.seq;
 	r->max_items = 1;
 	r->start = false;
 	r->role = wl_authz_caller()->role;
@@ -80,30 +83,23 @@ void
 wl_start(const WlFence *fence)
 {
 	WlRow		row;
+	WlFencedCall c = {.kind = WL_FENCED_START, .fence = fence, .from = WL_CLAIMED, .to = WL_RUNNING};
 
+	if (wl_fence_try(&c, &row))
+	{
+		wl_transition_applied(&row, WL_CLAIMED, fence->worker_id, wl_fence_evidence(&row, NULL));
+		return;
+	}
 	wl_fence_lock(fence, &row);
+	row.started_at = wl_now();
 	wl_transition(&row, WL_RUNNING, fence->worker_id, wl_fence_evidence(&row, NULL));
-	wl_store_attempt_start(&row, wl_now());
 }
 
-/*
- * beat extends the lease of a locked row whose fence holds, keeps progress
- * when given, saves it and returns the heartbeat's answer.
- */
+/* beat_answer: a heartbeat's answer for the row as it is after the beat */
 static Jsonb *
-beat(WlRow *row, TimestampTz until, Jsonb *progress)
+beat_answer(const WlRow *row, TimestampTz until)
 {
 	WlJson		b;
-
-	row->lease_expires_at = until;
-	row->has_heartbeat = true;
-	row->last_heartbeat_at = wl_now();
-	if (progress)
-	{
-		row->progress = progress;
-		row->progress_changed = true;
-	}
-	wl_store_save(row);
 
 	wl_json_begin(&b);
 	wl_json_str(&b, "workload_id", row->workload_id);
@@ -115,6 +111,35 @@ beat(WlRow *row, TimestampTz until, Jsonb *progress)
 }
 
 /*
+ * beat extends the lease of a locked row whose fence holds, keeps progress
+ * when given, saves it and returns the heartbeat's answer.
+ */
+static Jsonb *
+beat(WlRow *row, TimestampTz until, Jsonb *progress)
+{
+	row->lease_expires_at = until;
+	row->has_heartbeat = true;
+	row->last_heartbeat_at = wl_now();
+	if (progress)
+	{
+		row->progress = progress;
+		row->progress_changed = true;
+	}
+	wl_store_save(row);
+	return beat_answer(row, until);
+}
+
+/* try_beat: the heartbeat as one conditional statement; NULL when the fence does not hold */
+static Jsonb *
+try_beat(const WlFence *fence, TimestampTz until, Jsonb *progress)
+{
+	WlRow		row;
+	WlFencedCall c = {.kind = WL_FENCED_BEAT, .fence = fence, .until = until, .progress = progress};
+
+	return wl_fence_try(&c, &row) ? beat_answer(&row, until) : NULL;
+}
+
+/*
  * wl_heartbeat: the lease now runs until `until`; progress, when given, is
  * kept as the workload's latest.  The answer says whether cancellation was
  * requested.
@@ -123,7 +148,10 @@ Jsonb *
 wl_heartbeat(const WlFence *fence, TimestampTz until, Jsonb *progress)
 {
 	WlRow		row;
+	Jsonb	   *answer = try_beat(fence, until, progress);
 
+	if (answer)
+		return answer;
 	wl_fence_lock(fence, &row);
 	return beat(&row, until, progress);
 }
@@ -143,45 +171,30 @@ beat_cmp(const void *a, const void *b)
 /*
  * wl_heartbeat_batch is wl_heartbeat for every beat that parsed (err
  * WL_OK), decided each on its own: a refused one changes nothing and the
- * others are still extended.  The beats are sorted by workload_id and their
- * rows locked with one statement, in that order.
+ * others are still extended.  The beats are sorted by workload_id and taken
+ * in that order, so two batches never lock rows in opposite orders.
  */
 void
 wl_heartbeat_batch(WlBeat *beats, int n, TimestampTz until)
 {
-	char	  **ids = palloc(sizeof(char *) * (n + 1));
-	int		   *row_of = palloc(sizeof(int) * (n + 1));
-	WlRow	   *rows;
-	bool	   *found;
-	int			m = 0;
-
 	qsort(beats, n, sizeof(WlBeat), beat_cmp);
 	for (int i = 0; i < n; i++)
 	{
-		if (beats[i].err != WL_OK)
-			continue;
-		if (m == 0 || strcmp(ids[m - 1], beats[i].fence.workload_id) != 0)
-			ids[m++] = beats[i].fence.workload_id;
-		row_of[i] = m - 1;
-	}
-	rows = palloc0(sizeof(WlRow) * (m + 1));
-	found = palloc0(sizeof(bool) * (m + 1));
-	if (m > 0)
-		wl_authz_lock_many(ids, m, rows, found);
-	for (int i = 0; i < n; i++)
-	{
 		WlBeat	   *b = &beats[i];
+		WlRow		row;
 
 		if (b->err != WL_OK)
 			continue;
-		if (!found[row_of[i]])
+		if ((b->answer = try_beat(&b->fence, until, b->progress)) != NULL)
+			continue;
+		if (!wl_authz_lock(b->fence.workload_id, &row))
 		{
 			b->err = WL_E_NOT_FOUND;
 			b->detail = psprintf("No workload \"%s\".", b->fence.workload_id);
 			continue;
 		}
-		b->err = wl_fence_verdict(&rows[row_of[i]], &b->fence, &b->detail);
+		b->err = wl_fence_verdict(&row, &b->fence, &b->detail);
 		if (b->err == WL_OK)
-			b->answer = beat(&rows[row_of[i]], until, b->progress);
+			b->answer = beat(&row, until, b->progress);
 	}
 }

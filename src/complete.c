@@ -125,7 +125,7 @@ complete_item(WlCompleteItem *it)
 		it->doc = replay ? prev.doc : NULL;
 		return;
 	}
-	if (row.has_criteria && (reason = wl_criteria_unmet(row.workload_id, c->output)) != NULL)
+	if (row.has_criteria && (reason = wl_criteria_unmet(&row, c->output)) != NULL)
 	{
 		it->unmet = true;
 		it->doc = wl_criteria_fail(&row, c->fence.worker_id, c->result_id, reason);
@@ -133,6 +133,7 @@ complete_item(WlCompleteItem *it)
 	}
 	ev = evidence(&row, c);
 	wl_fence_release(&row);
+	row.result_id = (char *) c->result_id;
 	wl_transition(&row, WL_SUCCEEDED, c->fence.worker_id, ev);
 	wl_store_attempt_close(&row, "SUCCEEDED", NULL, NULL);
 	result_of(&r, &row, c);
@@ -152,7 +153,32 @@ Jsonb *
 wl_complete(const WlCompletion *c, bool *unmet)
 {
 	WlCompleteItem it;
+	WlRow		row;
+	WlFencedCall f = {.kind = WL_FENCED_COMPLETE, .fence = &c->fence, .from = WL_RUNNING,
+	.to = WL_SUCCEEDED, .result_id = c->result_id};
+	char	   *detail;
 
+	/*
+	 * The common case as one conditional statement: a valid output from the
+	 * holder of a RUNNING workload without completion criteria.  Its result
+	 * id can then only clash with another workload's (the refusal aborts the
+	 * writes).  Anything else is decided under the row lock below.
+	 */
+	*unmet = false;
+	if (wl_payload_verdict(c->output, "output", WL_MAX_PAYLOAD_BYTES, &detail) == WL_OK &&
+		wl_fence_try(&f, &row))
+	{
+		WlNewResult r;
+		Jsonb	   *doc;
+
+		wl_transition_applied(&row, WL_RUNNING, c->fence.worker_id, evidence(&row, c));
+		wl_store_attempt_close(&row, "SUCCEEDED", NULL, NULL);
+		result_of(&r, &row, c);
+		if ((doc = wl_store_result_put(&r)) == NULL)
+			wl_refuse(WL_E_RESULT_DUPLICATE,
+					  errdetail("Result \"%s\" belongs to another workload.", c->result_id));
+		return doc;
+	}
 	memset(&it, 0, sizeof(it));
 	it.c = *c;
 	complete_item(&it);
@@ -227,6 +253,7 @@ write_together(WlRow **rows, WlCompleteItem **its, int k)
 	{
 		ev[i] = evidence(rows[i], &its[i]->c);
 		wl_fence_release(rows[i]);
+		rows[i]->result_id = (char *) its[i]->c.result_id;
 		result_of(&res[i], rows[i], &its[i]->c);
 	}
 	wl_transition_many(rows, k, WL_SUCCEEDED, its[0]->c.fence.worker_id, ev);

@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "create.h"
 #include "crypto.h"
+#include "deadline.h"
 #include "errors.h"
 #include "grants.h"
 #include "jsonb_util.h"
@@ -65,21 +66,22 @@ dependency_states(const WlSpec *spec)
  * create_new inserts the row and its dependencies and records CREATED, then
  * READY; a dependency already final in another state than the one required
  * means the workload can never run, so it goes from CREATED straight to
- * CANCELLED, with the reason, and no worker is woken for it.
+ * CANCELLED, with the reason, and no worker is woken for it.  The row is
+ * written once, in the state CREATED leads to, with that state's deadline;
+ * both events are appended.
  */
 static void
-create_new(const WlSpec *spec, const char *workload_id, const WlState *dep_now,
+create_new(const WlSpec *spec, const char *workload_id, int64 seq, const WlState *dep_now,
 		   ArrayType *grant_ids)
 {
+	WlRow		first;
 	WlRow		row;
 	char	   *actor = psprintf("%s:%s", spec->requested_kind, spec->requested_id);
+	TimestampTz now = wl_now();
+	Jsonb	   *why = NULL;
 
-	wl_store_row_put(spec, workload_id, wl_now(), grant_ids);
-	for (int i = 0; i < spec->ndeps; i++)
-		wl_store_dependency_put(workload_id, spec->dep_ids[i], spec->dep_states[i]);
-	if (!wl_store_lock(workload_id, NULL, &row))
-		elog(ERROR, "workload \"%s\" vanished after insert", workload_id);
-	wl_transition_created(&row, actor);
+	memset(&first, 0, sizeof(first));
+	first.state = WL_READY;
 	for (int i = 0; i < spec->ndeps; i++)
 	{
 		if (wl_state_is_final(dep_now[i]) && dep_now[i] != spec->dep_states[i])
@@ -90,11 +92,21 @@ create_new(const WlSpec *spec, const char *workload_id, const WlState *dep_now,
 			wl_json_str(&b, "cause", "dependency_unreachable");
 			wl_json_str(&b, "dependency", spec->dep_ids[i]);
 			wl_json_str(&b, "dependency_state", wl_state_name(dep_now[i]));
-			wl_transition(&row, WL_CANCELLED, actor, wl_json_end(&b));
-			return;
+			why = wl_json_end(&b);
+			first.state = WL_CANCELLED;
+			break;
 		}
 	}
-	wl_transition(&row, WL_READY, actor, NULL);
+	wl_state_require(workload_id, WL_CREATED, first.state);
+	first.created_at = first.state_entered_at = first.next_attempt_at = now;
+	first.timeouts = spec->timeout_ms;
+	wl_deadline_set(&first, WL_CREATED);
+	wl_store_row_put(spec, workload_id, seq, now, grant_ids, &first, &row);
+	for (int i = 0; i < spec->ndeps; i++)
+		wl_store_dependency_put(spec->tenant_id, workload_id, spec->dep_ids[i],
+								spec->dep_states[i]);
+	wl_transition_created(&row, actor);
+	wl_transition_applied(&row, WL_CREATED, actor, why);
 }
 
 /* grant_ids: the workload's authorization chain: its run authority and the snapshot's chain. */
@@ -134,12 +146,13 @@ wl_create(const WlSpec *spec)
 		WlState    *dep_now = dependency_states(spec);
 		Jsonb	   *authority = wl_grant_run_authority(spec, workload_id);
 		WlSpec		kept = *spec;
+		int64		seq = wl_store_next_seq();
 
 		/* what is stored verifies the grants but is no bearer credential */
 		kept.authorization_snapshot = wl_grant_stored_form(spec->authorization_snapshot);
-		if (wl_store_spec_put(&kept, workload_id, input_hash, wl_authz_caller()->role,
+		if (wl_store_spec_put(&kept, workload_id, seq, input_hash, wl_authz_caller()->role,
 							  wl_grant_stored_form(authority)))
-			create_new(spec, workload_id, dep_now,
+			create_new(spec, workload_id, seq, dep_now,
 					   grant_ids(wl_json_get_text(wl_json_get_object(&authority->root, "grant"), "id"),
 								 chain));
 		doc = existing_for_key(spec, workload_id);

@@ -70,7 +70,7 @@ criterion_unmet(JsonbContainer *c, Jsonb *output)
  * criterion of the workload, else the first reason it does not.
  */
 char *
-wl_criteria_unmet(const char *workload_id, Jsonb *output)
+wl_criteria_unmet(const WlRow *row, Jsonb *output)
 {
 	WlSpecRow	spec;
 	Jsonb	   *criteria;
@@ -78,7 +78,7 @@ wl_criteria_unmet(const char *workload_id, Jsonb *output)
 	JsonbValue	e;
 	JsonbIteratorToken tok;
 
-	wl_store_spec_read(workload_id, &spec);
+	wl_store_spec_read(row, &spec);
 	criteria = spec.completion_criteria;
 	if (criteria == NULL)
 		return NULL;

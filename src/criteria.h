@@ -4,7 +4,7 @@
 
 #include "row.h"
 
-extern char *wl_criteria_unmet(const char *workload_id, Jsonb *output);
+extern char *wl_criteria_unmet(const WlRow *row, Jsonb *output);
 extern Jsonb *wl_criteria_fail(WlRow *row, const char *worker_id, const char *result_id,
 							   const char *reason);
 

@@ -82,13 +82,32 @@ wl_fence_lock(const WlFence *f, WlRow *row)
 	wl_fence_check(row, f);
 }
 
-/* wl_fence_release drops the claim from the row (saved with the next write). */
+/*
+ * wl_fence_try makes a fenced call as one conditional statement when the
+ * fence holds and the row is in `from` (see WlFencedCall): true, with row as
+ * it is now, or false having written and locked nothing, and the caller
+ * takes the lock-and-decide path, which gives the exact refusal.  A move to
+ * `to` is tried only when the transition table allows it.
+ */
+bool
+wl_fence_try(WlFencedCall *c, WlRow *row)
+{
+	if (c->kind != WL_FENCED_BEAT && !wl_state_allowed(c->from, c->to))
+		return false;
+	c->who = wl_authz_caller();
+	return wl_store_fenced(c, row);
+}
+
+/*
+ * wl_fence_release drops the claim from the row (saved with the next
+ * write).  Its lease and times stay on the row as the record of the latest
+ * attempt: a claim is held exactly when claim_id is set.
+ */
 void
 wl_fence_release(WlRow *row)
 {
 	row->claim_id = NULL;
 	row->worker_id = NULL;
-	row->lease_expires_at = 0;
 }
 
 /* wl_fence_evidence: the claim a transition acted on, for the event. */

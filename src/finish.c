@@ -72,7 +72,7 @@ wl_execution_context(const WlFence *fence, ArrayType *secret_references)
 	WlJson		b;
 
 	wl_fence_lock(fence, &row);
-	wl_store_spec_read(row.workload_id, &spec);
+	wl_store_spec_read(&row, &spec);
 	if (!wl_grant_verify_stored(spec.authorization_snapshot, &why))
 		wl_refuse(WL_E_AUTHORIZATION_DENIED,
 				  errdetail("The authorization snapshot does not hold: %s.", why));

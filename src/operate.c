@@ -62,7 +62,7 @@ wl_retry(const char *workload_id, const char *actor)
 		wl_refuse(WL_E_TRANSITION_DENIED,
 				  errdetail("Workload \"%s\" is %s; only FAILED, TIMED_OUT and DEAD_LETTER workloads are retried.",
 							row.workload_id, wl_state_name(row.state)));
-	wl_store_spec_read(workload_id, &spec);
+	wl_store_spec_read(&row, &spec);
 	if (wl_grant_authority_revoked(spec.authorization_snapshot, spec.run_authority))
 		wl_refuse(WL_E_AUTHORIZATION_DENIED,
 				  errdetail("The authorization of workload \"%s\" has been revoked.", workload_id));

@@ -49,7 +49,7 @@ wl_retry_or_dead_letter(WlRow *row, const char *kind, const char *actor)
 	WlJson		b;
 	bool		retryable;
 
-	wl_store_policy(row->workload_id, &p);
+	wl_store_policy(row, &p);
 	retryable = kind == NULL || wl_array_contains(p.retry_on, kind);
 	wl_json_begin(&b);
 	wl_json_int(&b, "attempt", row->attempt_count);

@@ -25,12 +25,28 @@ typedef struct WlTimeouts
 #undef WL_TIMEOUT_MEMBER
 } WlTimeouts;
 
+/*
+ * The ready-queue row of a workload (storage: workload.queue), which the
+ * store keeps in step with the row: READY rows are queued, rows holding a
+ * claim are held, all others have none.
+ */
+typedef enum WlQueued
+{
+	WL_QUEUED_NONE,
+	WL_QUEUED_READY,
+	WL_QUEUED_HELD
+} WlQueued;
+
 /* The hot row of one workload, as the store reads it under its row lock. */
 typedef struct WlRow
 {
 	char	   *workload_id;
 	char	   *tenant_id;
 	char	   *application_id;
+	int64		seq;			/* creation sequence: the key of its child rows */
+	int			priority;
+	bool		has_dependencies;
+	ArrayType  *grant_ids;		/* the authorization chain the claim checks */
 	WlState		state;
 	int			attempt_count;
 	int			retry_count;
@@ -56,6 +72,19 @@ typedef struct WlRow
 	int			wait_count;		/* attempts that ended in a wait */
 	bool		has_criteria;
 	char	   *claimed_by;		/* the database role that holds the claim */
+	TimestampTz claimed_at;		/* the open attempt: when claimed (0: no claim) */
+	TimestampTz started_at;		/* and when started (0: not started) */
+	char	   *result_id;		/* the result of a SUCCEEDED workload */
+	WlQueued	queued;			/* its queue row as stored (the store keeps it) */
+
+	/*
+	 * The claim as it was read, kept after wl_fence_release clears the
+	 * current one: the open attempt a release closes (once).
+	 */
+	char	   *attempt_claim_id;
+	char	   *attempt_worker_id;
+	TimestampTz attempt_lease;
+	bool		attempt_closed;
 } WlRow;
 
 /* The fence a worker presents: SPEC section 4. */

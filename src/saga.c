@@ -59,9 +59,9 @@ wl_saga_add(const WlFence *fence, const char *capability, Jsonb *input)
 	int			n;
 
 	wl_fence_lock(fence, &row);
-	wl_store_spec_read(row.workload_id, &spec);
+	wl_store_spec_read(&row, &spec);
 	require_covered(row.workload_id, spec.run_authority, capability);
-	steps = wl_store_steps(row.workload_id, &n);
+	steps = wl_store_steps(&row, &n);
 	if (n > 0 && steps[0].compensation_id != NULL)
 		wl_refuse(WL_E_TRANSITION_DENIED,
 				  errdetail("Workload \"%s\" has already been compensated.", row.workload_id));
@@ -148,9 +148,9 @@ wl_saga_compensate(const char *workload_id, const char *actor, int *count)
 		wl_refuse(WL_E_TRANSITION_DENIED,
 				  errdetail("Workload \"%s\" is %s; only FAILED, DEAD_LETTER and CANCELLED workloads are compensated.",
 							workload_id, wl_state_name(row.state)));
-	wl_store_spec_read(workload_id, &spec);
+	wl_store_spec_read(&row, &spec);
 	digest = wl_jsonb_hash(spec.authorization_snapshot);
-	steps = wl_store_steps(workload_id, &n);
+	steps = wl_store_steps(&row, &n);
 	for (int i = 0; i < n; i++)
 	{
 		if (!wl_hex_equal(steps[i].digest, digest))
@@ -178,7 +178,7 @@ wl_saga_compensate(const char *workload_id, const char *actor, int *count)
 			wl_spec_parse_stored(compensation_spec(&row, &spec, &steps[i], after), &cs);
 			steps[i].compensation_id =
 				wl_json_get_text(&wl_create(&cs)->root, "workload_id");
-			wl_store_step_bind(workload_id, steps[i].step, steps[i].compensation_id, actor);
+			wl_store_step_bind(&row, steps[i].step, steps[i].compensation_id, actor);
 		}
 		ids[(*count)++] = steps[i].compensation_id;
 		after = steps[i].compensation_id;

@@ -456,15 +456,26 @@ wl_store_heartbeat_due(TimestampTz now, int limit, const WlDue *after, WlDue **o
 	return dues(wl_store_run(P_HEARTBEAT_DUE, args, NULL, 0, SPI_OK_SELECT), out);
 }
 
-/* wl_store_purge deletes one bounded batch of finished workloads; returns how many. */
+/*
+ * wl_store_purge deletes one bounded batch of finished workloads: those that
+ * SUCCEEDED or were CANCELLED, then (include_dead_letter) dead letters, up to
+ * batch in all; returns how many.
+ */
 uint64
 wl_store_purge(TimestampTz before, int batch, bool include_dead_letter)
 {
-	Datum		args[3];
+	Datum		args[2];
+	uint64		done;
 
 	args[0] = TimestampTzGetDatum(before);
 	args[1] = Int32GetDatum(batch);
-	args[2] = BoolGetDatum(include_dead_letter);
 	wl_store_run(P_PURGE, args, NULL, 0, SPI_OK_DELETE);
-	return SPI_processed;
+	done = SPI_processed;
+	if (include_dead_letter && done < (uint64) batch)
+	{
+		args[1] = Int32GetDatum(batch - (int) done);
+		wl_store_run(P_PURGE_DEAD, args, NULL, 0, SPI_OK_DELETE);
+		done += SPI_processed;
+	}
+	return done;
 }

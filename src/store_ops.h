@@ -40,24 +40,55 @@ typedef struct WlCaller
 /* ---- store_rows.c ---- */
 extern bool wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row);
 extern void wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *found);
-extern void wl_store_save(const WlRow *row);
+extern void wl_store_save(WlRow *row);
 extern void wl_store_event(const WlRow *row, const WlState *from, WlState to,
 						   const char *actor, const char *role, Jsonb *evidence);
 extern void wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to,
 							   const char *actor, const char *role, Jsonb **evidence);
 extern char *wl_store_idempotent(const char *tenant_id, const char *application_id,
 								 const char *idempotency_key);
-extern bool wl_store_spec_put(const WlSpec *spec, const char *workload_id,
+extern int64 wl_store_next_seq(void);
+extern bool wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
 							  const char *input_hash, const char *role, Jsonb *run_authority);
-extern void wl_store_row_put(const WlSpec *spec, const char *workload_id, TimestampTz now,
-							 ArrayType *grant_ids);
-extern void wl_store_dependency_put(const char *workload_id, const char *depends_on,
-									WlState required);
+extern void wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq,
+							 TimestampTz now, ArrayType *grant_ids, const WlRow *first,
+							 WlRow *row);
+extern void wl_store_dependency_put(const char *tenant_id, const char *workload_id,
+									const char *depends_on, WlState required);
 extern bool wl_store_dependency_state(const char *depends_on, const char *tenant_id,
 									  const char *application_id, WlState *state);
-extern int64 wl_store_unmet_dependencies(const char *workload_id);
-extern char **wl_store_depended_on(char **ids, int n, WlState final, int *m);
-extern char **wl_store_dependents(const char *workload_id, WlState final, int *n);
+extern int64 wl_store_unmet_dependencies(const WlRow *row);
+extern void wl_store_depended_on(WlRow **rows, int n, WlState final, bool *held);
+extern char **wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final,
+								  int *n);
+
+/*
+ * A fenced call made as one conditional statement: the row moves only if
+ * the fence holds (the current claim, unexpired, of the caller's role, on a
+ * row the caller may touch) and the row is in state `from`.  START moves it
+ * to RUNNING, BEAT extends the lease (until, progress), COMPLETE moves it to
+ * SUCCEEDED with result_id and releases the claim.
+ */
+typedef enum WlFencedKind
+{
+	WL_FENCED_START,
+	WL_FENCED_BEAT,
+	WL_FENCED_COMPLETE
+} WlFencedKind;
+
+typedef struct WlFencedCall
+{
+	WlFencedKind kind;
+	const WlFence *fence;
+	const WlCaller *who;
+	WlState		from;
+	WlState		to;
+	TimestampTz until;			/* BEAT: the new lease */
+	Jsonb	   *progress;		/* BEAT: NULL keeps the last */
+	const char *result_id;		/* COMPLETE */
+} WlFencedCall;
+
+extern bool wl_store_fenced(const WlFencedCall *c, WlRow *row);
 
 /* A claim: of up to max_items due READY workloads of one tenant, or of one named workload. */
 typedef struct WlClaimRequest
@@ -69,6 +100,7 @@ typedef struct WlClaimRequest
 	const char *worker_id;
 	Interval   *lease;
 	const char *workload_id;	/* claim this one (checked by the caller), or NULL */
+	int64		workload_seq;	/* and its creation sequence */
 	bool		start;
 	const char *role;
 } WlClaimRequest;
@@ -104,10 +136,9 @@ typedef struct WlSpecRow
 	char	   *created_by;		/* the database role that created the workload */
 } WlSpecRow;
 
-extern void wl_store_policy(const char *workload_id, WlPolicy *p);
-extern void wl_store_spec_read(const char *workload_id, WlSpecRow *out);
-extern void wl_store_attempt_start(const WlRow *row, TimestampTz now);
-extern void wl_store_attempt_close(const WlRow *row, const char *outcome, const char *kind,
+extern void wl_store_policy(const WlRow *row, WlPolicy *p);
+extern void wl_store_spec_read(const WlRow *row, WlSpecRow *out);
+extern void wl_store_attempt_close(WlRow *row, const char *outcome, const char *kind,
 								   const char *error);
 extern void wl_store_attempt_close_many(WlRow **rows, int n, const char *outcome);
 
@@ -150,7 +181,7 @@ typedef struct WlCheckpointRow
 extern Jsonb *wl_store_checkpoint_put(const WlRow *row, const char *checkpoint_id, Jsonb *state,
 									  const char *state_hash, const char *key_id,
 									  const char *tag);
-extern bool wl_store_checkpoint_last(const char *workload_id, WlCheckpointRow *out);
+extern bool wl_store_checkpoint_last(const WlRow *row, WlCheckpointRow *out);
 
 /* The open wait of a workload. */
 typedef struct WlWait
@@ -175,10 +206,10 @@ typedef struct WlWaitAnswer
 
 extern void wl_store_wait_put(const WlRow *row, const char *kind, const char *wake_key,
 							  TimestampTz deadline);
-extern bool wl_store_wait_open(const char *workload_id, WlWait *w);
-extern void wl_store_wait_resolve(const char *workload_id, int number, const WlWaitAnswer *a);
-extern void wl_store_wait_close(const char *workload_id, const char *outcome);
-extern Jsonb *wl_store_wait_last(const char *workload_id);
+extern bool wl_store_wait_open(const WlRow *row, WlWait *w);
+extern void wl_store_wait_resolve(const WlRow *row, int number, const WlWaitAnswer *a);
+extern void wl_store_wait_close(const WlRow *row, const char *outcome);
+extern Jsonb *wl_store_wait_last(const WlRow *row);
 extern char **wl_store_waits_keyed(const char *tenant_id, const char *application_id,
 								   const char *wake_key, TimestampTz now, int *n);
 
@@ -192,10 +223,10 @@ typedef struct WlStep
 	char	   *compensation_id;
 } WlStep;
 
-extern WlStep *wl_store_steps(const char *workload_id, int *n);
+extern WlStep *wl_store_steps(const WlRow *row, int *n);
 extern Jsonb *wl_store_step_put(const WlRow *row, int step, const char *capability,
 								Jsonb *input, const char *input_hash, const char *digest);
-extern void wl_store_step_bind(const char *workload_id, int step, const char *compensation_id,
+extern void wl_store_step_bind(const WlRow *row, int step, const char *compensation_id,
 							   const char *actor);
 
 /* ---- store_meta.c ---- */

@@ -19,15 +19,16 @@
 
 /* wl_store_policy reads the retry policy of a workload. */
 void
-wl_store_policy(const char *workload_id, WlPolicy *p)
+wl_store_policy(const WlRow *row, WlPolicy *p)
 {
-	Datum		args[1];
+	Datum		args[2];
 	SPITupleTable *t;
 
-	args[0] = CStringGetTextDatum(workload_id);
+	args[0] = CStringGetTextDatum(row->tenant_id);
+	args[1] = Int64GetDatum(row->seq);
 	t = wl_store_run(P_POLICY, args, NULL, 1, SPI_OK_SELECT);
 	if (SPI_processed != 1)
-		elog(ERROR, "workload \"%s\" has no spec", workload_id);
+		elog(ERROR, "workload \"%s\" has no spec", row->workload_id);
 	p->max_attempts = (int) wl_store_int(t, 0, 1);
 	p->initial_delay_ms = wl_store_int(t, 0, 2);
 	p->max_delay_ms = wl_store_int(t, 0, 3);
@@ -38,15 +39,16 @@ wl_store_policy(const char *workload_id, WlPolicy *p)
 
 /* wl_store_spec_read reads what the domain needs of a spec after create. */
 void
-wl_store_spec_read(const char *workload_id, WlSpecRow *out)
+wl_store_spec_read(const WlRow *row, WlSpecRow *out)
 {
-	Datum		args[1];
+	Datum		args[2];
 	SPITupleTable *t;
 
-	args[0] = CStringGetTextDatum(workload_id);
+	args[0] = CStringGetTextDatum(row->tenant_id);
+	args[1] = Int64GetDatum(row->seq);
 	t = wl_store_run(P_SPEC_READ, args, NULL, 1, SPI_OK_SELECT);
 	if (SPI_processed != 1)
-		elog(ERROR, "workload \"%s\" has no spec", workload_id);
+		elog(ERROR, "workload \"%s\" has no spec", row->workload_id);
 	out->authorization_snapshot = wl_store_jsonb(t, 0, 1);
 	out->run_authority = wl_store_jsonb(t, 0, 2);
 	out->connection_scopes = wl_store_array(t, 0, 3);
@@ -55,67 +57,99 @@ wl_store_spec_read(const char *workload_id, WlSpecRow *out)
 	out->environment = wl_store_text(t, 0, 6);
 	out->governing_snapshots = wl_store_jsonb(t, 0, 7);
 	out->completion_criteria = wl_store_jsonb(t, 0, 8);
-	out->priority = (int) wl_store_int(t, 0, 9);
-	out->created_by = wl_store_text(t, 0, 10);
+	out->priority = row->priority;
+	out->created_by = wl_store_text(t, 0, 9);
 	SPI_freetuptable(t);
 }
 
-void
-wl_store_attempt_start(const WlRow *row, TimestampTz now)
+/* attempt_open: whether the row read held a claim whose attempt is still to be written */
+static bool
+attempt_open(const WlRow *row)
 {
-	Datum		args[3];
-
-	args[0] = CStringGetTextDatum(row->workload_id);
-	args[1] = Int32GetDatum(row->attempt_count);
-	args[2] = TimestampTzGetDatum(now);
-	wl_store_run(P_ATTEMPT_START, args, NULL, 0, SPI_OK_UPDATE);
+	return row->attempt_claim_id != NULL && !row->attempt_closed;
 }
 
-/* wl_store_attempt_close ends the current attempt with an outcome (once). */
+/*
+ * wl_store_attempt_close writes the attempt the row's claim held (as read
+ * under the lock, before any release), ended now with an outcome; once.  A
+ * row read without a claim has no attempt to close.
+ */
 void
-wl_store_attempt_close(const WlRow *row, const char *outcome, const char *kind,
+wl_store_attempt_close(WlRow *row, const char *outcome, const char *kind,
 					   const char *error)
 {
-	Datum		args[6];
-	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+	Datum		a[14];
+	char		nulls[14];
 
-	if (row->attempt_count == 0)
+	if (!attempt_open(row))
 		return;
-	args[0] = CStringGetTextDatum(row->workload_id);
-	args[1] = Int32GetDatum(row->attempt_count);
-	args[2] = TimestampTzGetDatum(wl_now());
-	args[3] = CStringGetTextDatum(outcome);
-	args[4] = kind ? CStringGetTextDatum(kind) : (Datum) 0;
-	nulls[4] = kind ? ' ' : 'n';
-	args[5] = error ? CStringGetTextDatum(error) : (Datum) 0;
-	nulls[5] = error ? ' ' : 'n';
-	wl_store_run(P_ATTEMPT_CLOSE, args, nulls, 0, SPI_OK_UPDATE);
+	memset(nulls, ' ', sizeof(nulls));
+	a[0] = CStringGetTextDatum(row->tenant_id);
+	a[1] = Int64GetDatum(row->seq);
+	a[2] = Int32GetDatum(row->attempt_count);
+	a[3] = CStringGetTextDatum(row->workload_id);
+	a[4] = CStringGetTextDatum(row->attempt_claim_id);
+	a[5] = CStringGetTextDatum(row->attempt_worker_id);
+	a[6] = Int64GetDatum(row->fencing_token);
+	a[7] = TimestampTzGetDatum(row->claimed_at);
+	a[8] = TimestampTzGetDatum(row->attempt_lease);
+	a[9] = TimestampTzGetDatum(row->started_at);
+	nulls[9] = row->started_at != 0 ? ' ' : 'n';
+	a[10] = TimestampTzGetDatum(wl_now());
+	a[11] = CStringGetTextDatum(outcome);
+	a[12] = kind ? CStringGetTextDatum(kind) : (Datum) 0;
+	nulls[12] = kind ? ' ' : 'n';
+	a[13] = error ? CStringGetTextDatum(error) : (Datum) 0;
+	nulls[13] = error ? ' ' : 'n';
+	wl_store_run(P_ATTEMPT_CLOSE, a, nulls, 0, SPI_OK_INSERT);
+	row->attempt_closed = true;
 }
 
-/* wl_store_attempt_close_many closes the current attempts of n rows with one outcome. */
+#define AC_COLS 10				/* the per-row arrays of P_ATTEMPT_CLOSE_MANY */
+
+/* wl_store_attempt_close_many closes the attempts of n rows with one outcome, in one statement. */
 void
 wl_store_attempt_close_many(WlRow **rows, int n, const char *outcome)
 {
-	Datum	   *ids = palloc(sizeof(Datum) * (n + 1));
-	Datum	   *nums = palloc(sizeof(Datum) * (n + 1));
-	Datum		a[4];
+	static const Oid types[AC_COLS] = {TEXTOID, INT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID,
+	INT8OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID};
+	Datum	   *d[AC_COLS];
+	bool	   *nl[AC_COLS];
+	Datum		a[AC_COLS + 2];
 	int			k = 0;
 
+	for (int c = 0; c < AC_COLS; c++)
+	{
+		d[c] = palloc0(sizeof(Datum) * (n + 1));
+		nl[c] = palloc0(sizeof(bool) * (n + 1));
+	}
 	for (int i = 0; i < n; i++)
 	{
-		if (rows[i]->attempt_count == 0)
+		WlRow	   *row = rows[i];
+
+		if (!attempt_open(row))
 			continue;
-		ids[k] = CStringGetTextDatum(rows[i]->workload_id);
-		nums[k] = Int32GetDatum(rows[i]->attempt_count);
+		d[0][k] = CStringGetTextDatum(row->tenant_id);
+		d[1][k] = Int64GetDatum(row->seq);
+		d[2][k] = Int32GetDatum(row->attempt_count);
+		d[3][k] = CStringGetTextDatum(row->workload_id);
+		d[4][k] = CStringGetTextDatum(row->attempt_claim_id);
+		d[5][k] = CStringGetTextDatum(row->attempt_worker_id);
+		d[6][k] = Int64GetDatum(row->fencing_token);
+		d[7][k] = TimestampTzGetDatum(row->claimed_at);
+		d[8][k] = TimestampTzGetDatum(row->attempt_lease);
+		d[9][k] = TimestampTzGetDatum(row->started_at);
+		nl[9][k] = row->started_at == 0;
+		row->attempt_closed = true;
 		k++;
 	}
 	if (k == 0)
 		return;
-	a[0] = PointerGetDatum(wl_array_of(ids, NULL, k, TEXTOID));
-	a[1] = PointerGetDatum(wl_array_of(nums, NULL, k, INT4OID));
-	a[2] = TimestampTzGetDatum(wl_now());
-	a[3] = CStringGetTextDatum(outcome);
-	wl_store_run(P_ATTEMPT_CLOSE_MANY, a, NULL, 0, SPI_OK_UPDATE);
+	for (int c = 0; c < AC_COLS; c++)
+		a[c] = PointerGetDatum(wl_array_of(d[c], nl[c], k, types[c]));
+	a[AC_COLS] = TimestampTzGetDatum(wl_now());
+	a[AC_COLS + 1] = CStringGetTextDatum(outcome);
+	wl_store_run(P_ATTEMPT_CLOSE_MANY, a, NULL, 0, SPI_OK_INSERT);
 }
 
 /* result_read fills a WlStoredResult from row r of P_RESULT_GET(_MANY). */
@@ -286,12 +320,14 @@ Jsonb *
 wl_store_checkpoint_put(const WlRow *row, const char *checkpoint_id, Jsonb *state,
 						const char *state_hash, const char *key_id, const char *tag)
 {
-	Datum		a[10];
+	Datum		a[12];
 	SPITupleTable *t;
 	Jsonb	   *doc;
 
 	a[0] = CStringGetTextDatum(row->workload_id);
 	a[1] = Int32GetDatum(row->checkpoint_sequence);
+	a[10] = CStringGetTextDatum(row->tenant_id);
+	a[11] = Int64GetDatum(row->seq);
 	a[2] = CStringGetTextDatum(checkpoint_id);
 	a[3] = Int32GetDatum(row->attempt_count);
 	a[4] = Int64GetDatum(row->fencing_token);
@@ -308,13 +344,14 @@ wl_store_checkpoint_put(const WlRow *row, const char *checkpoint_id, Jsonb *stat
 
 /* wl_store_checkpoint_last: the latest checkpoint of a workload, or false. */
 bool
-wl_store_checkpoint_last(const char *workload_id, WlCheckpointRow *out)
+wl_store_checkpoint_last(const WlRow *row, WlCheckpointRow *out)
 {
-	Datum		args[1];
+	Datum		args[2];
 	SPITupleTable *t;
 	bool		found;
 
-	args[0] = CStringGetTextDatum(workload_id);
+	args[0] = CStringGetTextDatum(row->tenant_id);
+	args[1] = Int64GetDatum(row->seq);
 	t = wl_store_run(P_CHECKPOINT_LAST, args, NULL, 1, SPI_OK_SELECT);
 	found = SPI_processed > 0;
 	if (found)
@@ -355,14 +392,15 @@ wl_store_wait_put(const WlRow *row, const char *kind, const char *wake_key, Time
 
 /* wl_store_wait_open: the open wait of a workload, or false. */
 bool
-wl_store_wait_open(const char *workload_id, WlWait *w)
+wl_store_wait_open(const WlRow *row, WlWait *w)
 {
-	Datum		args[1];
+	Datum		args[2];
 	SPITupleTable *t;
 	bool		isnull;
 	bool		found;
 
-	args[0] = CStringGetTextDatum(workload_id);
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = CStringGetTextDatum(row->tenant_id);
 	t = wl_store_run(P_WAIT_OPEN, args, NULL, 1, SPI_OK_SELECT);
 	found = SPI_processed > 0;
 	if (found)
@@ -378,12 +416,13 @@ wl_store_wait_open(const char *workload_id, WlWait *w)
 
 /* wl_store_wait_resolve records how wait `number` ended. */
 void
-wl_store_wait_resolve(const char *workload_id, int number, const WlWaitAnswer *k)
+wl_store_wait_resolve(const WlRow *row, int number, const WlWaitAnswer *k)
 {
-	Datum		a[9];
-	char		nulls[9] = {' ', ' ', ' ', ' ', 'n', 'n', 'n', 'n', 'n'};
+	Datum		a[10];
+	char		nulls[10] = {' ', ' ', ' ', ' ', 'n', 'n', 'n', 'n', 'n', ' '};
 
-	a[0] = CStringGetTextDatum(workload_id);
+	a[0] = CStringGetTextDatum(row->workload_id);
+	a[9] = CStringGetTextDatum(row->tenant_id);
 	a[1] = Int32GetDatum(number);
 	a[2] = TimestampTzGetDatum(wl_now());
 	a[3] = CStringGetTextDatum(k->outcome);
@@ -406,11 +445,12 @@ wl_store_wait_resolve(const char *workload_id, int number, const WlWaitAnswer *k
  * as it is.
  */
 void
-wl_store_wait_close(const char *workload_id, const char *outcome)
+wl_store_wait_close(const WlRow *row, const char *outcome)
 {
-	Datum		a[3];
+	Datum		a[4];
 
-	a[0] = CStringGetTextDatum(workload_id);
+	a[0] = CStringGetTextDatum(row->workload_id);
+	a[3] = CStringGetTextDatum(row->tenant_id);
 	a[1] = TimestampTzGetDatum(wl_now());
 	a[2] = CStringGetTextDatum(outcome);
 	wl_store_run(P_WAIT_CLOSE, a, NULL, 0, SPI_OK_UPDATE);
@@ -418,13 +458,14 @@ wl_store_wait_close(const char *workload_id, const char *outcome)
 
 /* wl_store_wait_last: the latest ended wait of a workload, as a document, or NULL. */
 Jsonb *
-wl_store_wait_last(const char *workload_id)
+wl_store_wait_last(const WlRow *row)
 {
-	Datum		args[1];
+	Datum		args[2];
 	SPITupleTable *t;
 	Jsonb	   *doc = NULL;
 
-	args[0] = CStringGetTextDatum(workload_id);
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = CStringGetTextDatum(row->tenant_id);
 	t = wl_store_run(P_WAIT_LAST, args, NULL, 1, SPI_OK_SELECT);
 	if (SPI_processed > 0)
 		doc = wl_store_jsonb(t, 0, 1);
@@ -456,13 +497,14 @@ wl_store_waits_keyed(const char *tenant_id, const char *application_id, const ch
 
 /* wl_store_steps: a workload's compensation steps in registration order. */
 WlStep *
-wl_store_steps(const char *workload_id, int *n)
+wl_store_steps(const WlRow *row, int *n)
 {
-	Datum		a[1];
+	Datum		a[2];
 	SPITupleTable *t;
 	WlStep	   *steps;
 
-	a[0] = CStringGetTextDatum(workload_id);
+	a[0] = CStringGetTextDatum(row->workload_id);
+	a[1] = CStringGetTextDatum(row->tenant_id);
 	t = wl_store_run(P_COMP_LIST, a, NULL, 0, SPI_OK_SELECT);
 	*n = (int) SPI_processed;
 	steps = palloc0(sizeof(WlStep) * (*n + 1));
@@ -483,12 +525,13 @@ Jsonb *
 wl_store_step_put(const WlRow *row, int step, const char *capability, Jsonb *input,
 				  const char *input_hash, const char *digest)
 {
-	Datum		a[9];
+	Datum		a[10];
 	SPITupleTable *t;
 	Jsonb	   *doc;
 
 	a[0] = CStringGetTextDatum(row->workload_id);
 	a[1] = Int32GetDatum(step);
+	a[9] = CStringGetTextDatum(row->tenant_id);
 	a[2] = CStringGetTextDatum(capability);
 	a[3] = JsonbPGetDatum(input);
 	a[4] = CStringGetTextDatum(input_hash);
@@ -504,12 +547,13 @@ wl_store_step_put(const WlRow *row, int step, const char *capability, Jsonb *inp
 
 /* wl_store_step_bind records the workload that undoes a step. */
 void
-wl_store_step_bind(const char *workload_id, int step, const char *compensation_id,
+wl_store_step_bind(const WlRow *row, int step, const char *compensation_id,
 				   const char *actor)
 {
-	Datum		a[5];
+	Datum		a[6];
 
-	a[0] = CStringGetTextDatum(workload_id);
+	a[0] = CStringGetTextDatum(row->workload_id);
+	a[5] = CStringGetTextDatum(row->tenant_id);
 	a[1] = Int32GetDatum(step);
 	a[2] = CStringGetTextDatum(compensation_id);
 	a[3] = TimestampTzGetDatum(wl_now());

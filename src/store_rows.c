@@ -7,6 +7,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "commands/sequence.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
@@ -35,7 +36,7 @@ row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
 	row->workload_id = pstrdup(workload_id);
 	row->tenant_id = wl_store_text(t, i, 1);
 	row->application_id = wl_store_text(t, i, 2);
-	row->state = wl_state_from_name(wl_store_text(t, i, 3));
+	row->state = wl_catalog_state_from_oid(DatumGetObjectId(wl_store_datum(t, i, 3, &isnull)));
 	row->attempt_count = (int) wl_store_int(t, i, 4);
 	row->retry_count = (int) wl_store_int(t, i, 5);
 	row->fencing_token = wl_store_int(t, i, 6);
@@ -57,7 +58,22 @@ row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
 	row->wait_count = (int) wl_store_int(t, i, c++);
 	row->has_criteria = wl_store_bool(t, i, c++);
 	row->claimed_by = wl_store_text(t, i, c++);
+	row->seq = wl_store_int(t, i, c++);
+	row->priority = (int) wl_store_int(t, i, c++);
+	row->has_dependencies = wl_store_bool(t, i, c++);
+	row->grant_ids = wl_store_array(t, i, c++);
+	row->claimed_at = wl_store_ts(t, i, c++, &isnull);
+	row->started_at = wl_store_ts(t, i, c++, &isnull);
+	row->result_id = wl_store_text(t, i, c++);
+	row->queued = row->state == WL_READY ? WL_QUEUED_READY :
+		row->claim_id ? WL_QUEUED_HELD : WL_QUEUED_NONE;
+	row->attempt_claim_id = row->claim_id;
+	row->attempt_worker_id = row->worker_id;
+	row->attempt_lease = row->lease_expires_at;
 }
+
+/* the column of P_LOCK_MANY that names the row's workload */
+#define LOCK_MANY_ID_COL (16 + WL_TIMEOUT_COUNT + 11)
 
 /*
  * wl_store_lock locks the workload row (FOR NO KEY UPDATE, waiting) and
@@ -108,7 +124,7 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 	/* rows come back in the same byte order as ids: one merge pass */
 	for (int r = 0; r < got; r++)
 	{
-		char	   *id = wl_store_text(t, r, 16 + WL_TIMEOUT_COUNT + 4);
+		char	   *id = wl_store_text(t, r, LOCK_MANY_ID_COL);
 
 		while (k < n && strcmp(ids[k], id) < 0)
 			k++;
@@ -120,12 +136,69 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 	SPI_freetuptable(t);
 }
 
-/* wl_store_save writes the row's mutable columns; the caller holds its lock. */
-void
-wl_store_save(const WlRow *row)
+/* the queue row a row must have, as it is now */
+static WlQueued
+queue_wanted(const WlRow *row)
 {
-	Datum		args[20];
-	char		nulls[20];
+	return row->state == WL_READY ? WL_QUEUED_READY :
+		row->claim_id ? WL_QUEUED_HELD : WL_QUEUED_NONE;
+}
+
+/*
+ * queue_sync brings the row's queue row in step with the row (see WlQueued):
+ * inserted or updated when it becomes READY or held, deleted when it is
+ * neither.  Storage mechanics: the domain never sees the queue.
+ */
+static void
+queue_sync(WlRow *row)
+{
+	WlQueued	want = queue_wanted(row);
+
+	if (want == row->queued)
+		return;
+	if (want == WL_QUEUED_NONE)
+	{
+		Datum		a[2];
+
+		a[0] = CStringGetTextDatum(row->tenant_id);
+		a[1] = Int64GetDatum(row->seq);
+		wl_store_run(P_QUEUE_DEL, a, NULL, 0, SPI_OK_DELETE);
+	}
+	else
+	{
+		Datum		a[10];
+
+		a[0] = CStringGetTextDatum(row->tenant_id);
+		a[1] = Int64GetDatum(row->seq);
+		a[2] = CStringGetTextDatum(row->application_id);
+		a[3] = Int32GetDatum(row->priority);
+		a[4] = TimestampTzGetDatum(row->created_at);
+		a[5] = TimestampTzGetDatum(row->next_attempt_at);
+		a[6] = PointerGetDatum(row->capability_snapshot);
+		a[7] = PointerGetDatum(row->grant_ids);
+		a[8] = BoolGetDatum(row->has_dependencies);
+		a[9] = BoolGetDatum(want == WL_QUEUED_HELD);
+		wl_store_run(P_QUEUE_PUT, a, NULL, 0, SPI_OK_INSERT);
+	}
+	row->queued = want;
+}
+
+static Datum
+ts_or_null(TimestampTz ts, char *null)
+{
+	*null = ts != 0 ? ' ' : 'n';
+	return TimestampTzGetDatum(ts);
+}
+
+/*
+ * wl_store_save writes the row's mutable columns, and keeps its queue row in
+ * step; the caller holds its lock.
+ */
+void
+wl_store_save(WlRow *row)
+{
+	Datum		args[24];
+	char		nulls[24];
 
 	memset(nulls, ' ', sizeof(nulls));
 	args[0] = CStringGetTextDatum(row->workload_id);
@@ -141,10 +214,10 @@ wl_store_save(const WlRow *row)
 	{
 		args[9] = CStringGetTextDatum(row->claim_id);
 		args[10] = CStringGetTextDatum(row->worker_id);
-		args[11] = TimestampTzGetDatum(row->lease_expires_at);
 	}
 	else
-		nulls[9] = nulls[10] = nulls[11] = 'n';
+		nulls[9] = nulls[10] = 'n';
+	args[11] = ts_or_null(row->lease_expires_at, &nulls[11]);
 	args[12] = TimestampTzGetDatum(row->last_heartbeat_at);
 	nulls[12] = row->has_heartbeat ? ' ' : 'n';
 	args[13] = BoolGetDatum(row->failure_changed);
@@ -156,12 +229,70 @@ wl_store_save(const WlRow *row)
 	args[17] = TimestampTzGetDatum(row->deadline_at);
 	nulls[17] = row->has_deadline ? ' ' : 'n';
 	args[18] = Int32GetDatum(row->wait_count);
-	/* a claim belongs to its role while held; released, it belongs to nobody */
-	args[19] = DirectFunctionCall1(namein, CStringGetDatum(row->claimed_by ? row->claimed_by : ""));
+	/* a claim belongs to its role while held; released, to nobody */
+	args[19] = CStringGetTextDatum(row->claimed_by ? row->claimed_by : "");
 	nulls[19] = row->claim_id && row->claimed_by ? ' ' : 'n';
+	args[20] = ts_or_null(row->claimed_at, &nulls[20]);
+	args[21] = ts_or_null(row->started_at, &nulls[21]);
+	args[22] = CStringGetTextDatum(row->result_id ? row->result_id : "");
+	nulls[22] = row->result_id ? ' ' : 'n';
+	args[23] = CStringGetTextDatum(row->tenant_id);
 	wl_store_run(P_SAVE, args, nulls, 0, SPI_OK_UPDATE);
 	if (SPI_processed != 1)
 		elog(ERROR, "workload \"%s\" vanished while locked", row->workload_id);
+	queue_sync(row);
+}
+
+/*
+ * wl_store_fenced runs a fenced call's conditional statement (see
+ * WlFencedCall); true when the row matched, and then row is the row as it is
+ * now, its queue row kept in step, and the claim it held recorded for the
+ * attempt a release closes.  false: nothing was written or locked.
+ */
+bool
+wl_store_fenced(const WlFencedCall *c, WlRow *row)
+{
+	static const WlPlanId plan[] = {P_FENCED_START, P_FENCED_BEAT, P_FENCED_COMPLETE};
+	Datum		a[11];
+	char		nulls[11];
+	SPITupleTable *t;
+	bool		found;
+
+	memset(nulls, ' ', sizeof(nulls));
+	a[0] = CStringGetTextDatum(c->fence->workload_id);
+	a[1] = CStringGetTextDatum(c->fence->claim_id);
+	a[2] = CStringGetTextDatum(c->fence->worker_id);
+	a[3] = Int64GetDatum(c->fence->fencing_token);
+	a[4] = TimestampTzGetDatum(wl_now());
+	caller_args(c->who, &a[5]);
+	a[7] = BoolGetDatum(c->who->superuser);
+	if (c->kind == WL_FENCED_BEAT)
+	{
+		a[8] = TimestampTzGetDatum(c->until);
+		a[9] = PointerGetDatum(c->progress);
+		nulls[9] = c->progress ? ' ' : 'n';
+	}
+	else
+	{
+		a[8] = wl_catalog_state_datum(c->from);
+		a[9] = wl_catalog_state_datum(c->to);
+		a[10] = CStringGetTextDatum(c->result_id ? c->result_id : "");
+	}
+	t = wl_store_run(plan[c->kind], a, nulls, 1, SPI_OK_UPDATE_RETURNING);
+	found = SPI_processed > 0;
+	if (found)
+	{
+		row_read(t, 0, c->fence->workload_id, row);
+		/* the claim the call acted on: held before, released by a completion */
+		row->queued = WL_QUEUED_HELD;
+		row->attempt_claim_id = pstrdup(c->fence->claim_id);
+		row->attempt_worker_id = pstrdup(c->fence->worker_id);
+		row->attempt_lease = row->lease_expires_at;
+	}
+	SPI_freetuptable(t);
+	if (found)
+		queue_sync(row);
+	return found;
 }
 
 /* empty evidence is {} */
@@ -180,27 +311,25 @@ void
 wl_store_event(const WlRow *row, const WlState *from, WlState to, const char *actor,
 			   const char *role, Jsonb *evidence)
 {
-	Datum		args[10];
-	char		nulls[10];
+	Datum		args[8];
+	char		nulls[8];
 
 	memset(nulls, ' ', sizeof(nulls));
-	args[0] = CStringGetTextDatum(row->workload_id);
-	args[1] = CStringGetTextDatum(row->tenant_id);
-	args[2] = CStringGetTextDatum(row->application_id);
-	args[3] = CStringGetTextDatum(wl_state_event_type(to));
+	args[0] = CStringGetTextDatum(row->tenant_id);
+	args[1] = Int64GetDatum(row->seq);
 	if (from)
-		args[4] = wl_catalog_state_datum(*from);
+		args[2] = wl_catalog_state_datum(*from);
 	else
-		nulls[4] = 'n';
-	args[5] = wl_catalog_state_datum(to);
-	args[6] = CStringGetTextDatum(actor);
-	args[7] = TimestampTzGetDatum(wl_now());
-	args[8] = DirectFunctionCall1(namein, CStringGetDatum(role));
-	args[9] = PointerGetDatum(evidence_or_empty(evidence));
+		nulls[2] = 'n';
+	args[3] = wl_catalog_state_datum(to);
+	args[4] = CStringGetTextDatum(actor);
+	args[5] = TimestampTzGetDatum(wl_now());
+	args[6] = CStringGetTextDatum(role);
+	args[7] = PointerGetDatum(evidence_or_empty(evidence));
 	wl_store_run(P_EVENT, args, nulls, 0, SPI_OK_INSERT);
 }
 
-#define SM_COLS 20				/* the per-row arrays of P_SAVE_MANY */
+#define SM_COLS 25				/* the per-row arrays of P_SAVE_MANY */
 
 /* save_many_columns fills the per-row arrays of P_SAVE_MANY (d: values, nl: nulls). */
 static void
@@ -227,7 +356,8 @@ save_many_columns(WlRow **rows, int n, const WlState *from, Jsonb **evidence,
 		d[8][i] = row->claim_id ? CStringGetTextDatum(row->claim_id) : (Datum) 0;
 		d[9][i] = row->claim_id ? CStringGetTextDatum(row->worker_id) : (Datum) 0;
 		d[10][i] = TimestampTzGetDatum(row->lease_expires_at);
-		nl[8][i] = nl[9][i] = nl[10][i] = row->claim_id == NULL;
+		nl[8][i] = nl[9][i] = row->claim_id == NULL;
+		nl[10][i] = row->lease_expires_at == 0;
 		d[11][i] = TimestampTzGetDatum(row->last_heartbeat_at);
 		nl[11][i] = !row->has_heartbeat;
 		d[12][i] = BoolGetDatum(row->failure_changed);
@@ -241,13 +371,51 @@ save_many_columns(WlRow **rows, int n, const WlState *from, Jsonb **evidence,
 		d[17][i] = Int32GetDatum(row->wait_count);
 		d[18][i] = wl_catalog_state_datum(from[i]);
 		d[19][i] = PointerGetDatum(evidence_or_empty(evidence[i]));
+		d[20][i] = CStringGetTextDatum(row->tenant_id);
+		d[21][i] = Int64GetDatum(row->seq);
+		d[22][i] = TimestampTzGetDatum(row->claimed_at);
+		nl[22][i] = row->claimed_at == 0;
+		d[23][i] = TimestampTzGetDatum(row->started_at);
+		nl[23][i] = row->started_at == 0;
+		d[24][i] = row->result_id ? CStringGetTextDatum(row->result_id) : (Datum) 0;
+		nl[24][i] = row->result_id == NULL;
 	}
+}
+
+/*
+ * queue_sync_many is queue_sync for n rows: the rows whose queue row goes
+ * away are deleted with one statement, any other change row by row.
+ */
+static void
+queue_sync_many(WlRow **rows, int n)
+{
+	Datum	   *t = palloc(sizeof(Datum) * (n + 1));
+	Datum	   *q = palloc(sizeof(Datum) * (n + 1));
+	Datum		a[2];
+	int			k = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (queue_wanted(rows[i]) != WL_QUEUED_NONE || rows[i]->queued == WL_QUEUED_NONE)
+		{
+			queue_sync(rows[i]);
+			continue;
+		}
+		t[k] = CStringGetTextDatum(rows[i]->tenant_id);
+		q[k++] = Int64GetDatum(rows[i]->seq);
+		rows[i]->queued = WL_QUEUED_NONE;
+	}
+	if (k == 0)
+		return;
+	a[0] = PointerGetDatum(wl_array_of(t, NULL, k, TEXTOID));
+	a[1] = PointerGetDatum(wl_array_of(q, NULL, k, INT8OID));
+	wl_store_run(P_QUEUE_DEL_MANY, a, NULL, 0, SPI_OK_DELETE);
 }
 
 /*
  * wl_store_save_many saves n locked rows that have moved from from[i] to
  * `to` and appends their events (evidence[i], in array order), in one
- * statement.
+ * statement; then keeps their queue rows in step.
  */
 void
 wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to, const char *actor,
@@ -257,29 +425,28 @@ wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to, const c
 	bool	   *nl[SM_COLS];
 	static const Oid types[SM_COLS] = {TEXTOID, InvalidOid, TIMESTAMPTZOID, TIMESTAMPTZOID,
 		INT4OID, INT4OID, INT8OID, INT4OID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
-	BOOLOID, JSONBOID, BOOLOID, JSONBOID, TIMESTAMPTZOID, INT4OID, InvalidOid, JSONBOID};
-	Datum		args[25];
+		BOOLOID, JSONBOID, BOOLOID, JSONBOID, TIMESTAMPTZOID, INT4OID, InvalidOid, JSONBOID,
+	TEXTOID, INT8OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID};
+	/* the parameter (0-based) each per-row array is */
+	static const int param[SM_COLS] = {0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+	17, 18, 19, 23, 24, 25, 26, 27, 28};
+	Datum		args[29];
 	Oid			state_type = wl_catalog_state_type();
 	SPITupleTable *t;
 
 	save_many_columns(rows, n, from, evidence, d, nl);
-	/* $1, $2, $4..$20, $25: the per-row arrays; $3, $21..$24: one value each */
 	for (int c = 0; c < SM_COLS; c++)
-	{
-		int			a = c <= 1 ? c : c == SM_COLS - 1 ? 24 : c + 1;
-
-		args[a] = PointerGetDatum(wl_array_of(d[c], nl[c], n,
-											  OidIsValid(types[c]) ? types[c] : state_type));
-	}
+		args[param[c]] = PointerGetDatum(wl_array_of(d[c], nl[c], n,
+													 OidIsValid(types[c]) ? types[c] : state_type));
 	args[2] = TimestampTzGetDatum(wl_now());
 	args[20] = wl_catalog_state_datum(to);
-	args[21] = CStringGetTextDatum(wl_state_event_type(to));
-	args[22] = CStringGetTextDatum(actor);
-	args[23] = DirectFunctionCall1(namein, CStringGetDatum(role));
+	args[21] = CStringGetTextDatum(actor);
+	args[22] = CStringGetTextDatum(role);
 	t = wl_store_run(P_SAVE_MANY, args, NULL, 1, SPI_OK_SELECT);
 	if (wl_store_int(t, 0, 1) != n)
 		elog(ERROR, "workloads vanished while locked");
 	SPI_freetuptable(t);
+	queue_sync_many(rows, n);
 }
 
 /* wl_store_idempotent: the workload already created under this key, or NULL. */
@@ -303,11 +470,11 @@ wl_store_idempotent(const char *tenant_id, const char *application_id,
 
 /* wl_store_spec_put writes the spec row; false when a concurrent create won the key. */
 bool
-wl_store_spec_put(const WlSpec *spec, const char *workload_id, const char *input_hash,
-				  const char *role, Jsonb *run_authority)
+wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
+				  const char *input_hash, const char *role, Jsonb *run_authority)
 {
-	Datum		a[25];
-	char		nulls[25];
+	Datum		a[26];
+	char		nulls[26];
 
 	memset(nulls, ' ', sizeof(nulls));
 	a[0] = CStringGetTextDatum(workload_id);
@@ -337,18 +504,34 @@ wl_store_spec_put(const WlSpec *spec, const char *workload_id, const char *input
 	a[22] = Int32GetDatum(WL_CONTRACT_VERSION);
 	a[23] = DirectFunctionCall1(namein, CStringGetDatum(role));
 	a[24] = JsonbPGetDatum(run_authority);
+	a[25] = Int64GetDatum(seq);
 	wl_store_run(P_SPEC_PUT, a, nulls, 0, SPI_OK_INSERT);
 	return SPI_processed == 1;
 }
 
-/* wl_store_row_put inserts the workload row, CREATED at now, with its authorization chain. */
-void
-wl_store_row_put(const WlSpec *spec, const char *workload_id, TimestampTz now,
-				 ArrayType *grant_ids)
+/*
+ * wl_store_next_seq draws a new workload's creation sequence: the key its
+ * spec, events, attempts and checkpoints are stored under.
+ */
+int64
+wl_store_next_seq(void)
 {
-	Datum		a[7 + WL_TIMEOUT_COUNT + 2];
-	char		nulls[7 + WL_TIMEOUT_COUNT + 2];
+	return nextval_internal(wl_catalog_workload_seq(), false);
+}
+
+/*
+ * wl_store_row_put inserts the workload row, created at now and already in
+ * the state first (and the deadline) its creation leads to, with its
+ * authorization chain; row is the row as inserted, its queue row in step.
+ */
+void
+wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, TimestampTz now,
+				 ArrayType *grant_ids, const WlRow *first, WlRow *row)
+{
+	Datum		a[7 + WL_TIMEOUT_COUNT + 5];
+	char		nulls[7 + WL_TIMEOUT_COUNT + 5];
 	int			i = 0;
+	SPITupleTable *t;
 
 	memset(nulls, ' ', sizeof(nulls));
 	a[0] = CStringGetTextDatum(workload_id);
@@ -366,17 +549,27 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, TimestampTz now,
 #undef WL_TIMEOUT_ARG
 	a[7 + WL_TIMEOUT_COUNT] = BoolGetDatum(JsonContainerSize(&spec->completion_criteria->root) > 0);
 	a[8 + WL_TIMEOUT_COUNT] = PointerGetDatum(grant_ids);
-	wl_store_run(P_ROW_PUT, a, nulls, 0, SPI_OK_INSERT);
+	a[9 + WL_TIMEOUT_COUNT] = Int64GetDatum(seq);
+	a[10 + WL_TIMEOUT_COUNT] = wl_catalog_state_datum(first->state);
+	a[11 + WL_TIMEOUT_COUNT] = ts_or_null(first->has_deadline ? first->deadline_at : 0,
+										  &nulls[11 + WL_TIMEOUT_COUNT]);
+	t = wl_store_run(P_ROW_PUT, a, nulls, 1, SPI_OK_INSERT_RETURNING);
+	row_read(t, 0, workload_id, row);
+	SPI_freetuptable(t);
+	row->queued = WL_QUEUED_NONE;	/* a new row has no queue row yet */
+	queue_sync(row);
 }
 
 void
-wl_store_dependency_put(const char *workload_id, const char *depends_on, WlState required)
+wl_store_dependency_put(const char *tenant_id, const char *workload_id, const char *depends_on,
+						WlState required)
 {
-	Datum		d[3];
+	Datum		d[4];
 
 	d[0] = CStringGetTextDatum(workload_id);
 	d[1] = CStringGetTextDatum(depends_on);
 	d[2] = wl_catalog_state_datum(required);
+	d[3] = CStringGetTextDatum(tenant_id);
 	wl_store_run(P_DEP_PUT, d, NULL, 0, SPI_OK_INSERT);
 }
 
@@ -399,20 +592,25 @@ wl_store_dependency_state(const char *depends_on, const char *tenant_id,
 	t = wl_store_run(P_DEP_STATE, args, NULL, 1, SPI_OK_SELECT);
 	found = SPI_processed > 0;
 	if (found)
-		*state = wl_state_from_name(wl_store_text(t, 0, 1));
+	{
+		bool		isnull;
+
+		*state = wl_catalog_state_from_oid(DatumGetObjectId(wl_store_datum(t, 0, 1, &isnull)));
+	}
 	SPI_freetuptable(t);
 	return found;
 }
 
 /* wl_store_unmet_dependencies counts the dependencies not in their required state. */
 int64
-wl_store_unmet_dependencies(const char *workload_id)
+wl_store_unmet_dependencies(const WlRow *row)
 {
-	Datum		args[1];
+	Datum		args[2];
 	SPITupleTable *t;
 	int64		n;
 
-	args[0] = CStringGetTextDatum(workload_id);
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = CStringGetTextDatum(row->tenant_id);
 	t = wl_store_run(P_DEPS_UNMET, args, NULL, 1, SPI_OK_SELECT);
 	n = wl_store_int(t, 0, 1);
 	SPI_freetuptable(t);
@@ -432,63 +630,84 @@ ids_of(SPITupleTable *t, int *n)
 	return ids;
 }
 
-/* wl_store_depended_on: which of ids have a dependent waiting for another state than final. */
-char **
-wl_store_depended_on(char **ids, int n, WlState final, int *m)
+/*
+ * wl_store_depended_on: which of the n rows have a dependent waiting for
+ * another state than final (held[i]).
+ */
+void
+wl_store_depended_on(WlRow **rows, int n, WlState final, bool *held)
 {
 	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
-	Datum		a[2];
+	Datum	   *tn = palloc(sizeof(Datum) * (n + 1));
+	Datum		a[3];
+	SPITupleTable *t;
 
 	for (int i = 0; i < n; i++)
-		d[i] = CStringGetTextDatum(ids[i]);
+	{
+		d[i] = CStringGetTextDatum(rows[i]->workload_id);
+		tn[i] = CStringGetTextDatum(rows[i]->tenant_id);
+		held[i] = false;
+	}
 	a[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
 	a[1] = wl_catalog_state_datum(final);
-	return ids_of(wl_store_run(P_DEPENDED_ON, a, NULL, 0, SPI_OK_SELECT), m);
+	a[2] = PointerGetDatum(wl_array_of(tn, NULL, n, TEXTOID));
+	t = wl_store_run(P_DEPENDED_ON, a, NULL, 0, SPI_OK_SELECT);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		char	   *id = wl_store_text(t, r, 1);
+		char	   *tenant = wl_store_text(t, r, 2);
+
+		for (int i = 0; i < n; i++)
+		{
+			if (strcmp(rows[i]->workload_id, id) == 0 && strcmp(rows[i]->tenant_id, tenant) == 0)
+				held[i] = true;
+		}
+	}
+	SPI_freetuptable(t);
 }
 
 /* wl_store_dependents: the dependents of a workload that wait for another state than final. */
 char **
-wl_store_dependents(const char *workload_id, WlState final, int *n)
+wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final, int *n)
 {
-	Datum		a[2];
+	Datum		a[3];
 
 	a[0] = CStringGetTextDatum(workload_id);
 	a[1] = wl_catalog_state_datum(final);
+	a[2] = CStringGetTextDatum(tenant_id);
 	return ids_of(wl_store_run(P_DEPENDENTS, a, NULL, 0, SPI_OK_SELECT), n);
 }
 
 /*
- * wl_store_claim runs the claim statement: up to r->max_items due READY
- * workloads of the tenant and application (or the one named), locked SKIP
- * LOCKED, moved to CLAIMED (and, with r->start, on to RUNNING) with their
- * attempts opened and events appended, in one statement.  This statement is
- * the one state change made in SQL: the caller asks the transition table
- * first (claim.c), and a regress test checks the events it writes against
- * the table.
+ * wl_store_claim runs the claim statement: up to r->max_items claimable
+ * workloads of the tenant and application (or the one named, by its
+ * creation sequence), locked SKIP LOCKED, moved to CLAIMED (and, with
+ * r->start, on to RUNNING) with their attempts opened and events appended,
+ * in one statement.  This statement is the one state change made in SQL:
+ * the caller asks the transition table first (claim.c), and a regress test
+ * checks the events it writes against the table.
  */
 int
 wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 {
-	Datum		args[15];
+	Datum		args[13];
 	SPITupleTable *t;
 	int			n;
 	bool		isnull;
 
-	args[0] = CStringGetTextDatum(r->tenant_id ? r->tenant_id : "");
+	args[0] = CStringGetTextDatum(r->tenant_id);
 	args[1] = CStringGetTextDatum(r->application_id ? r->application_id : "");
 	args[2] = TimestampTzGetDatum(wl_now());
 	args[3] = PointerGetDatum(r->capabilities);
 	args[4] = Int32GetDatum(r->max_items);
 	args[5] = CStringGetTextDatum(r->worker_id);
 	args[6] = IntervalPGetDatum(r->lease);
-	args[7] = CStringGetTextDatum(r->workload_id ? r->workload_id : "");
+	args[7] = Int64GetDatum(r->workload_seq);
 	args[8] = wl_catalog_state_datum(r->start ? WL_RUNNING : WL_CLAIMED);
 	args[9] = BoolGetDatum(r->start);
-	args[10] = DirectFunctionCall1(namein, CStringGetDatum(r->role));
-	args[11] = CStringGetTextDatum(wl_state_event_type(WL_CLAIMED));
-	args[12] = wl_catalog_state_datum(WL_READY);
-	args[13] = wl_catalog_state_datum(WL_CLAIMED);
-	args[14] = CStringGetTextDatum(wl_state_event_type(WL_RUNNING));
+	args[10] = CStringGetTextDatum(r->role);
+	args[11] = wl_catalog_state_datum(WL_READY);
+	args[12] = wl_catalog_state_datum(WL_CLAIMED);
 	t = wl_store_run(r->workload_id ? P_CLAIM_ONE : P_CLAIM_MANY, args, NULL, 0, SPI_OK_SELECT);
 	n = (int) SPI_processed;
 	*out = palloc0(sizeof(WlClaimed) * (n + 1));

@@ -64,8 +64,21 @@
 	"'compensation_id', p.compensation_id, 'compensated_at', p.compensated_at, " \
 	"'compensated_by', p.compensated_by)"
 
+/* an attempt document: a = the columns of a closed attempt, or of the open one */
+#define ATTEMPT_DOC(n, claim, worker, token, claimed, started, finished, outcome, kind, err) \
+	"jsonb_build_object('attempt_id', workload.attempt_id_for(w.workload_id, " n "), " \
+	"  'attempt', " n ", 'claim_id', " claim ", 'worker_id', " worker ", " \
+	"  'fencing_token', " token ", 'claimed_at', " claimed ", 'started_at', " started ", " \
+	"  'finished_at', " finished ", 'outcome', " outcome ", 'failure_kind', " kind ", " \
+	"  'error', " err ")"
+
+/* a workload's child rows: keyed by its tenant and creation sequence */
+#define CHILD_OF_W(x) " " x ".tenant_id = w.tenant_id AND " x ".workload_seq = w.seq "
+
+/* a workload row and its spec, looked up by its key for each row (OFFSET 0: never a join plan) */
 #define FROM_DOC \
-	" FROM workload.workloads w JOIN workload.specs s ON s.workload_id = w.workload_id "
+	" FROM workload.workloads w CROSS JOIN LATERAL (SELECT * FROM workload.specs s " \
+	"  WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq OFFSET 0) s "
 
 /*
  * Statements reach rows by key, and say so in a way no plan can undo: a
@@ -74,8 +87,9 @@
  * A plan made while the tables were small would otherwise be free to put a
  * whole-table index scan on the outside of a join, and keep it.
  */
-/* the state of the workload whose id is the expression id (NULL if none) */
-#define DEP_STATE(id) "(SELECT p.state FROM workload.workloads p WHERE p.workload_id = " id ")"
+/* the state of the workload whose id is the expression id in tenant t (NULL if none) */
+#define DEP_STATE(id, t) \
+	"(SELECT p.state FROM workload.workloads p WHERE p.workload_id = " id " AND p.tenant_id = " t ")"
 
 /* The timeout columns, in WL_TIMEOUTS order ("w.queue_ms, w.claim_ms, ..."). */
 #define TIMEOUT_COL(f) "w." #f ", "
@@ -85,11 +99,12 @@
 
 /* The columns of a locked row, as store_rows.c reads them into a WlRow. */
 #define ROW_COLUMNS \
-	"w.tenant_id, w.application_id, w.state::text, w.attempt_count, w.retry_count, " \
+	"w.tenant_id, w.application_id, w.state, w.attempt_count, w.retry_count, " \
 	"  w.fencing_token, w.checkpoint_sequence, w.claim_id, w.worker_id, w.lease_expires_at, " \
 	"  w.next_attempt_at, w.state_entered_at, w.created_at, w.last_heartbeat_at, " \
 	"  w.capability_snapshot, " TIMEOUT_COLUMNS \
-	"  w.deadline_at, w.wait_count, w.has_criteria, w.claimed_by::text "
+	"  w.deadline_at, w.wait_count, w.has_criteria, w.claimed_by, w.seq, w.priority, " \
+	"  w.has_dependencies, w.grant_ids, w.claimed_at, w.started_at, w.result_id "
 
 /*
  * Membership, decided in the statement that locks: $2 says the caller acts
@@ -104,6 +119,28 @@
 	"  WHERE m.tenant_id = " w ".tenant_id AND m.application_id = " w ".application_id " \
 	"    AND pg_catalog.pg_has_role($3, r.oid, 'MEMBER')))"
 
+/* MAY_TOUCH with the caller in other parameters */
+#define MAY_TOUCH_AS(w, admin, role) \
+	"(" admin " OR EXISTS (SELECT 1 FROM workload.tenant_members m " \
+	"  JOIN pg_catalog.pg_roles r ON r.rolname = m.role " \
+	"  WHERE m.tenant_id = " w ".tenant_id AND m.application_id = " w ".application_id " \
+	"    AND pg_catalog.pg_has_role(" role ", r.oid, 'MEMBER')))"
+
+/*
+ * A fenced call's one conditional statement (store_rows.c,
+ * wl_store_fenced): the row moves only if the fence the worker presents
+ * ($1 workload, $2 claim, $3 worker, $4 token) is the row's current claim,
+ * the lease has not expired at $5, the claim belongs to the calling role
+ * ($7; $8: a superuser, who may act on any role's claim) and the caller may
+ * touch the row ($6: acts everywhere).  The same checks, in the order SPEC
+ * section 4 gives them, are what fence.c decides when this matches nothing.
+ */
+#define FENCE_HOLDS \
+	" w.workload_id = $1 AND w.claim_id = $2 AND w.worker_id = $3 AND w.fencing_token = $4 " \
+	"  AND w.lease_expires_at > $5 AND (w.claimed_by IS NULL OR $8 OR w.claimed_by = $7::text) " \
+	"  AND " MAY_TOUCH_AS("w", "$6", "$7")
+#define FENCED_ARGS TEXTOID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID, BOOLOID, NAMEOID, BOOLOID
+
 /*
  * The grants revoked whose queued work the tick has not dead-lettered yet: a
  * claim never hands such work out (an InitPlan, once per statement; the
@@ -113,41 +150,93 @@
 	"(SELECT COALESCE(array_agg(r.grant_id), '{}') FROM workload.revoked_grants r " \
 	" WHERE r.swept_at IS NULL)"
 
+/* the workloads that hold a claim (queue_held_idx): as many as are in flight */
+#define HELD_SEQS "(ARRAY(SELECT q.seq FROM workload.queue q WHERE q.held))"
+
 /*
- * The claim: lock the candidates, then in one statement bump token and
- * attempt, open the attempt and append the claimed event (and, with start
- * => true, move straight on to RUNNING with its started event): one
- * statement per batch, whatever its size.  The event evidence has the
- * shape of wl_fence_evidence.
+ * The claim, after `picked` (queue rows locked SKIP LOCKED): lock their
+ * workload rows, skipping any another transaction holds (so a claim never
+ * waits while it holds queue rows: everything else locks the workload row
+ * first); bump token and attempt and open the attempt on the row; mark the
+ * queue rows held; append the claimed event (and, with start => true, move
+ * straight on to RUNNING with its started event): one statement per batch,
+ * whatever its size.  The event evidence has the shape of wl_fence_evidence.
+ * Rows come back best first.
  */
-#define CLAIM_UPDATE \
-	", upd AS (UPDATE workload.workloads w SET state = $9, fencing_token = w.fencing_token + 1, " \
+#define CLAIM_TAIL \
+	", locked AS (SELECT w.workload_id FROM workload.workloads w " \
+	"  WHERE w.seq = ANY (ARRAY(SELECT p.seq FROM picked p)) AND w.tenant_id = $1 " \
+	"    AND w.state = $12 FOR NO KEY UPDATE OF w SKIP LOCKED), " \
+	"upd AS (UPDATE workload.workloads w SET state = $9, fencing_token = w.fencing_token + 1, " \
 	"  attempt_count = w.attempt_count + 1, worker_id = $6, claimed_by = $11, " \
 	"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $6), " \
-	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, last_heartbeat_at = NULL, " \
+	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, claimed_at = $3, " \
+	"  started_at = CASE WHEN $10 THEN $3::timestamptz END, last_heartbeat_at = NULL, " \
 	"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $10) " \
-	"FROM workload.specs s " \
-	"WHERE w.workload_id = ANY (ARRAY(SELECT p.workload_id FROM picked p)) " \
-	"  AND s.workload_id = ANY (ARRAY(SELECT p.workload_id FROM picked p)) " \
-	"  AND s.workload_id = w.workload_id " \
-	"RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, " \
-	"  s.definition_id, s.definition_revision, s.input, w.checkpoint_sequence, " \
-	"  w.tenant_id, w.application_id), " \
-	"att AS (INSERT INTO workload.attempts (workload_id, attempt_number, attempt_id, claim_id, " \
-	"  worker_id, fencing_token, claimed_at, lease_expires_at, started_at) " \
-	"  SELECT u.workload_id, u.attempt_count, workload.attempt_id_for(u.workload_id, u.attempt_count), " \
-	"    u.claim_id, $6, u.fencing_token, $3, u.lease_expires_at, CASE WHEN $10 THEN $3 END FROM upd u), " \
-	"ev AS (INSERT INTO workload.events (workload_id, tenant_id, application_id, event_type, " \
-	"  from_state, to_state, actor, at, db_role, evidence) " \
-	"  SELECT u.workload_id, u.tenant_id, u.application_id, x.event_type, x.from_state, x.to_state, " \
-	"    $6, $3, $11, jsonb_build_object('fencing_token', u.fencing_token, 'attempt', u.attempt_count, " \
+	"  WHERE w.workload_id = ANY (ARRAY(SELECT l.workload_id FROM locked l)) AND w.tenant_id = $1 " \
+	"  RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, " \
+	"    w.checkpoint_sequence, w.seq, w.priority, w.created_at), " \
+	"held AS (UPDATE workload.queue q SET held = true " \
+	"  WHERE q.tenant_id = $1 AND q.seq = ANY (ARRAY(SELECT u.seq FROM upd u))), " \
+	"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, " \
+	"  db_role, evidence) " \
+	"  SELECT $1, u.seq, x.from_state, x.to_state, $6, $3, $11, " \
+	"    jsonb_build_object('fencing_token', u.fencing_token, 'attempt', u.attempt_count, " \
 	"      'worker_id', $6::text) " \
-	"  FROM upd u, (VALUES (1, $12, $13, $14), (2, $15, $14, $9)) x(n, event_type, from_state, to_state) " \
-	"  WHERE x.n = 1 OR $10 ORDER BY u.workload_id, x.n) " \
-	"SELECT * FROM upd"
+	"  FROM upd u, (VALUES (1, $12, $13), (2, $13, $9)) x(n, from_state, to_state) " \
+	"  WHERE x.n = 1 OR $10 ORDER BY u.seq, x.n) " \
+	"SELECT u.workload_id, u.claim_id, u.fencing_token, u.lease_expires_at, u.attempt_count, " \
+	"  s.definition_id, s.definition_revision, s.input, u.checkpoint_sequence " \
+	"FROM upd u CROSS JOIN LATERAL (SELECT s.definition_id, s.definition_revision, s.input " \
+	"  FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = u.seq OFFSET 0) s " \
+	"ORDER BY u.priority DESC, u.created_at, u.seq"
 
-#define CLAIM_ARGS 15, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, INTERVALOID, \
-	TEXTOID, ST, BOOLOID, NAMEOID, TEXTOID, ST, ST, TEXTOID}
+#define CLAIM_ARGS 13, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, INTERVALOID, \
+	INT8OID, ST, BOOLOID, TEXTOID, ST, ST}
+
+/*
+ * Retention: one bounded batch of workloads whose final event (through the
+ * partial index the states name) is older than $1 and that are still in
+ * that state, with everything that hangs off them, skipping rows someone
+ * holds and workloads a not-yet-finished dependent still waits on.
+ */
+#define PURGE_BY_SEQ(tbl, seqcol) \
+	"DELETE FROM workload." tbl " c USING unnest((SELECT t FROM ids), (SELECT s FROM ids)) x(t, s) " \
+	"  WHERE c.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND c." seqcol " = ANY ((SELECT s FROM ids)::int8[]) " \
+	"    AND c.tenant_id = x.t AND c." seqcol " = x.s"
+#define PURGE_BY_ID(tbl) \
+	"DELETE FROM workload." tbl " c USING unnest((SELECT t FROM ids), (SELECT w FROM ids)) x(t, w) " \
+	"  WHERE c.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND c.workload_id = ANY ((SELECT w FROM ids)::text[]) " \
+	"    AND c.tenant_id = x.t AND c.workload_id = x.w"
+#define PURGE(final_states) \
+	"WITH doomed AS (SELECT w.workload_id, w.tenant_id, w.seq, w.application_id, w.result_id " \
+	"  FROM workload.workloads w WHERE (w.tenant_id, w.seq) IN (SELECT e.tenant_id, e.workload_seq " \
+	"      FROM workload.events e CROSS JOIN LATERAL (SELECT p.workload_id, p.state, " \
+	"          p.state_entered_at FROM workload.workloads p " \
+	"          WHERE p.tenant_id = e.tenant_id AND p.seq = e.workload_seq OFFSET 0) p " \
+	"      WHERE e.to_state IN " final_states " AND e.at < $1 " \
+	"        AND p.state = e.to_state AND p.state_entered_at < $1 " \
+	"        AND NOT EXISTS (SELECT 1 FROM workload.dependencies d " \
+	"          WHERE d.tenant_id = e.tenant_id AND d.depends_on = p.workload_id " \
+	"            AND " DEP_STATE("d.workload_id", "d.tenant_id") " NOT IN ('SUCCEEDED', 'CANCELLED')) " \
+	"      ORDER BY e.at LIMIT $2) " \
+	"    AND w.state IN " final_states " AND w.state_entered_at < $1 " \
+	"  FOR UPDATE OF w SKIP LOCKED), " \
+	"ids AS (SELECT array_agg(workload_id) AS w, array_agg(tenant_id) AS t, array_agg(seq) AS s, " \
+	"  array_agg(application_id) AS a, array_agg(result_id) AS r FROM doomed), " \
+	"ev AS (" PURGE_BY_SEQ("events", "workload_seq") "), " \
+	"at AS (" PURGE_BY_SEQ("attempts", "workload_seq") "), " \
+	"ck AS (" PURGE_BY_SEQ("checkpoints", "workload_seq") "), " \
+	"sp AS (" PURGE_BY_SEQ("specs", "workload_seq") "), " \
+	"qu AS (" PURGE_BY_SEQ("queue", "seq") "), " \
+	"rs AS (DELETE FROM workload.results r " \
+	"  USING unnest((SELECT t FROM ids), (SELECT a FROM ids), (SELECT r FROM ids)) x(t, a, r) " \
+	"  WHERE r.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND r.result_id = ANY ((SELECT r FROM ids)::text[]) " \
+	"    AND r.tenant_id = x.t AND r.application_id = x.a AND r.result_id = x.r), " \
+	"dp AS (" PURGE_BY_ID("dependencies") "), " \
+	"wt AS (" PURGE_BY_ID("waits") "), " \
+	"cp AS (" PURGE_BY_ID("compensations") ") " \
+	PURGE_BY_ID("workloads")
 
 const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_LOCK] = {
@@ -168,105 +257,158 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  last_heartbeat_at = $13, "
 		"  last_failure = CASE WHEN $14 THEN $15 ELSE last_failure END, "
 		"  progress = CASE WHEN $16 THEN $17 ELSE progress END, "
-		"  deadline_at = $18, wait_count = $19, claimed_by = $20 "
-		"WHERE workload_id = $1",
-	20, {TEXTOID, ST, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT8OID,
+		"  deadline_at = $18, wait_count = $19, claimed_by = $20, claimed_at = $21, "
+		"  started_at = $22, result_id = $23 "
+		"WHERE workload_id = $1 AND tenant_id = $24",
+	24, {TEXTOID, ST, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT8OID,
 		INT4OID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, BOOLOID, JSONBOID, BOOLOID,
-	JSONBOID, TIMESTAMPTZOID, INT4OID, NAMEOID}},
+	JSONBOID, TIMESTAMPTZOID, INT4OID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
+	/*
+	 * Fenced calls: start ($9 -> $10, the RUNNING deadline), a heartbeat
+	 * (lease $9, progress $10 when not NULL), a completion ($9 -> $10,
+	 * result $11, the claim released; not for a workload with completion
+	 * criteria).  Each returns the row as it is now.
+	 */
+	[P_FENCED_START] = {
+		"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, "
+		"  started_at = $5, "
+		"  deadline_at = workload.claim_deadline(w.created_at, $5, NULL, w.execution_ms, w.overall_ms, true) "
+		"WHERE" FENCE_HOLDS " AND w.state = $9 "
+		"RETURNING " ROW_COLUMNS,
+	10, {FENCED_ARGS, ST, ST}},
+	[P_FENCED_BEAT] = {
+		"UPDATE workload.workloads w SET lease_expires_at = $9, last_heartbeat_at = $5, "
+		"  updated_at = $5, progress = COALESCE($10, w.progress) "
+		"WHERE" FENCE_HOLDS
+		"RETURNING " ROW_COLUMNS,
+	10, {FENCED_ARGS, TIMESTAMPTZOID, JSONBOID}},
+	[P_FENCED_COMPLETE] = {
+		"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, "
+		"  claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = $11 "
+		"WHERE" FENCE_HOLDS " AND w.state = $9 AND NOT w.has_criteria "
+		"RETURNING " ROW_COLUMNS,
+	11, {FENCED_ARGS, ST, ST, TEXTOID}},
+	/* a workload's queue row: inserted when it becomes READY, held by a claim */
+	[P_QUEUE_PUT] = {
+		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "
+		"  created_at, available_at, capability_snapshot, grant_ids, has_dependencies, held) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
+		"ON CONFLICT (tenant_id, seq) DO UPDATE SET held = EXCLUDED.held, "
+		"  available_at = EXCLUDED.available_at",
+	10, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
+	TEXTARRAYOID, BOOLOID, BOOLOID}},
+	[P_QUEUE_DEL] = {
+		"DELETE FROM workload.queue WHERE tenant_id = $1 AND seq = $2",
+	2, {TEXTOID, INT8OID}},
+	[P_QUEUE_DEL_MANY] = {
+		"DELETE FROM workload.queue q USING unnest($1::text[], $2::int8[]) x(t, s) "
+		"WHERE q.tenant_id = ANY($1) AND q.seq = ANY($2) AND q.tenant_id = x.t AND q.seq = x.s",
+	2, {TEXTARRAYOID, INT8ARRAYOID}},
 	[P_EVENT] = {
-		"INSERT INTO workload.events (workload_id, tenant_id, application_id, event_type, "
-		"  from_state, to_state, actor, at, db_role, evidence) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-	10, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, ST, ST, TEXTOID, TIMESTAMPTZOID, NAMEOID, JSONBOID}},
+		"INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
+		"  db_role, evidence) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+	8, {TEXTOID, INT8OID, ST, ST, TEXTOID, TIMESTAMPTZOID, TEXTOID, JSONBOID}},
 	/*
 	 * P_SAVE and P_EVENT for n locked rows moving to one state, in one
 	 * statement: the same columns as arrays, one element per row; events
-	 * in array order.  $20.. are the event's: from states, to state, event
-	 * type, actor, db role, evidence.
+	 * in array order.  $21..$23 are the event's to state, actor, db role.
 	 */
 	[P_SAVE_MANY] = {
 		"WITH x AS (SELECT * FROM unnest($1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-		"  $14, $15, $16, $17, $18, $19, $20, $25) WITH ORDINALITY "
+		"  $14, $15, $16, $17, $18, $19, $20, $24, $25, $26, $27, $28, $29) WITH ORDINALITY "
 		"  AS x(workload_id, state, state_entered_at, next_attempt_at, attempt_count, "
 		"    retry_count, fencing_token, checkpoint_sequence, claim_id, worker_id, "
 		"    lease_expires_at, last_heartbeat_at, failure_changed, last_failure, "
-		"    progress_changed, progress, deadline_at, wait_count, from_state, evidence, n)), "
+		"    progress_changed, progress, deadline_at, wait_count, from_state, evidence, "
+		"    tenant_id, seq, claimed_at, started_at, result_id, n)), "
 		"upd AS (UPDATE workload.workloads w SET state = x.state, updated_at = $3, "
 		"  state_entered_at = x.state_entered_at, next_attempt_at = x.next_attempt_at, "
 		"  attempt_count = x.attempt_count, retry_count = x.retry_count, "
 		"  fencing_token = x.fencing_token, checkpoint_sequence = x.checkpoint_sequence, "
 		"  claim_id = x.claim_id, worker_id = x.worker_id, lease_expires_at = x.lease_expires_at, "
 		"  claimed_by = CASE WHEN x.claim_id IS NULL THEN NULL ELSE w.claimed_by END, "
+		"  claimed_at = x.claimed_at, started_at = x.started_at, result_id = x.result_id, "
 		"  last_heartbeat_at = x.last_heartbeat_at, "
 		"  last_failure = CASE WHEN x.failure_changed THEN x.last_failure ELSE w.last_failure END, "
 		"  progress = CASE WHEN x.progress_changed THEN x.progress ELSE w.progress END, "
 		"  deadline_at = x.deadline_at, wait_count = x.wait_count "
 		"  FROM x WHERE w.workload_id = ANY($1) AND w.workload_id = x.workload_id "
-		"  RETURNING w.workload_id, w.tenant_id, w.application_id), "
-		"ev AS (INSERT INTO workload.events (workload_id, tenant_id, application_id, event_type, "
-		"  from_state, to_state, actor, at, db_role, evidence) "
-		"  SELECT x.workload_id, u.tenant_id, u.application_id, $22, x.from_state, $21, $23, $3, "
-		"    $24, x.evidence FROM x JOIN upd u ON u.workload_id = x.workload_id ORDER BY x.n) "
+		"    AND w.tenant_id = x.tenant_id "
+		"  RETURNING w.workload_id), "
+		"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, "
+		"  at, db_role, evidence) "
+		"  SELECT x.tenant_id, x.seq, x.from_state, $21, $22, $3, $23, x.evidence "
+		"  FROM x ORDER BY x.n) "
 		"SELECT count(*) FROM upd",
-	25, {TEXTARRAYOID, STA, TIMESTAMPTZOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, INT4ARRAYOID,
+	29, {TEXTARRAYOID, STA, TIMESTAMPTZOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, INT4ARRAYOID,
 		INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TIMESTAMPTZARRAYOID,
 		TIMESTAMPTZARRAYOID, BOOLARRAYOID, JSONBARRAYOID, BOOLARRAYOID, JSONBARRAYOID,
-	TIMESTAMPTZARRAYOID, INT4ARRAYOID, STA, ST, TEXTOID, TEXTOID, NAMEOID, JSONBARRAYOID}},
+		TIMESTAMPTZARRAYOID, INT4ARRAYOID, STA, ST, TEXTOID, TEXTOID, JSONBARRAYOID,
+	TEXTARRAYOID, INT8ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID}},
 	[P_IDEM] = {
 		"SELECT s.workload_id, s.input_hash, s.definition_revision FROM workload.specs s "
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.idempotency_key = $3",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_SPEC_PUT] = {
-		"INSERT INTO workload.specs (workload_id, tenant_id, application_id, idempotency_key, "
-		"  environment, definition_id, definition_revision, trigger, input, input_hash, "
-		"  requested_by, authorization_snapshot, connection_scopes, max_attempts, "
+		"INSERT INTO workload.specs (tenant_id, workload_seq, workload_id, application_id, "
+		"  idempotency_key, environment, definition_id, definition_revision, trigger, input, "
+		"  input_hash, requested_by, authorization_snapshot, connection_scopes, max_attempts, "
 		"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, "
 		"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
+		"VALUES ($2, $26, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
 		"  $18, $19, $20, $21, $22, $23, $24, $25) ON CONFLICT DO NOTHING",
-	25, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
+	26, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
 		TEXTOID, JSONBOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID,
-	TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID}},
+	TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID, INT8OID}},
 	[P_ROW_PUT] = {
-		"INSERT INTO workload.workloads (workload_id, tenant_id, application_id, state, priority, "
-		"  capability_snapshot, has_dependencies, created_at, updated_at, state_entered_at, "
-		"  next_attempt_at, attempt_count, retry_count, fencing_token, checkpoint_sequence, "
-		"  " TIMEOUT_NAMES "wait_count, has_criteria, grant_ids) "
-		"VALUES ($1, $2, $3, 'CREATED', $4, $5, $6, $7, $7, $7, $7, 0, 0, 0, 0, "
-		"  $8, $9, $10, $11, $12, 0, $13, $14)",
-	14, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
-	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, TEXTARRAYOID}},
+		"INSERT INTO workload.workloads AS w (tenant_id, workload_id, seq, application_id, priority, "
+		"  created_at, capability_snapshot, grant_ids, has_dependencies, has_criteria, "
+		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
+		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at) "
+		"VALUES ($2, $1, $15, $3, $4, $7, $5, $14, $6, $13, $8, $9, $10, $11, $12, "
+		"  $16, $7, $7, $7, 0, 0, 0, 0, 0, $17) "
+		"RETURNING " ROW_COLUMNS,
+	17, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, TEXTARRAYOID, INT8OID, ST, TIMESTAMPTZOID}},
 	[P_DEP_STATE] = {
-		"SELECT w.state::text FROM workload.workloads w "
+		"SELECT w.state FROM workload.workloads w "
 		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR KEY SHARE",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_DEP_PUT] = {
-		"INSERT INTO workload.dependencies (workload_id, depends_on, required_state) "
-		"VALUES ($1, $2, $3)",
-	3, {TEXTOID, TEXTOID, ST}},
+		"INSERT INTO workload.dependencies (tenant_id, workload_id, depends_on, required_state) "
+		"VALUES ($4, $1, $2, $3)",
+	4, {TEXTOID, TEXTOID, ST, TEXTOID}},
 	[P_DOC] = {
 		"SELECT jsonb_build_object(" DOC_FIELDS ")" FROM_DOC "WHERE w.workload_id = $1 AND "
 		MAY_TOUCH("w"),
 	3, {TEXTOID, BOOLOID, NAMEOID}},
 	[P_DOC_FULL] = {
 		"SELECT jsonb_build_object(" DOC_FIELDS ", "
-		"'attempts', COALESCE((SELECT jsonb_agg(jsonb_build_object('attempt_id', a.attempt_id, "
-		"  'attempt', a.attempt_number, 'claim_id', a.claim_id, 'worker_id', a.worker_id, "
-		"  'fencing_token', a.fencing_token, 'claimed_at', a.claimed_at, "
-		"  'started_at', a.started_at, 'finished_at', a.finished_at, 'outcome', a.outcome, "
-		"  'failure_kind', a.failure_kind, 'error', a.error) ORDER BY a.attempt_number) "
-		"  FROM workload.attempts a WHERE a.workload_id = w.workload_id), '[]'), "
+		"'attempts', COALESCE((SELECT jsonb_agg(a.doc ORDER BY a.n) FROM ("
+		"  SELECT a.attempt_number AS n, "
+		ATTEMPT_DOC("a.attempt_number", "a.claim_id", "a.worker_id", "a.fencing_token",
+					"a.claimed_at", "a.started_at", "a.finished_at", "a.outcome",
+					"a.failure_kind", "a.error") " AS doc "
+		"  FROM workload.attempts a WHERE" CHILD_OF_W("a")
+		"  UNION ALL SELECT w.attempt_count, "
+		ATTEMPT_DOC("w.attempt_count", "w.claim_id", "w.worker_id", "w.fencing_token",
+					"w.claimed_at", "w.started_at", "NULL::timestamptz", "NULL::text",
+					"NULL::text", "NULL::text")
+		"  WHERE w.claim_id IS NOT NULL) a), '[]'), "
 		"'checkpoints', COALESCE((SELECT jsonb_agg(" CHECKPOINT_DOC " || jsonb_build_object('state', c.state) "
-		"  ORDER BY c.sequence) FROM workload.checkpoints c WHERE c.workload_id = w.workload_id), '[]'), "
-		"'result', (SELECT " RESULT_DOC " FROM workload.results r WHERE r.workload_id = w.workload_id), "
+		"  ORDER BY c.sequence) FROM workload.checkpoints c WHERE" CHILD_OF_W("c") "), '[]'), "
+		"'result', (SELECT " RESULT_DOC " FROM workload.results r WHERE r.tenant_id = w.tenant_id "
+		"  AND r.application_id = w.application_id AND r.result_id = w.result_id), "
 		"'events', COALESCE((SELECT jsonb_agg(jsonb_build_object('sequence', e.sequence, "
-		"  'event_type', e.event_type, 'from_state', e.from_state, 'to_state', e.to_state, "
-		"  'actor', e.actor, 'at', e.at, 'db_role', e.db_role, 'evidence', e.evidence) "
-		"  ORDER BY e.sequence) FROM workload.events e WHERE e.workload_id = w.workload_id), '[]'), "
+		"  'event_type', workload.event_type(e.to_state), 'from_state', e.from_state, "
+		"  'to_state', e.to_state, 'actor', e.actor, 'at', e.at, 'db_role', e.db_role, "
+		"  'evidence', e.evidence) ORDER BY e.sequence) FROM workload.events e "
+		"  WHERE" CHILD_OF_W("e") "), '[]'), "
 		"'waits', COALESCE((SELECT jsonb_agg(" WAIT_DOC " ORDER BY x.wait_number) "
-		"  FROM workload.waits x WHERE x.workload_id = w.workload_id), '[]'), "
+		"  FROM workload.waits x WHERE x.tenant_id = w.tenant_id AND x.workload_id = w.workload_id), '[]'), "
 		"'compensations', COALESCE((SELECT jsonb_agg(" COMP_DOC " ORDER BY p.step) "
-		"  FROM workload.compensations p WHERE p.workload_id = w.workload_id), '[]'))"
+		"  FROM workload.compensations p WHERE p.tenant_id = w.tenant_id "
+		"    AND p.workload_id = w.workload_id), '[]'))"
 		FROM_DOC "WHERE w.workload_id = $1 AND " MAY_TOUCH("w"),
 	3, {TEXTOID, BOOLOID, NAMEOID}},
 	[P_LIST] = {
@@ -275,8 +417,11 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"ORDER BY w.priority DESC, w.created_at, w.seq LIMIT $4",
 	4, {TEXTOID, TEXTOID, ST, INT4OID}},
 	[P_HISTORY] = {
-		"SELECT e.sequence, e.event_type, e.from_state, e.to_state, e.actor, e.at, e.evidence "
-		"FROM workload.events e WHERE e.workload_id = $1 ORDER BY e.sequence",
+		"SELECT e.sequence, workload.event_type(e.to_state), e.from_state, e.to_state, e.actor, "
+		"  e.at, e.evidence "
+		"FROM workload.events e WHERE (e.tenant_id, e.workload_seq) = "
+		"  (SELECT w.tenant_id, w.seq FROM workload.workloads w WHERE w.workload_id = $1) "
+		"ORDER BY e.sequence",
 	1, {TEXTOID}},
 	/*
 	 * Unmet dependencies are looked up per candidate that has any, as a
@@ -284,38 +429,45 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * dependencies table once per claim.
 	 */
 	[P_CLAIM_MANY] = {
-		"WITH picked AS (SELECT c.workload_id FROM workload.workloads c "
-		"  WHERE c.tenant_id = $1 AND c.application_id = $2 AND c.claimable "
-		"    AND c.next_attempt_at <= $3 AND c.capability_snapshot <@ $4 "
-		"    AND NOT (c.grant_ids && " REVOKED_NOW ") "
-		"    AND (NOT c.has_dependencies OR (SELECT 1 FROM workload.dependencies d "
-		"      WHERE d.workload_id = c.workload_id AND " DEP_STATE("d.depends_on") " <> d.required_state "
+		"WITH picked AS (SELECT q.seq FROM workload.queue q "
+		"  WHERE q.tenant_id = $1 AND q.application_id = $2 AND NOT q.held "
+		"    AND q.available_at <= $3 AND q.capability_snapshot <@ $4 "
+		"    AND NOT (q.grant_ids && " REVOKED_NOW ") "
+		"    AND (NOT q.has_dependencies OR (SELECT 1 FROM workload.dependencies d "
+		"      WHERE d.tenant_id = $1 AND d.workload_id = (SELECT p.workload_id "
+		"          FROM workload.workloads p WHERE p.seq = q.seq AND p.tenant_id = $1) "
+		"        AND " DEP_STATE("d.depends_on", "$1") " <> d.required_state "
 		"      LIMIT 1) IS NULL) "
-		"  ORDER BY c.priority DESC, c.created_at, c.seq LIMIT $5 "
-		"  FOR NO KEY UPDATE OF c SKIP LOCKED)" CLAIM_UPDATE,
+		"  ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 "
+		"  FOR NO KEY UPDATE OF q SKIP LOCKED)" CLAIM_TAIL,
 	CLAIM_ARGS},
+	/* one named workload, whose row the caller has locked and checked */
 	[P_CLAIM_ONE] = {
-		"WITH picked AS (SELECT $8 AS workload_id)" CLAIM_UPDATE,
+		"WITH picked AS (SELECT q.seq FROM workload.queue q "
+		"  WHERE q.tenant_id = $1 AND q.seq = $8 AND NOT q.held FOR NO KEY UPDATE OF q)" CLAIM_TAIL,
 	CLAIM_ARGS},
 	[P_DEPS_UNMET] = {
 		"SELECT count(*) FROM workload.dependencies d "
-		"WHERE d.workload_id = $1 AND " DEP_STATE("d.depends_on") " <> d.required_state",
-	1, {TEXTOID}},
-	[P_ATTEMPT_START] = {
-		"UPDATE workload.attempts SET started_at = $3 "
-		"WHERE workload_id = $1 AND attempt_number = $2",
-	3, {TEXTOID, INT4OID, TIMESTAMPTZOID}},
+		"WHERE d.tenant_id = $2 AND d.workload_id = $1 "
+		"  AND " DEP_STATE("d.depends_on", "$2") " <> d.required_state",
+	2, {TEXTOID, TEXTOID}},
+	/* the attempt a claim held, written once, when it ends */
 	[P_ATTEMPT_CLOSE] = {
-		"UPDATE workload.attempts SET finished_at = $3, outcome = $4, failure_kind = $5, error = $6 "
-		"WHERE workload_id = $1 AND attempt_number = $2 AND finished_at IS NULL",
-	6, {TEXTOID, INT4OID, TIMESTAMPTZOID, TEXTOID, TEXTOID, TEXTOID}},
-	/* P_ATTEMPT_CLOSE for the current attempts of n workloads, one outcome */
+		"INSERT INTO workload.attempts (tenant_id, workload_seq, attempt_number, workload_id, "
+		"  claim_id, worker_id, fencing_token, claimed_at, lease_expires_at, started_at, "
+		"  finished_at, outcome, failure_kind, error) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+	14, {TEXTOID, INT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID,
+	TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, TEXTOID, TEXTOID}},
+	/* P_ATTEMPT_CLOSE for the attempts of n rows, one outcome */
 	[P_ATTEMPT_CLOSE_MANY] = {
-		"UPDATE workload.attempts a SET finished_at = $3, outcome = $4, failure_kind = NULL, "
-		"  error = NULL FROM unnest($1, $2) x(workload_id, attempt_number) "
-		"WHERE a.workload_id = ANY($1) AND a.workload_id = x.workload_id "
-		"  AND a.attempt_number = x.attempt_number AND a.finished_at IS NULL",
-	4, {TEXTARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, TEXTOID}},
+		"INSERT INTO workload.attempts (tenant_id, workload_seq, attempt_number, workload_id, "
+		"  claim_id, worker_id, fencing_token, claimed_at, lease_expires_at, started_at, "
+		"  finished_at, outcome) "
+		"SELECT x.t, x.s, x.n, x.w, x.c, x.k, x.f, x.ca, x.l, x.sa, $11, $12 "
+		"FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) x(t, s, n, w, c, k, f, ca, l, sa)",
+	12, {TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID,
+	INT8ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZOID, TEXTOID}},
 	/*
 	 * each result id looked up by its key (tenant, application, result id);
 	 * OFFSET 0 keeps the lookup per row, so no plan can turn it into a scan
@@ -356,65 +508,46 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	INT4OID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
 	[P_CHECKPOINT_PUT] = {
 		"INSERT INTO workload.checkpoints AS c (workload_id, sequence, checkpoint_id, "
-		"  attempt_number, fencing_token, state, state_hash, created_at, key_id, tag) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING " CHECKPOINT_DOC,
-	10, {TEXTOID, INT4OID, TEXTOID, INT4OID, INT8OID, JSONBOID, TEXTOID, TIMESTAMPTZOID,
-	TEXTOID, TEXTOID}},
+		"  attempt_number, fencing_token, state, state_hash, created_at, key_id, tag, tenant_id, "
+		"  workload_seq) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING " CHECKPOINT_DOC,
+	12, {TEXTOID, INT4OID, TEXTOID, INT4OID, INT8OID, JSONBOID, TEXTOID, TIMESTAMPTZOID,
+	TEXTOID, TEXTOID, TEXTOID, INT8OID}},
 	[P_POLICY] = {
 		"SELECT s.max_attempts, s.initial_delay_ms, s.max_delay_ms, s.backoff, s.retry_on "
-		"FROM workload.specs s WHERE s.workload_id = $1",
-	1, {TEXTOID}},
+		"FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = $2",
+	2, {TEXTOID, INT8OID}},
 	/* what the domain reads of a spec after create (store_parts.c: WlSpecRow) */
 	[P_SPEC_READ] = {
 		"SELECT s.authorization_snapshot, s.run_authority, s.connection_scopes, s.definition_id, "
 		"  s.definition_revision, s.environment, s.governing_snapshots, s.completion_criteria, "
-		"  (SELECT w.priority FROM workload.workloads w WHERE w.workload_id = $1), s.created_by::text "
-		"FROM workload.specs s WHERE s.workload_id = $1",
-	1, {TEXTOID}},
+		"  s.created_by::text "
+		"FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = $2",
+	2, {TEXTOID, INT8OID}},
 	/*
-	 * Expired leases the caller may touch (MAY_TOUCH: $2, $3), after the
-	 * keyset ($5, $6) the pass has reached, so a pass never selects a row
-	 * twice, whatever happened to it.
+	 * Expired leases the caller may touch (MAY_TOUCH: $2, $3), among the
+	 * claimed rows (queue_held_idx), after the keyset ($5, $6) the pass has
+	 * reached, so a pass never selects a row twice, whatever happened to it.
 	 */
 	[P_EXPIRED] = {
 		"SELECT w.workload_id, w.lease_expires_at FROM workload.workloads w "
-		"WHERE w.claim_id IS NOT NULL AND w.lease_expires_at <= $1 AND " MAY_TOUCH("w")
+		"WHERE w.seq = ANY " HELD_SEQS " AND w.claim_id IS NOT NULL "
+		"  AND w.lease_expires_at <= $1 AND " MAY_TOUCH("w")
 		"  AND (w.lease_expires_at, w.workload_id) > ($5, $6) "
 		"ORDER BY w.lease_expires_at, w.workload_id LIMIT $4 FOR NO KEY UPDATE OF w SKIP LOCKED",
 	6, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
-	/* which of these workloads have a dependent that waits for another final state */
+	/* which of these workloads (ids[i] of tenants[i]) have a dependent that waits for another final state */
 	[P_DEPENDED_ON] = {
-		"SELECT DISTINCT d.depends_on FROM workload.dependencies d "
-		"WHERE d.depends_on = ANY($1) AND d.required_state <> $2",
-	2, {TEXTARRAYOID, ST}},
+		"SELECT DISTINCT d.depends_on, d.tenant_id FROM workload.dependencies d "
+		"WHERE d.tenant_id = ANY($3) AND d.depends_on = ANY($1) AND d.required_state <> $2",
+	3, {TEXTARRAYOID, ST, TEXTARRAYOID}},
 	[P_DEPENDENTS] = {
 		"SELECT d.workload_id FROM workload.dependencies d "
-		"WHERE d.depends_on = $1 AND d.required_state <> $2 ORDER BY d.workload_id",
-	2, {TEXTOID, ST}},
-	/*
-	 * Retention: one bounded batch of finished workloads older than $1, with
-	 * everything that hangs off them, skipping rows someone holds and
-	 * workloads a not-yet-finished dependent still waits on.
-	 */
-	[P_PURGE] = {
-		"WITH doomed AS (SELECT w.workload_id FROM workload.workloads w "
-		"  WHERE w.finished_at IS NOT NULL "
-		"    AND (w.state <> 'DEAD_LETTER' OR $3) AND w.finished_at < $1 "
-		"    AND NOT EXISTS (SELECT 1 FROM workload.dependencies d "
-		"      WHERE d.depends_on = w.workload_id "
-		"        AND " DEP_STATE("d.workload_id") " NOT IN ('SUCCEEDED', 'CANCELLED')) "
-		"  ORDER BY w.finished_at LIMIT $2 FOR UPDATE OF w SKIP LOCKED), "
-		"ids AS (SELECT array_agg(workload_id) AS doomed_ids FROM doomed), "
-		"ev AS (DELETE FROM workload.events e WHERE e.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
-		"at AS (DELETE FROM workload.attempts a WHERE a.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
-		"ck AS (DELETE FROM workload.checkpoints c WHERE c.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
-		"rs AS (DELETE FROM workload.results r WHERE r.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
-		"dp AS (DELETE FROM workload.dependencies d WHERE d.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
-		"wt AS (DELETE FROM workload.waits x WHERE x.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
-		"cp AS (DELETE FROM workload.compensations p WHERE p.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])), "
-		"sp AS (DELETE FROM workload.specs s WHERE s.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])) "
-		"DELETE FROM workload.workloads w WHERE w.workload_id = ANY ((SELECT doomed_ids FROM ids)::text[])",
-	3, {TIMESTAMPTZOID, INT4OID, BOOLOID}},
+		"WHERE d.tenant_id = $3 AND d.depends_on = $1 AND d.required_state <> $2 "
+		"ORDER BY d.workload_id",
+	3, {TEXTOID, ST, TEXTOID}},
+	[P_PURGE] = {PURGE("('SUCCEEDED', 'CANCELLED')"), 2, {TIMESTAMPTZOID, INT4OID}},
+	[P_PURGE_DEAD] = {PURGE("('DEAD_LETTER')"), 2, {TIMESTAMPTZOID, INT4OID}},
 	[P_KEY_CURRENT] = {
 		"SELECT k.key_id, k.secret FROM workload.signing_keys k WHERE k.retired_at IS NULL "
 		"ORDER BY k.created_at DESC, k.key_id DESC LIMIT 1",
@@ -510,15 +643,15 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"ORDER BY w.deadline_at, w.workload_id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
 	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
 	/*
-	 * Heartbeat timeouts: only rows holding a claim (workloads_claimed_idx);
+	 * Heartbeat timeouts: only rows holding a claim (queue_held_idx);
 	 * silence counts from the last heartbeat, else from the claim.
 	 */
 	[P_HEARTBEAT_DUE] = {
 		"SELECT w.workload_id, $1::timestamptz FROM workload.workloads w "
-		"WHERE w.claim_id IS NOT NULL AND w.heartbeat_ms IS NOT NULL "
+		"WHERE w.seq = ANY " HELD_SEQS " AND w.claim_id IS NOT NULL "
+		"  AND w.heartbeat_ms IS NOT NULL "
 		"  AND w.state <> 'CANCELLATION_REQUESTED' AND w.workload_id > $4 "
-		"  AND COALESCE(w.last_heartbeat_at, (SELECT a.claimed_at FROM workload.attempts a "
-		"      WHERE a.workload_id = w.workload_id AND a.attempt_number = w.attempt_count)) "
+		"  AND COALESCE(w.last_heartbeat_at, w.claimed_at) "
 		"      + w.heartbeat_ms * interval '1 millisecond' <= $1 "
 		"ORDER BY w.workload_id LIMIT $2 FOR NO KEY UPDATE OF w SKIP LOCKED",
 	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
@@ -527,8 +660,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_CHECKPOINT_LAST] = {
 		"SELECT c.sequence, c.checkpoint_id, c.state, c.state_hash, c.key_id, c.tag, "
 		"  " CHECKPOINT_DOC " || jsonb_build_object('state', c.state) "
-		"FROM workload.checkpoints c WHERE c.workload_id = $1 ORDER BY c.sequence DESC LIMIT 1",
-	1, {TEXTOID}},
+		"FROM workload.checkpoints c WHERE c.tenant_id = $1 AND c.workload_seq = $2 "
+		"ORDER BY c.sequence DESC LIMIT 1",
+	2, {TEXTOID, INT8OID}},
 	[P_WAIT_PUT] = {
 		"INSERT INTO workload.waits (workload_id, wait_number, tenant_id, application_id, kind, "
 		"  wake_key, deadline, attempt_number, fencing_token, created_at) "
@@ -537,22 +671,24 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	TIMESTAMPTZOID}},
 	[P_WAIT_OPEN] = {
 		"SELECT x.wait_number, x.kind, x.wake_key, x.deadline FROM workload.waits x "
-		"WHERE x.workload_id = $1 AND x.resolved_at IS NULL ORDER BY x.wait_number DESC LIMIT 1",
-	1, {TEXTOID}},
+		"WHERE x.tenant_id = $2 AND x.workload_id = $1 AND x.resolved_at IS NULL "
+		"ORDER BY x.wait_number DESC LIMIT 1",
+	2, {TEXTOID, TEXTOID}},
 	[P_WAIT_RESOLVE] = {
 		"UPDATE workload.waits SET resolved_at = $3, outcome = $4, payload = $5, approved = $6, "
 		"  approver = $7, note = $8, approver_role = $9 "
-		"WHERE workload_id = $1 AND wait_number = $2 AND resolved_at IS NULL",
-	9, {TEXTOID, INT4OID, TIMESTAMPTZOID, TEXTOID, JSONBOID, BOOLOID, TEXTOID, TEXTOID, NAMEOID}},
+		"WHERE tenant_id = $10 AND workload_id = $1 AND wait_number = $2 AND resolved_at IS NULL",
+	10, {TEXTOID, INT4OID, TIMESTAMPTZOID, TEXTOID, JSONBOID, BOOLOID, TEXTOID, TEXTOID, NAMEOID,
+	TEXTOID}},
 	[P_WAIT_CLOSE] = {
 		"UPDATE workload.waits SET resolved_at = $2, outcome = $3 "
-		"WHERE workload_id = $1 AND resolved_at IS NULL",
-	3, {TEXTOID, TIMESTAMPTZOID, TEXTOID}},
+		"WHERE tenant_id = $4 AND workload_id = $1 AND resolved_at IS NULL",
+	4, {TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
 	[P_WAIT_LAST] = {
 		"SELECT " WAIT_DOC " FROM workload.waits x "
-		"WHERE x.workload_id = $1 AND x.resolved_at IS NOT NULL "
+		"WHERE x.tenant_id = $2 AND x.workload_id = $1 AND x.resolved_at IS NOT NULL "
 		"ORDER BY x.wait_number DESC LIMIT 1",
-	1, {TEXTOID}},
+	2, {TEXTOID, TEXTOID}},
 	[P_WAIT_KEYED] = {
 		"SELECT DISTINCT x.workload_id FROM workload.waits x "
 		"WHERE x.tenant_id = $1 AND x.application_id = $2 AND x.wake_key = $3 "
@@ -561,17 +697,19 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	4, {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID}},
 	[P_COMP_PUT] = {
 		"INSERT INTO workload.compensations AS p (workload_id, step, capability_id, input, "
-		"  input_hash, authorization_digest, attempt_number, fencing_token, created_at) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING " COMP_DOC,
-	9, {TEXTOID, INT4OID, TEXTOID, JSONBOID, TEXTOID, TEXTOID, INT4OID, INT8OID, TIMESTAMPTZOID}},
+		"  input_hash, authorization_digest, attempt_number, fencing_token, created_at, tenant_id) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING " COMP_DOC,
+	10, {TEXTOID, INT4OID, TEXTOID, JSONBOID, TEXTOID, TEXTOID, INT4OID, INT8OID, TIMESTAMPTZOID,
+	TEXTOID}},
 	[P_COMP_LIST] = {
 		"SELECT p.step, p.capability_id, p.input, p.authorization_digest, p.compensation_id "
-		"FROM workload.compensations p WHERE p.workload_id = $1 ORDER BY p.step",
-	1, {TEXTOID}},
+		"FROM workload.compensations p WHERE p.tenant_id = $2 AND p.workload_id = $1 ORDER BY p.step",
+	2, {TEXTOID, TEXTOID}},
 	[P_COMP_BIND] = {
 		"UPDATE workload.compensations SET compensation_id = $3, compensated_at = $4, "
-		"  compensated_by = $5 WHERE workload_id = $1 AND step = $2 AND compensation_id IS NULL",
-	5, {TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, TEXTOID}},
+		"  compensated_by = $5 WHERE tenant_id = $6 AND workload_id = $1 AND step = $2 "
+		"  AND compensation_id IS NULL",
+	6, {TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
 	/*
 	 * What an operator looks at first, for one tenant and application: one
 	 * pass over its rows (workloads_tenant_idx).  $4 is a NULL of the state

@@ -10,7 +10,7 @@
 
 #define ST ((Oid) 1)			/* placeholder: the workload_state type */
 #define STA ((Oid) 2)			/* placeholder: its array type */
-#define MAX_ARGS 25
+#define MAX_ARGS 29
 
 /*
  * The advisory lock that makes workload_tick a single runner ('workload' in
@@ -24,6 +24,12 @@ typedef enum WlPlanId
 	P_LOCK_MANY,
 	P_SAVE,
 	P_SAVE_MANY,
+	P_FENCED_START,
+	P_FENCED_BEAT,
+	P_FENCED_COMPLETE,
+	P_QUEUE_PUT,
+	P_QUEUE_DEL,
+	P_QUEUE_DEL_MANY,
 	P_EVENT,
 	P_IDEM,
 	P_SPEC_PUT,
@@ -37,7 +43,6 @@ typedef enum WlPlanId
 	P_CLAIM_MANY,
 	P_CLAIM_ONE,
 	P_DEPS_UNMET,
-	P_ATTEMPT_START,
 	P_ATTEMPT_CLOSE,
 	P_ATTEMPT_CLOSE_MANY,
 	P_RESULT_GET,
@@ -52,6 +57,7 @@ typedef enum WlPlanId
 	P_DEPENDED_ON,
 	P_DEPENDENTS,
 	P_PURGE,
+	P_PURGE_DEAD,
 	P_KEY_CURRENT,
 	P_KEY_GET,
 	P_KEY_PUT,

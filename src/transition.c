@@ -69,7 +69,7 @@ static void
 after(const WlRow *row, WlState from, WlState to)
 {
 	if (from == WL_WAITING)
-		wl_store_wait_close(row->workload_id, to == WL_CANCELLED ? "cancelled" :
+		wl_store_wait_close(row, to == WL_CANCELLED ? "cancelled" :
 							to == WL_TIMED_OUT ? "timed_out" : "woken");
 	if (to == WL_READY)
 		Async_Notify(wl_keys_channel(row->tenant_id, row->application_id), row->workload_id);
@@ -136,7 +136,7 @@ cascade(WlStack *s, const char *actor)
 			if (step(&dep, WL_CANCELLED, actor, wl_json_end(&b)))
 			{
 				int			n;
-				char	  **ids = wl_store_dependents(dep.workload_id, WL_CANCELLED, &n);
+				char	  **ids = wl_store_dependents(dep.workload_id, dep.tenant_id, WL_CANCELLED, &n);
 
 				push_final(s, dep.workload_id, WL_CANCELLED, ids, n);
 			}
@@ -167,7 +167,7 @@ wl_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
 	if (step(row, to, actor, evidence))
 	{
 		int			n;
-		char	  **ids = wl_store_dependents(row->workload_id, to, &n);
+		char	  **ids = wl_store_dependents(row->workload_id, row->tenant_id, to, &n);
 
 		if (n == 0)
 			return;
@@ -186,10 +186,8 @@ void
 wl_transition_many(WlRow **rows, int n, WlState to, const char *actor, Jsonb **evidence)
 {
 	WlState    *from = palloc(sizeof(WlState) * (n + 1));
-	char	  **ids = palloc(sizeof(char *) * (n + 1));
+	bool	   *held = palloc(sizeof(bool) * (n + 1));
 	TimestampTz now = wl_now();
-	char	  **held;
-	int			m;
 
 	if (n == 0)
 		return;
@@ -202,7 +200,6 @@ wl_transition_many(WlRow **rows, int n, WlState to, const char *actor, Jsonb **e
 		row->state = to;
 		row->state_entered_at = now;
 		wl_deadline_set(row, from[i]);
-		ids[i] = row->workload_id;
 	}
 	wl_store_save_many(rows, n, from, to, actor, wl_authz_caller()->role, evidence);
 	for (int i = 0; i < n; i++)
@@ -213,21 +210,48 @@ wl_transition_many(WlRow **rows, int n, WlState to, const char *actor, Jsonb **e
 	}
 	if (!wl_state_is_final(to))
 		return;
-	held = wl_store_depended_on(ids, n, to, &m);
+	wl_store_depended_on(rows, n, to, held);
 	for (int i = 0; i < n; i++)
 	{
-		for (int j = 0; j < m; j++)
+		if (held[i])
 		{
-			if (strcmp(rows[i]->workload_id, held[j]) == 0)
-			{
-				WlStack		s;
-				int			k;
-				char	  **deps = wl_store_dependents(rows[i]->workload_id, to, &k);
+			WlStack		s;
+			int			k;
+			char	  **deps = wl_store_dependents(rows[i]->workload_id, rows[i]->tenant_id, to, &k);
 
-				stack_init(&s);
-				push_final(&s, rows[i]->workload_id, to, deps, k);
-				cascade(&s, actor);
-			}
+			stack_init(&s);
+			push_final(&s, rows[i]->workload_id, to, deps, k);
+			cascade(&s, actor);
+		}
+	}
+}
+
+/*
+ * wl_transition_applied finishes a transition from `from` that a fenced
+ * call's conditional statement has already written to the row (see
+ * wl_fence_try): the event, what follows, and on a final state the
+ * dependents' cascade, exactly as wl_transition does after its save.
+ */
+void
+wl_transition_applied(WlRow *row, WlState from, const char *actor, Jsonb *evidence)
+{
+	WlState		to = row->state;
+
+	wl_state_require(row->workload_id, from, to);
+	wl_store_event(row, &from, to, actor, wl_authz_caller()->role, evidence);
+	after(row, from, to);
+	if (wl_state_is_final(to))
+	{
+		int			n;
+		char	  **ids = wl_store_dependents(row->workload_id, row->tenant_id, to, &n);
+
+		if (n > 0)
+		{
+			WlStack		s;
+
+			stack_init(&s);
+			push_final(&s, row->workload_id, to, ids, n);
+			cascade(&s, actor);
 		}
 	}
 }

@@ -7,6 +7,7 @@
 extern void wl_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence);
 extern void wl_transition_many(WlRow **rows, int n, WlState to, const char *actor,
 							   Jsonb **evidence);
+extern void wl_transition_applied(WlRow *row, WlState from, const char *actor, Jsonb *evidence);
 extern void wl_transition_created(const WlRow *row, const char *actor);
 
 #endif

@@ -49,7 +49,7 @@ wake(WlRow *row, const WlWake *k)
 	bool		schedule = strcmp(k->kind, "schedule") == 0;
 	WlJson		b;
 
-	if (row->state != WL_WAITING || !wl_store_wait_open(row->workload_id, &w))
+	if (row->state != WL_WAITING || !wl_store_wait_open(row, &w))
 		return false;
 	if (strcmp(w.kind, k->kind) != 0)
 		return false;
@@ -57,7 +57,7 @@ wake(WlRow *row, const WlWake *k)
 		return false;
 	if (schedule != (w.deadline <= wl_now()))
 		return false;
-	wl_store_wait_resolve(row->workload_id, w.number, &k->answer);
+	wl_store_wait_resolve(row, w.number, &k->answer);
 	wl_json_begin(&b);
 	wl_json_str(&b, "cause", k->answer.outcome);
 	wl_json_str(&b, "kind", w.kind);
@@ -84,7 +84,7 @@ wl_wait_due(WlRow *row)
 	WlWait		w;
 	WlWake		k = {0};
 
-	if (row->state != WL_WAITING || !wl_store_wait_open(row->workload_id, &w) ||
+	if (row->state != WL_WAITING || !wl_store_wait_open(row, &w) ||
 		w.deadline > wl_now())
 		return WL_WAIT_NONE;
 	k.actor = "workload.tick";
@@ -95,7 +95,7 @@ wl_wait_due(WlRow *row)
 		return wake(row, &k) ? WL_WAIT_WOKEN : WL_WAIT_NONE;
 	}
 	k.answer.outcome = "expired";
-	wl_store_wait_resolve(row->workload_id, w.number, &k.answer);
+	wl_store_wait_resolve(row, w.number, &k.answer);
 	wl_retry_timeout(row, "workload.tick", "wait_expired", false);
 	return WL_WAIT_EXPIRED;
 }
@@ -190,7 +190,7 @@ wl_wait_approve(const char *workload_id, const char *approver, bool approved, co
 	k.answer.approver_role = wl_authz_caller()->role;
 	k.actor = approver;
 	wl_authz_lock_or_refuse(workload_id, &row);
-	wl_store_spec_read(workload_id, &spec);
+	wl_store_spec_read(&row, &spec);
 	/* an approval needs a second pair of eyes: not the role that created the workload */
 	if (!wl_authz_caller()->superuser && spec.created_by != NULL &&
 		strcmp(spec.created_by, wl_authz_caller()->role) == 0)

@@ -52,7 +52,7 @@ for k in $(seq 1 "$KILLS"); do
 	if ! rl_node_start db; then
 		not_ok "restart after kill $k"; break
 	fi
-	rl_psql db rl "SELECT statement_timestamp(), coalesce(max(sequence), 0) FROM workload.events" \
+	rl_psql db rl "SELECT statement_timestamp(), coalesce(max(sequence), 0) FROM workload.event_log" \
 		| tr '|' '\t' >>"$RL_TMP/hwm"
 	rl_driver_files "$OUT"
 	RL_INV_LABEL="kill $k ($mode, $outage outage): restarted, every invariant holds" \
@@ -82,6 +82,6 @@ is "$(sort -u "$OUT/creates" | wc -l)" "$total" "every workload in the store is 
 is "$survived" "$KILLS" "survived $KILLS kills ($pm_only postmaster only, $whole whole server) in $((KILLS + 1)) cycles"
 note "workloads $total, creates acknowledged $created (retried after a lost connection: $(rl_summary "$OUT" retried))"
 note "claims $(rl_summary "$OUT" claims), completions acknowledged $(rl_summary "$OUT" acks), refused $(rl_summary "$OUT" refused), uncertain $uncertain, reconnects $(rl_summary "$OUT" lost)"
-note "leases recovered by the ticker: $(rl_summary "$OUT" recovered) (the checker's own tick recovers the rest); attempts in the store: $(rl_psql db rl "SELECT count(*) FROM workload.attempts")"
+note "leases recovered by the ticker: $(rl_summary "$OUT" recovered) (the checker's own tick recovers the rest); attempts in the store: $(rl_psql db rl "SELECT count(*) FROM workload.attempt_log")"
 note "crash recoveries in the server log: $(grep -c 'automatic recovery in progress' "$RL_TMP/db/server.log")"
 done_testing

@@ -81,8 +81,9 @@ is "$(rl_summary "$OUT" lost)" 0 "no session lost its connection"
 # relation extension lock are not row contention: they are sessions queueing
 # to grow a table's file, which a shared, slow machine makes longer; they are
 # counted, not asserted.
-awk '/still waiting for/ { w = 1; ext = /on extension of relation/; what = $0; next }
-     w && /STATEMENT:/ { print (ext ? "extension" : "row") "\t" $0 "\t" what; w = 0 }' "$RL_TMP/db/server.log" >"$RL_TMP/waits"
+awk '/still waiting for/ { w = 1; ext = /on extension of relation/; what = $0; ctx = ""; next }
+     w && /CONTEXT:/ { ctx = $0; next }
+     w && /STATEMENT:/ { print (ext ? "extension" : "row") "\t" $0 "\t" what " " ctx; w = 0 }' "$RL_TMP/db/server.log" >"$RL_TMP/waits"
 # what a claim waited for, if one did
 grep '^row.*workload_claim' "$RL_TMP/waits" | head -n 3 | sed -E 's/^.*\t/#   claim waited: /' 
 is "$(grep -c '^row.*workload_claim' "$RL_TMP/waits")" 0 \
@@ -92,6 +93,6 @@ note "relation extension lock waits over 10 ms (not asserted): $(grep -c '^exten
 is "$(grep -c 'deadlock detected' "$RL_TMP/db/server.log")" 0 "no deadlock"
 
 multi=$(rl_psql db rl "SELECT count(*) FROM workload.workloads WHERE attempt_count > 1")
-note "$took s; claims $(rl_summary "$OUT" claims), stalls $stalls, workloads claimed more than once $multi (their tokens: $(rl_psql db rl "SELECT string_agg(t, ' ') FROM (SELECT string_agg(fencing_token::text, '<' ORDER BY attempt_number) t FROM workload.attempts GROUP BY workload_id HAVING count(*) > 1 LIMIT 5) x"))"
+note "$took s; claims $(rl_summary "$OUT" claims), stalls $stalls, workloads claimed more than once $multi (their tokens: $(rl_psql db rl "SELECT string_agg(t, ' ') FROM (SELECT string_agg(fencing_token::text, '<' ORDER BY attempt_number) t FROM workload.attempt_log GROUP BY workload_id HAVING count(*) > 1 LIMIT 5) x"))"
 note "claim latency: max $(rl_summary_max "$OUT" max_claim_ms) ms over all sessions (not asserted: the machine is shared)"
 done_testing

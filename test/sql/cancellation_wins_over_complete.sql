@@ -33,7 +33,7 @@ SELECT t.fingerprint() = :'before' AS unchanged;
 -- it confirms instead: CANCELLED, the attempt ends CANCELLED, the claim is released
 SELECT workload_confirm_cancel(:'id', :'claim_id', 'w1', :fencing_token);
 SELECT * FROM t.st(:'id');
-SELECT attempt_number, outcome, finished_at IS NOT NULL AS finished FROM workload.attempts WHERE workload_id = :'id' ORDER BY attempt_number;
+SELECT attempt_number, outcome, finished_at IS NOT NULL AS finished FROM workload.attempt_log WHERE workload_id = :'id' ORDER BY attempt_number;
 SELECT count(*) AS results FROM workload.results WHERE workload_id = :'id';
 SELECT event_type, from_state, to_state, actor FROM workload_history(:'id') ORDER BY sequence;
 

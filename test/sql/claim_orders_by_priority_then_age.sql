@@ -43,7 +43,7 @@ SELECT input->>'n' AS key, attempt, fencing_token FROM workload_claim('w1', '{}'
 
 -- the claimed events, in the order they were written, name the same order
 SELECT w.input->>'n' AS key
-FROM workload.events e JOIN workload.specs w USING (workload_id)
+FROM workload.event_log e JOIN workload.specs w USING (workload_id)
 WHERE e.tenant_id = :'tn' AND e.event_type = 'workload.claimed' ORDER BY e.sequence;
 
 -- max_items: the best N, whatever order the rows come back in

@@ -12,11 +12,11 @@ SELECT count(*) AS claimed_by_id FROM workload_claim_id(t.create('d'), 'w3', '{}
 -- the moves the claims recorded, each checked against the table
 SELECT e.from_state, e.to_state, e.event_type, count(*),
        bool_and(workload_can_transition(e.from_state, e.to_state)) AS in_table
-FROM workload.events e WHERE e.actor IN ('w1', 'w2', 'w3')
+FROM workload.event_log e WHERE e.actor IN ('w1', 'w2', 'w3')
 GROUP BY 1, 2, 3 ORDER BY 1, 2;
 -- no event anywhere records a move the table forbids
-SELECT count(*) AS illegal_moves FROM workload.events e
+SELECT count(*) AS illegal_moves FROM workload.event_log e
 WHERE e.from_state IS NOT NULL AND NOT workload_can_transition(e.from_state, e.to_state);
 -- and each event's type is the one the table's target state names
 SELECT count(DISTINCT (to_state, event_type)) = count(DISTINCT to_state) AS one_type_per_target
-FROM workload.events;
+FROM workload.event_log;

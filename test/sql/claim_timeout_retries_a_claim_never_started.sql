@@ -25,7 +25,7 @@ SET workload.clock_override = '2026-01-01 00:00:05+00';
 SELECT workload_tick();
 SELECT * FROM pg_temp.st(:'c');
 SELECT from_state, to_state, actor, evidence FROM workload_history(:'c') WHERE sequence > 3 ORDER BY sequence;
-SELECT attempt_number, outcome, failure_kind FROM workload.attempts WHERE workload_id = :'c' ORDER BY attempt_number;
+SELECT attempt_number, outcome, failure_kind FROM workload.attempt_log WHERE workload_id = :'c' ORDER BY attempt_number;
 -- the slow worker is fenced off
 SELECT workload_start(:'c', :'claim_id', 'w1', :fencing_token);
 \echo :SQLSTATE

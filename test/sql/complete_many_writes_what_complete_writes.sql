@@ -52,13 +52,13 @@ CREATE FUNCTION t.written(prefix text, key text) RETURNS text LANGUAGE sql AS $$
         SELECT jsonb_build_object(
             'row', to_jsonb(w) - 'seq' - 'tenant_id' - 'application_id',
             'attempts', (SELECT jsonb_agg(to_jsonb(a) - 'attempt_id' ORDER BY a.attempt_number)
-                         FROM workload.attempts a WHERE a.workload_id = w.workload_id),
+                         FROM workload.attempt_log a WHERE a.workload_id = w.workload_id),
             'events', (SELECT jsonb_agg(to_jsonb(e) - 'sequence' ORDER BY e.sequence)
-                       FROM workload.events e WHERE e.workload_id = w.workload_id),
+                       FROM workload.event_log e WHERE e.workload_id = w.workload_id),
             'results', (SELECT jsonb_agg(to_jsonb(r)) FROM workload.results r
                         WHERE r.workload_id = w.workload_id))::text AS t,
         w.workload_id,
-        (SELECT string_agg(a.claim_id, ',') FROM workload.attempts a
+        (SELECT string_agg(a.claim_id, ',') FROM workload.attempt_log a
          WHERE a.workload_id = w.workload_id) AS claims
         FROM w)
     SELECT replace(replace(replace(replace(t, workload_id, '<id>'), coalesce(claims, '<none>'), '<claim>'),
@@ -70,16 +70,16 @@ SELECT key, t.written('one-', key) = t.written('many-', key) AS same,
        t.written('one-', key) IS NOT NULL AS found
 FROM unnest(ARRAY['1', '2', '3', 'needs-failure', 'needs-success']) key ORDER BY key;
 -- and the row and events they are, for one of them
-SELECT w.state, w.claim_id IS NULL AS released, w.finished_at IS NOT NULL AS finished,
+SELECT w.state, w.claim_id IS NULL AS released, w.state IN ('SUCCEEDED', 'CANCELLED', 'DEAD_LETTER') AS finished,
        (SELECT string_agg(e.event_type || ':' || e.to_state, ' ' ORDER BY e.sequence)
-        FROM workload.events e WHERE e.workload_id = w.workload_id) AS events
+        FROM workload.event_log e WHERE e.workload_id = w.workload_id) AS events
 FROM workload.workloads w JOIN workload.specs s USING (workload_id)
 WHERE s.idempotency_key IN ('many-1', 'many-needs-failure', 'many-needs-success')
 ORDER BY s.idempotency_key;
 -- the batch's events are in workload order, one after another
 SELECT array_agg(e.workload_id ORDER BY e.sequence) = array_agg(e.workload_id ORDER BY e.workload_id, e.sequence)
        AS in_workload_order
-FROM workload.events e JOIN req ON req.workload_id = e.workload_id
+FROM workload.event_log e JOIN req ON req.workload_id = e.workload_id
 WHERE req.k LIKE 'many-%' AND e.to_state = 'SUCCEEDED';
 
 -- a batch that names one workload twice: the first item completes, the second,

@@ -44,10 +44,10 @@ SELECT pg_temp.done('permanent', '[{"kind": "result_count", "min": 2}]', '[1]',
 SELECT s.idempotency_key, w.state, w.retry_count, w.last_failure ->> 'kind' AS last_failure_kind,
        (SELECT count(*) FROM workload.results r WHERE r.workload_id = w.workload_id) AS results
 FROM workload.workloads w JOIN workload.specs s USING (workload_id) ORDER BY w.seq;
-SELECT a.outcome, a.failure_kind, a.error FROM workload.attempts a JOIN workload.specs s USING (workload_id)
+SELECT a.outcome, a.failure_kind, a.error FROM workload.attempt_log a JOIN workload.specs s USING (workload_id)
 WHERE s.idempotency_key = 'permanent';
 SELECT e.from_state, e.to_state, e.actor, e.evidence - 'fencing_token' - 'at' AS evidence
-FROM workload.events e JOIN workload.specs s USING (workload_id)
+FROM workload.event_log e JOIN workload.specs s USING (workload_id)
 WHERE s.idempotency_key = 'permanent' AND e.to_state IN ('FAILED', 'DEAD_LETTER') ORDER BY e.sequence;
 
 -- the same completion sent again finds the claim released

@@ -21,8 +21,8 @@ SELECT (:'second'::jsonb)->>'workload_id' = :'id' AS same_id,
        t.fingerprint() = :'before' AS unchanged;
 SELECT (SELECT count(*) FROM workload.workloads) AS workloads,
        (SELECT count(*) FROM workload.specs) AS specs,
-       (SELECT count(*) FILTER (WHERE event_type = 'workload.created') FROM workload.events) AS created_events,
-       (SELECT count(*) FILTER (WHERE event_type = 'workload.ready') FROM workload.events) AS ready_events;
+       (SELECT count(*) FILTER (WHERE event_type = 'workload.created') FROM workload.event_log) AS created_events,
+       (SELECT count(*) FILTER (WHERE event_type = 'workload.ready') FROM workload.event_log) AS ready_events;
 
 -- even after the workload moved on, the key returns it as it is now, unchanged by the call
 SELECT claim_id, fencing_token FROM workload_claim('w1', '{}', 'acme', 'billing') \gset
@@ -55,7 +55,7 @@ SELECT (:'other_tenant'::jsonb)->>'workload_id' <> :'id' AS new_id_other_tenant,
 SELECT tenant_id, application_id, idempotency_key, count(*) AS rows
 FROM workload.specs GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
 SELECT w.tenant_id, w.application_id, e.event_type, e.from_state, e.to_state
-FROM workload.events e JOIN workload.workloads w USING (workload_id)
+FROM workload.event_log e JOIN workload.workloads w USING (workload_id)
 ORDER BY e.sequence;
 
 -- NULL and blank keys are refused, not treated as "no key"

@@ -30,6 +30,6 @@ FROM workload.workloads WHERE tenant_id = 'chain-a';
 SELECT workload_cancel(:'head', 'ops');
 SELECT state, count(*) FROM workload.workloads WHERE tenant_id = 'chain-a' GROUP BY state;
 -- each link says which dependency made it unreachable, and the chain's end was reached
-SELECT count(*) AS cascade_events FROM workload.events
+SELECT count(*) AS cascade_events FROM workload.event_log
 WHERE tenant_id = 'chain-a' AND event_type = 'workload.cancelled'
   AND evidence ->> 'cause' = 'dependency_unreachable' AND evidence ->> 'dependency_state' = 'CANCELLED';

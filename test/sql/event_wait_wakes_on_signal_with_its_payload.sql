@@ -19,7 +19,7 @@ SELECT workload_checkpoint(:'id', :'claim_id', 'w1', :fencing_token, '{"reserved
 SELECT workload_wait(:'id', :'claim_id', 'w1', :fencing_token, 'event', 'invoice-42-paid', '2026-01-01 01:00:00+00');
 -- WAITING: the claim is released, the attempt ended in the wait, the tick will look at it at the deadline
 SELECT * FROM pg_temp.st(:'id');
-SELECT attempt_number, outcome, finished_at IS NOT NULL AS finished FROM workload.attempts WHERE workload_id = :'id';
+SELECT attempt_number, outcome, finished_at IS NOT NULL AS finished FROM workload.attempt_log WHERE workload_id = :'id';
 SELECT from_state, to_state, actor, evidence FROM workload_history(:'id') ORDER BY sequence DESC LIMIT 1;
 SELECT workload_get(:'id') -> 'waits' AS waits;
 -- nobody can claim it, and the old claim is gone

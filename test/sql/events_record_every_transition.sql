@@ -20,7 +20,7 @@ CREATE PROCEDURE pg_temp.observe(call text, id text) LANGUAGE sql AS $$
     INSERT INTO seen(call, state, events, last_to)
     SELECT call, workload_get(id)->>'state', count(*),
            (array_agg(e.to_state::text ORDER BY e.sequence DESC))[1]
-    FROM workload.events e WHERE e.workload_id = id
+    FROM workload.event_log e WHERE e.workload_id = id
 $$;
 DO $$
 BEGIN
@@ -87,35 +87,35 @@ SELECT e.workload_id = :'a' AS is_a, e.workload_id = :'b' AS is_b, e.workload_id
        bool_and(e.sequence > e.prev_seq OR e.prev_seq IS NULL) AS increasing,
        (array_agg(e.to_state ORDER BY e.sequence DESC))[1]::text = workload_get(e.workload_id)->>'state' AS ends_in_current_state
 FROM (SELECT *, lag(to_state) OVER w AS prev_to, lag(sequence) OVER w AS prev_seq
-      FROM workload.events WINDOW w AS (PARTITION BY workload_id ORDER BY sequence)) e
+      FROM workload.event_log WINDOW w AS (PARTITION BY workload_id ORDER BY sequence)) e
 GROUP BY e.workload_id ORDER BY 1 DESC, 2 DESC, 3 DESC;
 -- only CREATED has no from_state, and it comes first
 SELECT count(*) FILTER (WHERE from_state IS NULL) AS without_from,
        count(*) FILTER (WHERE from_state IS NULL AND to_state = 'CREATED') AS created_events
-FROM workload.events;
+FROM workload.event_log;
 -- sequences are global and strictly increasing across workloads too
 SELECT count(*) = count(DISTINCT sequence) AS unique_sequences,
        bool_and(sequence > prev) AS strictly_increasing
-FROM (SELECT sequence, lag(sequence) OVER (ORDER BY sequence) AS prev FROM workload.events) s
+FROM (SELECT sequence, lag(sequence) OVER (ORDER BY sequence) AS prev FROM workload.event_log) s
 WHERE prev IS NOT NULL;
 -- the event type is the one SPEC names for the target state, for every event
 SELECT count(*) AS events, count(*) FILTER (WHERE e.event_type = s.event_type) AS spec_type
-FROM workload.events e JOIN spec_event_types s USING (to_state);
-SELECT DISTINCT e.to_state, e.event_type FROM workload.events e ORDER BY e.to_state;
+FROM workload.event_log e JOIN spec_event_types s USING (to_state);
+SELECT DISTINCT e.to_state, e.event_type FROM workload.event_log e ORDER BY e.to_state;
 
 -- actors: the requester for create, the worker for worker calls, workload.retry for the automatic retry,
 -- the caller's actor for cancel
 SELECT to_state, actor, count(*) AS events
-FROM workload.events GROUP BY to_state, from_state, actor ORDER BY min(sequence);
+FROM workload.event_log GROUP BY to_state, from_state, actor ORDER BY min(sequence);
 
 -- db_role: the calling role, here the session's for everything but the cancel made as ev_caller
 SELECT workload_id = :'c' AS is_c, to_state, db_role = 'ev_caller' AS by_ev_caller
-FROM workload.events WHERE db_role <> session_user ORDER BY sequence;
-SELECT count(*) FILTER (WHERE db_role = session_user) AS by_session_user, count(*) AS events FROM workload.events;
+FROM workload.event_log WHERE db_role <> session_user ORDER BY sequence;
+SELECT count(*) FILTER (WHERE db_role = session_user) AS by_session_user, count(*) AS events FROM workload.event_log;
 
 -- evidence: the fencing token on worker moves, the failure kind on failures, the cause on retries and dead letters
 SELECT to_state, evidence->'fencing_token' AS token, evidence->>'kind' AS kind, evidence->>'cause' AS cause
-FROM workload.events WHERE workload_id = :'a' AND to_state IN ('FAILED', 'READY', 'DEAD_LETTER')
+FROM workload.event_log WHERE workload_id = :'a' AND to_state IN ('FAILED', 'READY', 'DEAD_LETTER')
 ORDER BY sequence;
 
 DROP OWNED BY ev_caller;

@@ -43,7 +43,7 @@ SELECT * FROM pg_temp.st(:'x');
 SET workload.clock_override = '2026-01-01 00:01:30+00';
 SELECT workload_tick() ->> 'execution_timed_out' AS execution_timed_out;
 SELECT * FROM pg_temp.st(:'x');
-SELECT attempt_number, outcome, failure_kind FROM workload.attempts WHERE workload_id = :'x' ORDER BY attempt_number;
+SELECT attempt_number, outcome, failure_kind FROM workload.attempt_log WHERE workload_id = :'x' ORDER BY attempt_number;
 
 -- a run whose cancellation was requested is left to its worker and its lease, not timed out
 SET workload.clock_override = '2026-01-01 00:02:00+00';

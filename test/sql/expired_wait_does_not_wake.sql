@@ -26,7 +26,7 @@ SELECT workload_tick() - 'skipped' AS tick;
 SELECT s.idempotency_key, w.state, w.attempt_count, w.wait_count, w.next_attempt_at
 FROM workload.workloads w JOIN workload.specs s USING (workload_id) ORDER BY 1;
 SELECT s.idempotency_key, e.from_state, e.to_state, e.actor, e.evidence - 'fencing_token' AS evidence
-FROM workload.events e JOIN workload.specs s USING (workload_id)
+FROM workload.event_log e JOIN workload.specs s USING (workload_id)
 WHERE e.to_state IN ('TIMED_OUT', 'READY', 'DEAD_LETTER') AND e.from_state <> 'CREATED' ORDER BY e.sequence;
 SELECT s.idempotency_key, x.outcome, x.resolved_at FROM workload.waits x JOIN workload.specs s USING (workload_id) ORDER BY 1;
 

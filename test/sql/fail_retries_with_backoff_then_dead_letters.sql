@@ -34,7 +34,7 @@ SELECT * FROM t.st(:'id');
 SELECT jsonb_pretty(workload_get(:'id') -> 'last_failure');
 -- every attempt row ended FAILED with its kind and error
 SELECT attempt_number, outcome, failure_kind, error, finished_at IS NOT NULL AS finished
-FROM workload.attempts WHERE workload_id = :'id' ORDER BY attempt_number;
+FROM workload.attempt_log WHERE workload_id = :'id' ORDER BY attempt_number;
 -- the history: each failure is FAILED, then READY with its delay, the last DEAD_LETTER
 SELECT event_type, from_state, to_state, actor, evidence - 'at' AS evidence
 FROM workload_history(:'id') WHERE to_state IN ('FAILED', 'READY', 'DEAD_LETTER') ORDER BY sequence;
@@ -60,7 +60,7 @@ SELECT * FROM t.run(:'id') \gset
 SELECT workload_fail(:'id', :'claim_id', 'w1', :fencing_token, 'validation', 'field n is missing');
 SELECT * FROM t.st(:'id');
 SELECT evidence - 'at' AS evidence FROM workload_history(:'id') WHERE to_state = 'DEAD_LETTER';
-SELECT outcome, failure_kind, error FROM workload.attempts WHERE workload_id = :'id' ORDER BY attempt_number;
+SELECT outcome, failure_kind, error FROM workload.attempt_log WHERE workload_id = :'id' ORDER BY attempt_number;
 
 -- max_attempts 1: the first retryable failure is already the last
 SELECT pg_temp.make('once', '{"retry_policy": {"max_attempts": 1}}') AS id \gset

@@ -48,7 +48,7 @@ FROM workload_heartbeat_many('w1', (SELECT jsonb_agg(jsonb_build_object('workloa
          'claim_id', claim_id, 'fencing_token', fencing_token, 'progress', '{"pct": 60}'::jsonb))
      FROM c WHERE k = 'h4'), '45 seconds') m;
 -- no event is written for a heartbeat, as for workload_heartbeat
-SELECT count(*) AS heartbeat_events FROM workload.events WHERE event_type LIKE '%heartbeat%';
+SELECT count(*) AS heartbeat_events FROM workload.event_log WHERE event_type LIKE '%heartbeat%';
 
 -- past h5's lease (it was not extended): refused, the others still extended
 SET workload.clock_override = '2026-01-01 00:00:40+00';

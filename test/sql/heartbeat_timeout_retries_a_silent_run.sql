@@ -54,4 +54,4 @@ SELECT state, attempt_count, claimed FROM pg_temp.st(:'h');
 SET workload.clock_override = '2026-01-01 00:02:37+00';
 SELECT workload_tick() ->> 'heartbeat_timed_out' AS heartbeat_timed_out;
 SELECT state, attempt_count, claimed FROM pg_temp.st(:'h');
-SELECT attempt_number, worker_id, outcome, failure_kind FROM workload.attempts WHERE workload_id = :'h' ORDER BY attempt_number;
+SELECT attempt_number, worker_id, outcome, failure_kind FROM workload.attempt_log WHERE workload_id = :'h' ORDER BY attempt_number;

@@ -28,10 +28,10 @@ SELECT workload_tick();
 SELECT s.idempotency_key, w.state, w.claim_id IS NOT NULL AS claimed, w.deadline_at
 FROM workload.workloads w JOIN workload.specs s USING (workload_id) ORDER BY w.priority;
 SELECT s.idempotency_key, e.from_state, e.to_state, e.actor, e.evidence ->> 'cause' AS cause
-FROM workload.events e JOIN workload.specs s USING (workload_id)
+FROM workload.event_log e JOIN workload.specs s USING (workload_id)
 WHERE e.to_state IN ('TIMED_OUT', 'DEAD_LETTER') ORDER BY e.sequence;
 -- the attempts workers still held ended TIMED_OUT (the waiting one's had ended in its wait); the wait was closed as timed out
-SELECT s.idempotency_key, a.attempt_number, a.outcome FROM workload.attempts a JOIN workload.specs s USING (workload_id)
+SELECT s.idempotency_key, a.attempt_number, a.outcome FROM workload.attempt_log a JOIN workload.specs s USING (workload_id)
 ORDER BY 1, 2;
 SELECT wait_number, outcome, resolved_at FROM workload.waits WHERE workload_id = :'waiting';
 -- a signal for the closed wait does nothing

@@ -35,9 +35,10 @@ SELECT state, count(*) FROM workload.workloads GROUP BY 1 ORDER BY 1;
 
 -- nothing of a purged workload is left in any table; the rest are intact
 SELECT (SELECT count(*) FROM workload.specs s WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.workload_id = s.workload_id)) AS orphan_specs,
-       (SELECT count(*) FROM workload.events e WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.workload_id = e.workload_id)) AS orphan_events,
+       (SELECT count(*) FROM workload.events e WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.tenant_id = e.tenant_id AND w.seq = e.workload_seq)) AS orphan_events,
        (SELECT count(*) FROM workload.attempts a WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.workload_id = a.workload_id)) AS orphan_attempts,
        (SELECT count(*) FROM workload.results r WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.workload_id = r.workload_id)) AS orphan_results,
+       (SELECT count(*) FROM workload.queue q WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.tenant_id = q.tenant_id AND w.seq = q.seq)) AS orphan_queue_rows,
        (SELECT count(*) FROM workload.events) AS events_left;
 
 -- once the dependent finishes, its dependency can go too

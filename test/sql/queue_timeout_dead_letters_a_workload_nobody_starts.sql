@@ -29,7 +29,7 @@ SELECT workload_tick();
 SELECT * FROM pg_temp.st(:'q');
 SELECT from_state, to_state, actor, evidence FROM workload_history(:'q') ORDER BY sequence;
 -- no worker ever held it: no attempt was opened, and it cannot be claimed
-SELECT count(*) AS attempts FROM workload.attempts WHERE workload_id = :'q';
+SELECT count(*) AS attempts FROM workload.attempt_log WHERE workload_id = :'q';
 SELECT count(*) AS claimed FROM workload_claim('w1', '{}', 'acme', 'billing', max_items => 10) WHERE workload_id = :'q';
 -- the workload without timeouts was not touched (and was claimed just now); a second tick finds nothing
 SELECT state FROM pg_temp.st(:'other');

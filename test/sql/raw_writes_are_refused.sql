@@ -15,7 +15,7 @@ SELECT workload_complete(:'parent', :'claim_id', 'w1', :fencing_token, 'r1', '[1
 SELECT (SELECT count(*) FROM workload.specs) AS specs, (SELECT count(*) FROM workload.workloads) AS workloads,
        (SELECT count(*) FROM workload.attempts) AS attempts, (SELECT count(*) FROM workload.checkpoints) AS checkpoints,
        (SELECT count(*) FROM workload.results) AS results, (SELECT count(*) FROM workload.events) AS events,
-       (SELECT count(*) FROM workload.dependencies) AS dependencies;
+       (SELECT count(*) FROM workload.dependencies) AS dependencies, (SELECT count(*) FROM workload.queue) AS queued;
 SELECT rolsuper AS superuser FROM pg_roles WHERE rolname = current_user;
 SELECT t.fingerprint() AS before \gset
 
@@ -72,8 +72,9 @@ DELETE FROM workload.results;
 TRUNCATE workload.results;
 \echo :SQLSTATE
 -- workload.events
-INSERT INTO workload.events (workload_id, tenant_id, application_id, event_type, from_state, to_state, actor, at, db_role, evidence)
-VALUES (:'child', 'acme', 'billing', 'workload.completed', 'READY', 'SUCCEEDED', 'forger', now(), current_user, '{}');
+INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, db_role, evidence)
+SELECT tenant_id, seq, 'READY', 'SUCCEEDED', 'forger', now(), current_user, '{}' FROM workload.workloads
+WHERE workload_id = :'child';
 \echo :SQLSTATE
 UPDATE workload.events SET actor = 'someone else';
 \echo :SQLSTATE
@@ -81,8 +82,18 @@ DELETE FROM workload.events;
 \echo :SQLSTATE
 TRUNCATE workload.events;
 \echo :SQLSTATE
+-- workload.queue: a forged queue row would hand out work nobody made ready
+INSERT INTO workload.queue SELECT tenant_id, seq + 1000, application_id, 100, created_at,
+    created_at, '{}', '{}', false, false FROM workload.workloads;
+\echo :SQLSTATE
+UPDATE workload.queue SET held = false, priority = 1000;
+\echo :SQLSTATE
+DELETE FROM workload.queue;
+\echo :SQLSTATE
+TRUNCATE workload.queue;
+\echo :SQLSTATE
 -- workload.dependencies
-INSERT INTO workload.dependencies VALUES (:'parent', :'child', 'SUCCEEDED');
+INSERT INTO workload.dependencies VALUES (:'parent', :'child', 'SUCCEEDED', 'acme');
 \echo :SQLSTATE
 UPDATE workload.dependencies SET required_state = 'FAILED';
 \echo :SQLSTATE
@@ -91,18 +102,18 @@ DELETE FROM workload.dependencies;
 TRUNCATE workload.dependencies;
 \echo :SQLSTATE
 -- all of them at once, and the other ways in: MERGE, COPY, INSERT ... ON CONFLICT
-TRUNCATE workload.workloads, workload.specs, workload.attempts, workload.checkpoints, workload.results,
-         workload.events, workload.dependencies;
+TRUNCATE workload.workloads, workload.queue, workload.specs, workload.attempts, workload.checkpoints,
+         workload.results, workload.events, workload.dependencies;
 \echo :SQLSTATE
 MERGE INTO workload.workloads w USING (SELECT :'child' AS id) s ON w.workload_id = s.id
 WHEN MATCHED THEN UPDATE SET state = 'SUCCEEDED';
 \echo :SQLSTATE
 COPY workload.dependencies FROM stdin;
-workload_x	workload_y	SUCCEEDED
+workload_x	workload_y	SUCCEEDED	acme
 \.
 \echo :SQLSTATE
-INSERT INTO workload.dependencies VALUES (:'child', :'parent', 'FAILED')
-ON CONFLICT (workload_id, depends_on) DO UPDATE SET required_state = 'FAILED';
+INSERT INTO workload.dependencies VALUES (:'child', :'parent', 'FAILED', 'acme')
+ON CONFLICT (tenant_id, workload_id, depends_on) DO UPDATE SET required_state = 'FAILED';
 \echo :SQLSTATE
 -- a writable CTE and a function body are raw writes too
 WITH gone AS (DELETE FROM workload.events RETURNING 1) SELECT count(*) FROM gone;
@@ -128,9 +139,9 @@ CREATE FUNCTION pg_temp.settable(tbl text) RETURNS text LANGUAGE sql AS $$
     FROM information_schema.columns
     WHERE table_schema = 'workload' AND table_name = tbl AND is_generated = 'NEVER' $$;
 SELECT tbl, op, t.raw_write(format(sql, tbl, pg_temp.settable(tbl))) AS outcome
-FROM unnest(ARRAY['workloads', 'specs', 'attempts', 'checkpoints', 'results', 'events', 'dependencies']) tbl,
+FROM unnest(ARRAY['workloads', 'queue', 'specs', 'attempts', 'checkpoints', 'results', 'events', 'dependencies']) tbl,
      (VALUES (1, 'insert', 'INSERT INTO workload.%1$I (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM workload.%1$I'),
-             (2, 'update', 'UPDATE workload.%I SET workload_id = workload_id'),
+             (2, 'update', 'UPDATE workload.%I SET tenant_id = tenant_id'),
              (3, 'delete', 'DELETE FROM workload.%I'),
              (4, 'truncate', 'TRUNCATE workload.%I')) ops(n, op, sql)
 ORDER BY tbl, n;

@@ -28,7 +28,7 @@ RESET ROLE;
 RESET statement_timeout;
 -- the foreign claim is untouched: still held, its lease still expired, no recovery event
 SELECT state, claimed FROM t.st(:'held');
-SELECT count(*) AS recovery_events FROM workload.events
+SELECT count(*) AS recovery_events FROM workload.event_log
 WHERE workload_id = :'held' AND actor = 'workload.recovery';
 -- the outsider's own workload was recovered
 SELECT state FROM t.st(:'own');

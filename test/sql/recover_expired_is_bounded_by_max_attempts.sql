@@ -54,7 +54,7 @@ SELECT * FROM workload_recover_expired();
 SELECT count(*) AS claimed FROM workload_claim('w4', '{}', 'recover-tests', 'billing');
 -- every attempt was WORKER_LOST
 SELECT attempt_number, worker_id, outcome, finished_at IS NOT NULL AS finished
-FROM workload.attempts WHERE workload_id = :'x' ORDER BY attempt_number;
+FROM workload.attempt_log WHERE workload_id = :'x' ORDER BY attempt_number;
 SELECT from_state, to_state, actor, evidence - 'fencing_token' - 'worker_id' AS evidence
 FROM workload_history(:'x') WHERE actor = 'workload.recovery' ORDER BY sequence;
 
@@ -66,7 +66,7 @@ SELECT workload_cancel(:'c', 'ops:alice');
 SET workload.clock_override = '2026-01-01 00:01:11+00';
 SELECT id = :'c' AS recovered_c FROM workload_recover_expired() id;
 SELECT * FROM t.st(:'c');
-SELECT outcome FROM workload.attempts WHERE workload_id = :'c' ORDER BY attempt_number;
+SELECT outcome FROM workload.attempt_log WHERE workload_id = :'c' ORDER BY attempt_number;
 SELECT from_state, to_state, actor FROM workload_history(:'c') ORDER BY sequence DESC LIMIT 1;
 
 -- many at once: 250 leases lapse together and one call recovers them all
@@ -77,7 +77,7 @@ SET workload.clock_override = '2026-01-01 00:02:06+00';
 SELECT count(*) AS recovered, count(DISTINCT id) AS distinct_ids FROM workload_recover_expired() id;
 SELECT state, count(*) FROM workload_list('recover-bulk', 'billing', NULL, 1000) d, LATERAL (SELECT d->>'state') s(state)
 GROUP BY state ORDER BY state;
-SELECT count(*) AS worker_lost FROM workload.attempts a JOIN workload.workloads w USING (workload_id)
+SELECT count(*) AS worker_lost FROM workload.attempt_log a JOIN workload.workloads w USING (workload_id)
 WHERE w.tenant_id = 'recover-bulk' AND a.outcome = 'WORKER_LOST';
 -- the live lease (one hour from 00:00) is still untouched
 SELECT state, claimed FROM t.st(:'live');

@@ -42,7 +42,7 @@ SELECT * FROM t.st(:'running');
 SELECT from_state, to_state, actor, evidence - 'fencing_token' AS evidence
 FROM workload_history(:'running') WHERE to_state IN ('TIMED_OUT', 'READY') ORDER BY sequence;
 SELECT attempt_number, outcome, failure_kind, finished_at IS NOT NULL AS finished
-FROM workload.attempts WHERE workload_id = :'running' ORDER BY attempt_number;
+FROM workload.attempt_log WHERE workload_id = :'running' ORDER BY attempt_number;
 -- the claim is gone: the timed-out worker can no longer complete
 SELECT workload_complete(:'running', :'running_claim_id', 'w1', :running_fencing_token, 'retry-tests-result-late', '{}');
 \echo :SQLSTATE
@@ -63,13 +63,13 @@ SELECT workload_timeout(:'id', 'ops:alice');
 SELECT pg_temp.make('claimed') AS id \gset
 SELECT claim_id, fencing_token FROM workload_claim_id(:'id', 'w1', '{}') \gset
 SELECT workload_timeout(:'id', 'ops:alice');
-SELECT outcome FROM workload.attempts WHERE workload_id = :'id' ORDER BY attempt_number;
+SELECT outcome FROM workload.attempt_log WHERE workload_id = :'id' ORDER BY attempt_number;
 
 -- on READY: TIMED_OUT, then READY again under the policy (no attempt to close)
 SELECT workload_timeout(:'ready', 'ops:alice');
 SELECT * FROM t.st(:'ready');
 SELECT from_state, to_state FROM workload_history(:'ready') ORDER BY sequence;
-SELECT count(*) AS attempts FROM workload.attempts WHERE workload_id = :'ready';
+SELECT count(*) AS attempts FROM workload.attempt_log WHERE workload_id = :'ready';
 
 -- timeout refuses SUCCEEDED and DEAD_LETTER (no such edge), and changes nothing
 SELECT pg_temp.make('dead2', '{"retry_policy": {"max_attempts": 1}}') AS dead2 \gset

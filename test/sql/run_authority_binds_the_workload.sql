@@ -65,4 +65,4 @@ SELECT workload_retire_signing_key(:'first_key');
 SELECT workload_execution_context(:'d', :'d_claim', 'w1', :d_tok);
 \echo :SQLSTATE
 -- none of the refusals wrote anything
-SELECT count(*) AS attempts_open FROM workload.attempts WHERE finished_at IS NULL;
+SELECT count(*) AS attempts_open FROM workload.attempt_log WHERE finished_at IS NULL;

@@ -16,7 +16,7 @@ SELECT workload_tick() ->> 'recovered' AS recovered;
 SET workload.clock_override = '2026-01-01 00:00:10.001+00';
 SELECT workload_tick() ->> 'recovered' AS recovered;
 SELECT state, attempt_count, claim_id IS NULL AS released FROM workload.workloads WHERE workload_id = :'lost';
-SELECT outcome FROM workload.attempts WHERE workload_id = :'lost';
+SELECT outcome FROM workload.attempt_log WHERE workload_id = :'lost';
 SELECT from_state, to_state, actor FROM workload_history(:'lost') WHERE sequence > 4 ORDER BY sequence;
 
 -- 1100 leases and 1100 queue timeouts fall due at once: one call does 1000 of each and says more

@@ -13,12 +13,13 @@ SELECT t.create('three') AS three \gset
 SELECT * FROM workload_claim_id(:'one', 'w1', '{}', '10 seconds') \gset one_
 SELECT * FROM workload_claim_id(:'two', 'w2', '{}', '10 seconds') \gset two_
 SELECT * FROM workload_claim_id(:'three', 'w3', '{}', '10 seconds') \gset three_
+SELECT seq AS two_seq FROM workload.workloads WHERE workload_id = :'two' \gset
 CREATE FUNCTION pg_temp.refuse_event() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    RAISE EXCEPTION 'injected fault for %', NEW.workload_id USING ERRCODE = 'XX123';
+    RAISE EXCEPTION 'injected fault for workload %', NEW.workload_seq USING ERRCODE = 'XX123';
 END $$;
 CREATE TRIGGER injected_fault BEFORE INSERT ON workload.events FOR EACH ROW
-    WHEN (NEW.workload_id = :'two' AND NEW.actor = 'workload.recovery')
+    WHEN (NEW.workload_seq = :two_seq AND NEW.actor = 'workload.recovery')
     EXECUTE FUNCTION pg_temp.refuse_event();
 SET workload.clock_override = '2026-01-01 00:01:00+00';
 
@@ -29,7 +30,7 @@ FROM jsonb_to_record(workload_tick()) AS t(recovered int, failed int, errors jso
 SELECT state, claimed FROM t.st(:'one');
 SELECT state, claimed FROM t.st(:'three');
 SELECT state, claimed FROM t.st(:'two');
-SELECT count(*) AS events_of_two_since_claim FROM workload.events
+SELECT count(*) AS events_of_two_since_claim FROM workload.event_log
 WHERE workload_id = :'two' AND actor = 'workload.recovery';
 
 -- workload_recover_expired skips it the same way, with a warning

@@ -30,7 +30,7 @@ SELECT claim_id, fencing_token FROM workload_claim('w', '{}', 'acme', 'billing',
 SELECT workload_fail(:'id', :'claim_id', 'w', :fencing_token, 'worker_failure', 'second failure');
 SELECT evidence FROM workload_history(:'id') ORDER BY sequence DESC LIMIT 1;
 SELECT state, attempt_count, wait_count, retry_count FROM workload.workloads WHERE workload_id = :'id';
-SELECT attempt_number, outcome, failure_kind FROM workload.attempts WHERE workload_id = :'id' ORDER BY attempt_number;
+SELECT attempt_number, outcome, failure_kind FROM workload.attempt_log WHERE workload_id = :'id' ORDER BY attempt_number;
 
 -- lease recovery counts the same way: after one wait, the second attempt's lost worker is its first failure of two
 SELECT t.create('lost', '{"retry_policy": {"max_attempts": 2, "initial_delay_ms": 0}}') AS lost \gset

@@ -71,8 +71,8 @@ q "SELECT count(*) FROM workload_claim('w-doomed', '{}', 'acme', 'billing', '1 s
 check "a lease that expires is recovered with nobody calling the tick" \
 	wait_for 10 "SELECT state || ' ' || attempt_count FROM workload.workloads" "READY 1"
 check "the attempt is WORKER_LOST and the events name workload.recovery" \
-	test "$(q "SELECT a.outcome || ' ' || (SELECT count(*) FROM workload.events e WHERE e.actor = 'workload.recovery')
-	           FROM workload.attempts a")" = "WORKER_LOST 2"
+	test "$(q "SELECT a.outcome || ' ' || (SELECT count(*) FROM workload.event_log e WHERE e.actor = 'workload.recovery')
+	           FROM workload.attempt_log a")" = "WORKER_LOST 2"
 check "pg_stat_activity shows what the worker runs" \
 	wait_for 5 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND query LIKE '%workload_tick()%'" 1
 

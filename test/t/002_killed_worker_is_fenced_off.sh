@@ -54,14 +54,14 @@ is "$(q "SELECT count(*) FROM workload.workloads w
 is "$(q "SELECT count(*) FROM workload.workloads w
          WHERE workload_get(w.workload_id) -> 'input' ->> 'do' = 'flaky' AND w.attempt_count < 2")" 0 \
 	"every flaky workload needed a second attempt"
-is "$(q "SELECT count(*) FROM workload.attempts WHERE failure_kind = 'command_failed'")" 10 \
+is "$(q "SELECT count(*) FROM workload.attempt_log WHERE failure_kind = 'command_failed'")" 10 \
 	"failing commands were failed as command_failed, once each (not retried)"
 
 # the killed worker's claims: lost, recovered, finished by someone else
 lost=0; elsewhere=0; replay_refused=0; unchanged=0
 while IFS='|' read -r id claim token attempt; do
 	[ -n "$id" ] || continue
-	[ "$(q "SELECT outcome FROM workload.attempts WHERE workload_id = '$id' AND attempt_number = $attempt")" = WORKER_LOST ] \
+	[ "$(q "SELECT outcome FROM workload.attempt_log WHERE workload_id = '$id' AND attempt_number = $attempt")" = WORKER_LOST ] \
 		&& lost=$((lost + 1))
 	[ "$(q "SELECT worker_id <> 'w3' FROM workload.results WHERE workload_id = '$id'
             UNION ALL SELECT true FROM workload.workloads WHERE workload_id = '$id' AND state = 'DEAD_LETTER'")" = t ] \

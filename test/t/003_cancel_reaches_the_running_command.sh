@@ -29,7 +29,7 @@ else
 fi
 check "A reaches CANCELLED" wait_until 30 "SELECT state = 'CANCELLED' FROM workload.workloads WHERE workload_id = '$a'"
 is "$(q "SELECT actor FROM workload_history('$a') WHERE to_state = 'CANCELLED'")" w1 "the worker confirmed A's cancellation"
-is "$(q "SELECT outcome FROM workload.attempts WHERE workload_id = '$a'")" CANCELLED "A's attempt ended CANCELLED"
+is "$(q "SELECT outcome FROM workload.attempt_log WHERE workload_id = '$a'")" CANCELLED "A's attempt ended CANCELLED"
 check "A's command process is gone" wait_exit 10 "$pid"
 is "$(q "SELECT count(*) FROM workload.results WHERE workload_id = '$a'")" 0 "A has no result"
 

@@ -19,7 +19,7 @@ check "every workload reaches a final state" wait_until 90 \
 	"SELECT count(*) = 0 FROM workload.workloads WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')"
 
 state() { q "SELECT state FROM workload.workloads WHERE workload_id = '$1'"; }
-kinds() { q "SELECT string_agg(coalesce(failure_kind, outcome), ',' ORDER BY attempt_number) FROM workload.attempts WHERE workload_id = '$1'"; }
+kinds() { q "SELECT string_agg(coalesce(failure_kind, outcome), ',' ORDER BY attempt_number) FROM workload.attempt_log WHERE workload_id = '$1'"; }
 
 is "$(q "SELECT workload_get('$ok_id') -> 'result' -> 'output' ->> 'n'")" 7 "exit 0: completed with stdout as the output"
 is "$(q "SELECT workload_get('$ok_id') -> 'result' ->> 'result_id'")" "$ok_id:1" "the result id is <workload_id>:<attempt>"

@@ -49,7 +49,7 @@ start_recovery
 start_worker w2 --lease 3 --poll 1
 check "the workload is retried by another worker and succeeds" wait_until 60 \
 	"SELECT state = 'SUCCEEDED' FROM workload.workloads WHERE workload_id = '$a'"
-is "$(q "SELECT string_agg(outcome, ',' ORDER BY attempt_number) FROM workload.attempts WHERE workload_id = '$a'")" \
+is "$(q "SELECT string_agg(outcome, ',' ORDER BY attempt_number) FROM workload.attempt_log WHERE workload_id = '$a'")" \
 	"WORKER_LOST,SUCCEEDED" "attempt 1 was lost with w1, attempt 2 succeeded"
 
 # 2. a command that exits at once leaves nothing behind

@@ -42,13 +42,13 @@ check "  and WORKLOAD_CHECKPOINT_SEQUENCE=2" grep -qx 'WORKLOAD_CHECKPOINT_SEQUE
 is "$(out "-> 'wake' ->> 'outcome'")/$(out "-> 'wake' ->> 'wake_key'")/$(out "-> 'wake' -> 'payload' ->> 'approved_by'")" \
 	"signalled/v-ready/ops" "V's run got the last wake, with the signal's payload, in WORKLOAD_WAKE"
 is "$(out "-> 'context' ->> 'attempt_id'")" \
-	"$(q "SELECT attempt_id FROM workload.attempts WHERE workload_id = '$v' AND outcome = 'SUCCEEDED'")" \
+	"$(q "SELECT attempt_id FROM workload.attempt_log WHERE workload_id = '$v' AND outcome = 'SUCCEEDED'")" \
 	"WORKLOAD_CONTEXT carries the execution context's attempt id"
 is "$(out "-> 'context' ? 'claim_id'")/$(out "-> 'context' ? 'fencing_token'")" "f/f" \
 	"  but not the fence (claim id, fencing token)"
 
 is "$(q "SELECT state FROM workload.workloads WHERE workload_id = '$t'")" DEAD_LETTER "T is dead-lettered"
-is "$(q "SELECT string_agg(coalesce(failure_kind, outcome), ',' ORDER BY attempt_number) FROM workload.attempts WHERE workload_id = '$t'")" \
+is "$(q "SELECT string_agg(coalesce(failure_kind, outcome), ',' ORDER BY attempt_number) FROM workload.attempt_log WHERE workload_id = '$t'")" \
 	"worker_failure,checkpoint_tampered" "its retry failed as checkpoint_tampered, not retried again"
 check "the error names the refusal" sh -c "psql -X -qAt -c \"SELECT last_failure ->> 'error' FROM workload.workloads
     WHERE workload_id = '$t'\" | grep -q '^not run: WORKLOAD_CHECKPOINT_TAMPERED'"

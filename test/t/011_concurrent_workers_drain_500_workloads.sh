@@ -38,11 +38,11 @@ unset 'WPID[w2]'
 drained=0
 while IFS='|' read -r id attempt; do
 	[ -n "$id" ] || continue
-	[ "$(q "SELECT outcome IN ('SUCCEEDED', 'FAILED') FROM workload.attempts
+	[ "$(q "SELECT outcome IN ('SUCCEEDED', 'FAILED') FROM workload.attempt_log
             WHERE workload_id = '$id' AND attempt_number = $attempt AND worker_id = 'w2'")" = t ] && drained=$((drained + 1))
 done <"$T_DIR/w2.held"
 is "$drained" "$(wc -l <"$T_DIR/w2.held")" "each command w2 was running when told to stop finished and was reported by w2"
-is "$(q "SELECT count(*) FROM workload.attempts WHERE worker_id = 'w2' AND outcome = 'WORKER_LOST'")" 0 \
+is "$(q "SELECT count(*) FROM workload.attempt_log WHERE worker_id = 'w2' AND outcome = 'WORKER_LOST'")" 0 \
 	"w2 abandoned no claim"
 
 check "every workload reaches a final state" wait_until 150 \
@@ -64,15 +64,15 @@ is "$(q "SELECT count(*) FROM workload.workloads w
 # attempt 2 fails as transient, or, if that was attempt 1, attempt 2 succeeds)
 not_started="a.error IS NOT DISTINCT FROM 'not started: the worker was stopped'"
 q "SELECT w.workload_id || ' ' || (SELECT string_agg(coalesce(failure_kind, outcome), ','
-          ORDER BY attempt_number) FROM workload.attempts a WHERE a.workload_id = w.workload_id AND NOT ($not_started))
-          || CASE WHEN EXISTS (SELECT 1 FROM workload.attempts a WHERE a.workload_id = w.workload_id
+          ORDER BY attempt_number) FROM workload.attempt_log a WHERE a.workload_id = w.workload_id AND NOT ($not_started))
+          || CASE WHEN EXISTS (SELECT 1 FROM workload.attempt_log a WHERE a.workload_id = w.workload_id
                                AND a.attempt_number = 1 AND $not_started) THEN ' (attempt 1 not started)' ELSE '' END
    FROM workload.workloads w WHERE workload_get(w.workload_id) -> 'input' ->> 'do' = 'flaky'" >"$T_DIR/flaky"
 is "$(grep -vEc ' (transient_connection,SUCCEEDED|SUCCEEDED \(attempt 1 not started\))$' "$T_DIR/flaky")" 0 \
 	"every flaky workload failed on its first run (transient) and succeeded on its retry"
 grep -vE ' (transient_connection,SUCCEEDED|SUCCEEDED \(attempt 1 not started\))$' "$T_DIR/flaky" | sed 's/^/# /'
-note "handed back unstarted by w2: $(q "SELECT count(*) FROM workload.attempts WHERE error = 'not started: the worker was stopped'")"
-is "$(q "SELECT count(*) FROM workload.attempts WHERE failure_kind = 'command_failed'")" 40 \
+note "handed back unstarted by w2: $(q "SELECT count(*) FROM workload.attempt_log WHERE error = 'not started: the worker was stopped'")"
+is "$(q "SELECT count(*) FROM workload.attempt_log WHERE failure_kind = 'command_failed'")" 40 \
 	"the failing ones were failed once each, not retried"
 
 # overlaps: the most commands of one worker running at the same moment, from

@@ -161,7 +161,7 @@ is "$(code ht_a_worker "SELECT workload_execution_context('$d1', '$d1c', 'wa', $
 is "$(as ht_a_client "SELECT workload_verify_grant($(G child))")" f \
 	"the child grant no longer verifies once its parent is revoked"
 su "SELECT workload_tick()" >/dev/null
-is "$(su "SELECT state || ' ' || (SELECT e.evidence ->> 'cause' FROM workload.events e
+is "$(su "SELECT state || ' ' || (SELECT e.evidence ->> 'cause' FROM workload.event_log e
 	WHERE e.workload_id = w.workload_id ORDER BY e.sequence DESC LIMIT 1)
 	FROM workload.workloads w WHERE workload_id = '$q1'")" "DEAD_LETTER authorization_revoked" \
 	"the tick dead-letters the queued workload, saying why"

@@ -50,9 +50,9 @@ refused() {
 	fi
 }
 
-refused "a version the control file does not have" '$m->{version} = "1.2.0"'
+refused "a version the control file does not have" '$m->{version} = "0.0.1"'
 refused "an extension version the control file does not have" '$m->{provides}{workload}{version} = "1.0.0"'
-refused "a new default_version in workload.control with META.json left behind" '1' "s/^default_version.*/default_version = '1.2'/"
+refused "a new default_version in workload.control with META.json left behind" '1' "s/^default_version.*/default_version = '99.0'/"
 refused "a version that is not semantic (1.1)" '$m->{version} = "1.1"; $m->{provides}{workload}{version} = "1.1"'
 refused "no license" 'delete $m->{license}'
 refused "an unknown license name" '$m->{license} = "postgres"'

@@ -78,7 +78,7 @@ lease_in() {
 # recovered DB: every workload there was recovered once (READY, one attempt WORKER_LOST)
 recovered() {
 	wait_for 10 "$1" "SELECT count(*) FILTER (WHERE state <> 'READY') || ' ' ||
-		(SELECT count(*) FILTER (WHERE outcome IS DISTINCT FROM 'WORKER_LOST') FROM workload.attempts)
+		(SELECT count(*) FILTER (WHERE outcome IS DISTINCT FROM 'WORKER_LOST') FROM workload.attempt_log)
 		FROM workload.workloads" "0 0"
 }
 stop_server() { runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -m fast -t 30 -w stop >/dev/null; }

@@ -1,0 +1,322 @@
+\echo Use "ALTER EXTENSION workload UPDATE TO '1.3'" to load this file. \quit
+
+-- workload 1.2 -> 1.3: a storage layout for speed, ready for sharding by tenant
+-- (SPEC section 1).  Nothing a caller sees changes: the same functions, the same
+-- documents, the same refusals.  What changes is where rows live:
+--
+--  * workload.queue: one narrow row per claimable or claimed workload, inserted
+--    when it becomes READY, marked held by the claim, deleted when the claim
+--    ends.  The claim reads and locks it; nothing indexed on the workload row
+--    changes at claim, start, heartbeat or complete, so those updates are HOT.
+--  * events, attempts, specs and checkpoints are keyed by (tenant_id, the
+--    workload's creation sequence, their own number): a job's rows land where
+--    its neighbours' did, not at a hashed id's random place in an index.
+--  * an attempt is written once, when it ends; the open attempt lives on the
+--    workload row (claimed_at, started_at).
+--  * every primary and unique key starts with or includes tenant_id.
+--
+-- Data is moved in place: claims held through the update keep their fences and
+-- leases and complete with them afterwards.  A fresh CREATE EXTENSION runs
+-- 1.0 and every update script, so a fresh install and an updated one are the
+-- same objects.
+
+-- The new tables are built beside the old ones in a scratch schema, filled,
+-- and moved into schema workload once the old ones are gone (index names are
+-- unique per schema).
+CREATE SCHEMA workload_next;
+
+CREATE SEQUENCE workload.workload_seq;
+CREATE SEQUENCE workload.event_seq;
+
+-- The hot row.  What never changes after create comes first, what the hot path
+-- writes comes after it, so an update's WAL record carries only the middle.
+-- No CHECK, no generated column: nothing is re-computed on a write.
+CREATE TABLE workload_next.workloads (
+    tenant_id            text NOT NULL,
+    workload_id          text NOT NULL,
+    seq                  bigint NOT NULL,
+    application_id       text NOT NULL,
+    priority             integer NOT NULL,
+    created_at           timestamptz NOT NULL,
+    capability_snapshot  text[] NOT NULL,
+    grant_ids            text[] NOT NULL,
+    has_dependencies     boolean NOT NULL,
+    has_criteria         boolean NOT NULL,
+    -- the spec's timeouts (NULL = none), kept here so the tick needs no join
+    queue_ms             bigint,
+    claim_ms             bigint,
+    execution_ms         bigint,
+    heartbeat_ms         bigint,
+    overall_ms           bigint,
+    state                @extschema@.workload_state NOT NULL,
+    state_entered_at     timestamptz NOT NULL,
+    updated_at           timestamptz NOT NULL,
+    next_attempt_at      timestamptz NOT NULL,
+    -- the next moment the tick must look at this row (a timeout or a wait's
+    -- deadline); written on state changes only, never by a heartbeat
+    deadline_at          timestamptz,
+    attempt_count        integer NOT NULL,
+    retry_count          integer NOT NULL,
+    wait_count           integer NOT NULL,  -- attempts that ended in a wait
+    checkpoint_sequence  integer NOT NULL,
+    fencing_token        bigint NOT NULL,
+    -- the current claim and its open attempt (all NULL when none)
+    claim_id             text,
+    worker_id            text,
+    claimed_by           text,
+    claimed_at           timestamptz,
+    started_at           timestamptz,
+    lease_expires_at     timestamptz,
+    last_heartbeat_at    timestamptz,
+    result_id            text,
+    last_failure         jsonb,
+    progress             jsonb,
+    CONSTRAINT workloads_pkey PRIMARY KEY (workload_id, tenant_id)
+) WITH (fillfactor = 70);
+
+-- The ready queue: claimable (held = false) and claimed (held = true) work.
+CREATE TABLE workload_next.queue (
+    tenant_id            text NOT NULL,
+    seq                  bigint NOT NULL,
+    application_id       text NOT NULL,
+    priority             integer NOT NULL,
+    created_at           timestamptz NOT NULL,
+    available_at         timestamptz NOT NULL,
+    capability_snapshot  text[] NOT NULL,
+    grant_ids            text[] NOT NULL,
+    has_dependencies     boolean NOT NULL,
+    held                 boolean NOT NULL,
+    CONSTRAINT queue_pkey PRIMARY KEY (tenant_id, seq)
+);
+
+CREATE TABLE workload_next.specs (
+    tenant_id            text NOT NULL,
+    workload_seq         bigint NOT NULL,
+    workload_id          text NOT NULL,
+    application_id       text NOT NULL,
+    idempotency_key      text NOT NULL,
+    environment          text NOT NULL,
+    definition_id        text NOT NULL,
+    definition_revision  text NOT NULL,
+    trigger              text NOT NULL,
+    input                jsonb NOT NULL,
+    input_hash           text NOT NULL,
+    requested_by         jsonb NOT NULL,
+    authorization_snapshot jsonb NOT NULL,
+    connection_scopes    text[] NOT NULL,
+    max_attempts         integer NOT NULL CHECK (max_attempts OPERATOR(pg_catalog.>=) 1),
+    initial_delay_ms     bigint NOT NULL CHECK (initial_delay_ms OPERATOR(pg_catalog.>=) 0),
+    max_delay_ms         bigint NOT NULL CHECK (max_delay_ms OPERATOR(pg_catalog.>=) 0),
+    backoff              text NOT NULL CHECK (backoff OPERATOR(pg_catalog.=) ANY (ARRAY['exponential', 'fixed'])),
+    retry_on             text[] NOT NULL,
+    timeouts             jsonb NOT NULL,
+    dependencies         jsonb NOT NULL,
+    completion_criteria  jsonb NOT NULL,
+    governing_snapshots  jsonb,
+    contract_version     integer NOT NULL,
+    created_by           name NOT NULL,
+    run_authority        jsonb NOT NULL,
+    CONSTRAINT specs_pkey PRIMARY KEY (tenant_id, workload_seq),
+    CONSTRAINT specs_idempotency_key UNIQUE (tenant_id, application_id, idempotency_key)
+);
+
+CREATE TABLE workload_next.events (
+    tenant_id            text NOT NULL,
+    workload_seq         bigint NOT NULL,
+    sequence             bigint NOT NULL DEFAULT pg_catalog.nextval('workload.event_seq'::pg_catalog.regclass),
+    from_state           @extschema@.workload_state,
+    to_state             @extschema@.workload_state NOT NULL,
+    actor                text NOT NULL,
+    at                   timestamptz NOT NULL,
+    db_role              text NOT NULL,
+    evidence             jsonb NOT NULL,
+    CONSTRAINT events_pkey PRIMARY KEY (tenant_id, workload_seq, sequence)
+);
+
+-- An attempt, written when it ends (the open one is on the workload row).
+CREATE TABLE workload_next.attempts (
+    tenant_id            text NOT NULL,
+    workload_seq         bigint NOT NULL,
+    attempt_number       integer NOT NULL,
+    workload_id          text NOT NULL,
+    claim_id             text NOT NULL,
+    worker_id            text NOT NULL,
+    fencing_token        bigint NOT NULL,
+    claimed_at           timestamptz NOT NULL,
+    lease_expires_at     timestamptz NOT NULL,
+    started_at           timestamptz,
+    finished_at          timestamptz,
+    outcome              text,
+    failure_kind         text,
+    error                text,
+    CONSTRAINT attempts_pkey PRIMARY KEY (tenant_id, workload_seq, attempt_number)
+);
+
+-- Move the rows.
+INSERT INTO workload_next.workloads
+SELECT w.tenant_id, w.workload_id, w.seq, w.application_id, w.priority, w.created_at,
+       w.capability_snapshot, w.grant_ids, w.has_dependencies, w.has_criteria,
+       w.queue_ms, w.claim_ms, w.execution_ms, w.heartbeat_ms, w.overall_ms,
+       w.state, w.state_entered_at, w.updated_at, w.next_attempt_at, w.deadline_at,
+       w.attempt_count, w.retry_count, w.wait_count, w.checkpoint_sequence, w.fencing_token,
+       w.claim_id, w.worker_id, w.claimed_by::text,
+       CASE WHEN w.claim_id IS NOT NULL THEN a.claimed_at END,
+       CASE WHEN w.claim_id IS NOT NULL THEN a.started_at END,
+       w.lease_expires_at, w.last_heartbeat_at,
+       (SELECT r.result_id FROM workload.results r WHERE r.workload_id OPERATOR(pg_catalog.=) w.workload_id),
+       w.last_failure, w.progress
+FROM workload.workloads w
+LEFT JOIN workload.attempts a ON a.workload_id OPERATOR(pg_catalog.=) w.workload_id
+    AND a.attempt_number OPERATOR(pg_catalog.=) w.attempt_count;
+SELECT pg_catalog.setval('workload.workload_seq',
+    COALESCE((SELECT pg_catalog.max(seq) FROM workload_next.workloads), 0) OPERATOR(pg_catalog.+) 1, false);
+
+INSERT INTO workload_next.queue
+SELECT w.tenant_id, w.seq, w.application_id, w.priority, w.created_at, w.next_attempt_at,
+       w.capability_snapshot, w.grant_ids, w.has_dependencies, w.claim_id IS NOT NULL
+FROM workload_next.workloads w
+WHERE w.state OPERATOR(pg_catalog.=) 'READY' OR w.claim_id IS NOT NULL;
+
+INSERT INTO workload_next.specs
+SELECT s.tenant_id, w.seq, s.workload_id, s.application_id, s.idempotency_key, s.environment,
+       s.definition_id, s.definition_revision, s.trigger, s.input, s.input_hash, s.requested_by,
+       s.authorization_snapshot, s.connection_scopes, s.max_attempts, s.initial_delay_ms,
+       s.max_delay_ms, s.backoff, s.retry_on, s.timeouts, s.dependencies, s.completion_criteria,
+       s.governing_snapshots, s.contract_version, s.created_by, s.run_authority
+FROM workload.specs s JOIN workload_next.workloads w ON w.workload_id OPERATOR(pg_catalog.=) s.workload_id;
+
+INSERT INTO workload_next.events
+SELECT e.tenant_id, w.seq, e.sequence, e.from_state, e.to_state, e.actor, e.at, e.db_role::text, e.evidence
+FROM workload.events e JOIN workload_next.workloads w ON w.workload_id OPERATOR(pg_catalog.=) e.workload_id;
+SELECT pg_catalog.setval('workload.event_seq',
+    COALESCE((SELECT pg_catalog.max(sequence) FROM workload_next.events), 0) OPERATOR(pg_catalog.+) 1, false);
+
+-- every attempt but the one a claim still holds open (that one is on the row)
+INSERT INTO workload_next.attempts
+SELECT w.tenant_id, w.seq, a.attempt_number, a.workload_id, a.claim_id, a.worker_id,
+       a.fencing_token, a.claimed_at, a.lease_expires_at, a.started_at, a.finished_at,
+       a.outcome, a.failure_kind, a.error
+FROM workload.attempts a JOIN workload_next.workloads w ON w.workload_id OPERATOR(pg_catalog.=) a.workload_id
+WHERE NOT (w.claim_id IS NOT NULL AND a.attempt_number OPERATOR(pg_catalog.=) w.attempt_count
+           AND a.finished_at IS NULL);
+
+DROP TABLE workload.workloads, workload.specs, workload.events, workload.attempts;
+ALTER TABLE workload_next.workloads SET SCHEMA workload;
+ALTER TABLE workload_next.queue SET SCHEMA workload;
+ALTER TABLE workload_next.specs SET SCHEMA workload;
+ALTER TABLE workload_next.events SET SCHEMA workload;
+ALTER TABLE workload_next.attempts SET SCHEMA workload;
+DROP SCHEMA workload_next;
+ALTER SEQUENCE workload.workload_seq OWNED BY workload.workloads.seq;
+ALTER SEQUENCE workload.event_seq OWNED BY workload.events.sequence;
+
+-- Secondary indexes, built once the rows are in.
+-- The creation sequence: child rows point at it (seq first, for the reason
+-- given at dependencies_depends_on_idx).
+CREATE UNIQUE INDEX workloads_seq_key ON workload.workloads (seq, tenant_id);
+-- workload_list: one tenant and application, best first.
+CREATE INDEX workloads_tenant_idx ON workload.workloads
+    (tenant_id, application_id, priority DESC, created_at, seq);
+-- The tick reads rows whose deadline has come, soonest first.  Heartbeats
+-- never change deadline_at, so they stay HOT updates.
+CREATE INDEX workloads_deadline_idx ON workload.workloads (deadline_at)
+    WHERE deadline_at IS NOT NULL;
+-- The claim reads exactly this: claimable rows of one tenant and application,
+-- best first.
+CREATE INDEX queue_ready_idx ON workload.queue (tenant_id, application_id, priority DESC, created_at, seq)
+    WHERE NOT held;
+-- Lease recovery and heartbeat silence read only the claimed rows.
+CREATE INDEX queue_held_idx ON workload.queue (seq) WHERE held;
+-- Retention reads workloads that reached a final state, oldest first.
+CREATE INDEX events_final_idx ON workload.events (at)
+    WHERE to_state OPERATOR(pg_catalog.=) ANY
+        (ARRAY['SUCCEEDED', 'CANCELLED', 'DEAD_LETTER']::@extschema@.workload_state[]);
+
+-- Result ids are unique per tenant and application (1.2); the workload row
+-- says which result is its own.
+ALTER TABLE workload.results DROP CONSTRAINT results_workload_key;
+
+ALTER TABLE workload.checkpoints ADD COLUMN tenant_id text, ADD COLUMN workload_seq bigint;
+UPDATE workload.checkpoints c SET tenant_id = w.tenant_id, workload_seq = w.seq
+FROM workload.workloads w WHERE w.workload_id OPERATOR(pg_catalog.=) c.workload_id;
+ALTER TABLE workload.checkpoints ALTER COLUMN tenant_id SET NOT NULL,
+    ALTER COLUMN workload_seq SET NOT NULL;
+ALTER TABLE workload.checkpoints DROP CONSTRAINT checkpoints_pkey;
+ALTER TABLE workload.checkpoints ADD CONSTRAINT checkpoints_pkey
+    PRIMARY KEY (tenant_id, workload_seq, sequence);
+
+ALTER TABLE workload.dependencies ADD COLUMN tenant_id text;
+UPDATE workload.dependencies d SET tenant_id = w.tenant_id
+FROM workload.workloads w WHERE w.workload_id OPERATOR(pg_catalog.=) d.workload_id;
+ALTER TABLE workload.dependencies ALTER COLUMN tenant_id SET NOT NULL;
+ALTER TABLE workload.dependencies DROP CONSTRAINT dependencies_pkey;
+ALTER TABLE workload.dependencies ADD CONSTRAINT dependencies_pkey
+    PRIMARY KEY (tenant_id, workload_id, depends_on);
+DROP INDEX workload.dependencies_depends_on_idx;
+-- (depends_on first: an index that leads with tenant_id alone would look, to a
+-- plan made on empty tables, as good a way to a tenant's rows as the key)
+CREATE INDEX dependencies_depends_on_idx ON workload.dependencies (depends_on, tenant_id);
+
+ALTER TABLE workload.waits DROP CONSTRAINT waits_pkey;
+ALTER TABLE workload.waits ADD CONSTRAINT waits_pkey PRIMARY KEY (tenant_id, workload_id, wait_number);
+
+ALTER TABLE workload.compensations ADD COLUMN tenant_id text;
+UPDATE workload.compensations p SET tenant_id = w.tenant_id
+FROM workload.workloads w WHERE w.workload_id OPERATOR(pg_catalog.=) p.workload_id;
+ALTER TABLE workload.compensations ALTER COLUMN tenant_id SET NOT NULL;
+ALTER TABLE workload.compensations DROP CONSTRAINT compensations_pkey;
+ALTER TABLE workload.compensations ADD CONSTRAINT compensations_pkey
+    PRIMARY KEY (tenant_id, workload_id, step);
+
+-- The raw-write guard and the grants, on the new tables as on the old.
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['workloads', 'queue', 'specs', 'events', 'attempts'] LOOP
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON workload.%I '
+            'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
+            t OPERATOR(pg_catalog.||) '_raw_write_trg', t);
+        EXECUTE pg_catalog.format('ALTER TABLE workload.%I ENABLE ALWAYS TRIGGER %I',
+            t, t OPERATOR(pg_catalog.||) '_raw_write_trg');
+        EXECUTE pg_catalog.format('REVOKE ALL ON workload.%I FROM PUBLIC', t);
+        EXECUTE pg_catalog.format('GRANT SELECT ON workload.%I TO workload_admin', t);
+    END LOOP;
+END
+$$;
+REVOKE ALL ON SEQUENCE workload.workload_seq, workload.event_seq FROM PUBLIC;
+
+-- The event type of a transition into a state (SPEC section 6): not stored,
+-- it follows from to_state.
+CREATE FUNCTION workload.event_type(to_state @extschema@.workload_state)
+    RETURNS text LANGUAGE C IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'workload_event_type';
+COMMENT ON FUNCTION workload.event_type(@extschema@.workload_state) IS 'the event type of a transition into a state (SPEC section 6)';
+
+-- Read-only views for people: the events and attempts with their workload's
+-- ids, as 1.2's tables had them.  They read with the caller's rights.
+CREATE VIEW workload.event_log WITH (security_invoker = true) AS
+SELECT w.workload_id, e.tenant_id, w.application_id, e.sequence,
+       workload.event_type(e.to_state) AS event_type, e.from_state, e.to_state, e.actor,
+       e.at, e.db_role, e.evidence
+FROM workload.events e
+JOIN workload.workloads w ON w.tenant_id OPERATOR(pg_catalog.=) e.tenant_id
+    AND w.seq OPERATOR(pg_catalog.=) e.workload_seq;
+COMMENT ON VIEW workload.event_log IS 'every event with its workload id and event type (read-only, for people)';
+
+CREATE VIEW workload.attempt_log WITH (security_invoker = true) AS
+SELECT a.workload_id, a.tenant_id, a.attempt_number,
+       workload.attempt_id_for(a.workload_id, a.attempt_number) AS attempt_id, a.claim_id, a.worker_id, a.fencing_token,
+       a.claimed_at, a.lease_expires_at, a.started_at, a.finished_at, a.outcome,
+       a.failure_kind, a.error
+FROM workload.attempts a
+UNION ALL
+SELECT w.workload_id, w.tenant_id, w.attempt_count,
+       workload.attempt_id_for(w.workload_id, w.attempt_count), w.claim_id, w.worker_id, w.fencing_token,
+       w.claimed_at, w.lease_expires_at, w.started_at, NULL, NULL, NULL, NULL
+FROM workload.workloads w WHERE w.claim_id IS NOT NULL;
+COMMENT ON VIEW workload.attempt_log IS 'every attempt, the open one of each claimed workload included (read-only, for people)';
+
+REVOKE ALL ON workload.event_log, workload.attempt_log FROM PUBLIC;
+GRANT SELECT ON workload.event_log, workload.attempt_log TO workload_admin;
