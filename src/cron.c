@@ -5,7 +5,7 @@
  * transitions from pg_next_dst_boundary, as DetermineTimeZoneOffset does),
  * never with offsets of our own.  Layer 1: no SPI, no tables, no clock.
  *
- * Decisions (README, "Schedules"):
+ * Decisions (SPEC section 4 leaves them open; the tests show each):
  * - Day of month and day of week: when both fields are restricted a day
  *   matches if either matches; a field that starts with "*" (also "*" + "/n")
  *   is unrestricted and the two are ANDed.  That is Vixie cron's rule, so a
