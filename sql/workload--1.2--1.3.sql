@@ -4,10 +4,12 @@
 -- (SPEC section 1).  Nothing a caller sees changes: the same functions, the same
 -- documents, the same refusals.  What changes is where rows live:
 --
---  * workload.queue: one narrow row per claimable or claimed workload, inserted
---    when it becomes READY, marked held by the claim, deleted when the claim
---    ends.  The claim reads and locks it; nothing indexed on the workload row
---    changes at claim, start, heartbeat or complete, so those updates are HOT.
+--  * workload.queue: one narrow row per claimable workload, inserted when it
+--    becomes READY and deleted by the claim; workload.leases: one row per
+--    claimed workload, inserted by the claim and deleted when the claim ends.
+--    Neither is ever updated, so a claimer never follows an update chain.
+--    Nothing indexed on the workload row changes at claim, start, heartbeat or
+--    complete, so those updates are HOT.
 --  * events, attempts, specs and checkpoints are keyed by (tenant_id, the
 --    workload's creation sequence, their own number): a job's rows land where
 --    its neighbours' did, not at a hashed id's random place in an index.
@@ -39,7 +41,6 @@ CREATE TABLE workload_next.workloads (
     priority             integer NOT NULL,
     created_at           timestamptz NOT NULL,
     capability_snapshot  text[] NOT NULL,
-    grant_ids            text[] NOT NULL,
     has_dependencies     boolean NOT NULL,
     has_criteria         boolean NOT NULL,
     -- the spec's timeouts (NULL = none), kept here so the tick needs no join
@@ -74,7 +75,7 @@ CREATE TABLE workload_next.workloads (
     CONSTRAINT workloads_pkey PRIMARY KEY (workload_id, tenant_id)
 ) WITH (fillfactor = 70);
 
--- The ready queue: claimable (held = false) and claimed (held = true) work.
+-- The ready queue: claimable work, best first.
 CREATE TABLE workload_next.queue (
     tenant_id            text NOT NULL,
     seq                  bigint NOT NULL,
@@ -85,8 +86,14 @@ CREATE TABLE workload_next.queue (
     capability_snapshot  text[] NOT NULL,
     grant_ids            text[] NOT NULL,
     has_dependencies     boolean NOT NULL,
-    held                 boolean NOT NULL,
     CONSTRAINT queue_pkey PRIMARY KEY (tenant_id, seq)
+);
+
+-- The claimed workloads (what lease recovery and heartbeat silence read).
+CREATE TABLE workload_next.leases (
+    tenant_id            text NOT NULL,
+    seq                  bigint NOT NULL,
+    CONSTRAINT leases_pkey PRIMARY KEY (tenant_id, seq)
 );
 
 CREATE TABLE workload_next.specs (
@@ -116,6 +123,9 @@ CREATE TABLE workload_next.specs (
     contract_version     integer NOT NULL,
     created_by           name NOT NULL,
     run_authority        jsonb NOT NULL,
+    -- the authorization chain (run authority, snapshot grant, the grants it
+    -- derives from) that a revocation reaches
+    grant_ids            text[] NOT NULL,
     CONSTRAINT specs_pkey PRIMARY KEY (tenant_id, workload_seq),
     CONSTRAINT specs_idempotency_key UNIQUE (tenant_id, application_id, idempotency_key)
 );
@@ -155,7 +165,7 @@ CREATE TABLE workload_next.attempts (
 -- Move the rows.
 INSERT INTO workload_next.workloads
 SELECT w.tenant_id, w.workload_id, w.seq, w.application_id, w.priority, w.created_at,
-       w.capability_snapshot, w.grant_ids, w.has_dependencies, w.has_criteria,
+       w.capability_snapshot, w.has_dependencies, w.has_criteria,
        w.queue_ms, w.claim_ms, w.execution_ms, w.heartbeat_ms, w.overall_ms,
        w.state, w.state_entered_at, w.updated_at, w.next_attempt_at, w.deadline_at,
        w.attempt_count, w.retry_count, w.wait_count, w.checkpoint_sequence, w.fencing_token,
@@ -171,19 +181,24 @@ LEFT JOIN workload.attempts a ON a.workload_id OPERATOR(pg_catalog.=) w.workload
 SELECT pg_catalog.setval('workload.workload_seq',
     COALESCE((SELECT pg_catalog.max(seq) FROM workload_next.workloads), 0) OPERATOR(pg_catalog.+) 1, false);
 
-INSERT INTO workload_next.queue
-SELECT w.tenant_id, w.seq, w.application_id, w.priority, w.created_at, w.next_attempt_at,
-       w.capability_snapshot, w.grant_ids, w.has_dependencies, w.claim_id IS NOT NULL
-FROM workload_next.workloads w
-WHERE w.state OPERATOR(pg_catalog.=) 'READY' OR w.claim_id IS NOT NULL;
+INSERT INTO workload_next.leases
+SELECT w.tenant_id, w.seq FROM workload_next.workloads w WHERE w.claim_id IS NOT NULL;
 
 INSERT INTO workload_next.specs
 SELECT s.tenant_id, w.seq, s.workload_id, s.application_id, s.idempotency_key, s.environment,
        s.definition_id, s.definition_revision, s.trigger, s.input, s.input_hash, s.requested_by,
        s.authorization_snapshot, s.connection_scopes, s.max_attempts, s.initial_delay_ms,
        s.max_delay_ms, s.backoff, s.retry_on, s.timeouts, s.dependencies, s.completion_criteria,
-       s.governing_snapshots, s.contract_version, s.created_by, s.run_authority
-FROM workload.specs s JOIN workload_next.workloads w ON w.workload_id OPERATOR(pg_catalog.=) s.workload_id;
+       s.governing_snapshots, s.contract_version, s.created_by, s.run_authority, o.grant_ids
+FROM workload.specs s JOIN workload_next.workloads w ON w.workload_id OPERATOR(pg_catalog.=) s.workload_id
+JOIN workload.workloads o ON o.workload_id OPERATOR(pg_catalog.=) s.workload_id;
+
+INSERT INTO workload_next.queue
+SELECT w.tenant_id, w.seq, w.application_id, w.priority, w.created_at, w.next_attempt_at,
+       w.capability_snapshot, s.grant_ids, w.has_dependencies
+FROM workload_next.workloads w JOIN workload_next.specs s ON s.tenant_id OPERATOR(pg_catalog.=) w.tenant_id
+    AND s.workload_seq OPERATOR(pg_catalog.=) w.seq
+WHERE w.state OPERATOR(pg_catalog.=) 'READY';
 
 INSERT INTO workload_next.events
 SELECT e.tenant_id, w.seq, e.sequence, e.from_state, e.to_state, e.actor, e.at, e.db_role::text, e.evidence
@@ -203,6 +218,7 @@ WHERE NOT (w.claim_id IS NOT NULL AND a.attempt_number OPERATOR(pg_catalog.=) w.
 DROP TABLE workload.workloads, workload.specs, workload.events, workload.attempts;
 ALTER TABLE workload_next.workloads SET SCHEMA workload;
 ALTER TABLE workload_next.queue SET SCHEMA workload;
+ALTER TABLE workload_next.leases SET SCHEMA workload;
 ALTER TABLE workload_next.specs SET SCHEMA workload;
 ALTER TABLE workload_next.events SET SCHEMA workload;
 ALTER TABLE workload_next.attempts SET SCHEMA workload;
@@ -223,10 +239,7 @@ CREATE INDEX workloads_deadline_idx ON workload.workloads (deadline_at)
     WHERE deadline_at IS NOT NULL;
 -- The claim reads exactly this: claimable rows of one tenant and application,
 -- best first.
-CREATE INDEX queue_ready_idx ON workload.queue (tenant_id, application_id, priority DESC, created_at, seq)
-    WHERE NOT held;
--- Lease recovery and heartbeat silence read only the claimed rows.
-CREATE INDEX queue_held_idx ON workload.queue (seq) WHERE held;
+CREATE INDEX queue_ready_idx ON workload.queue (tenant_id, application_id, priority DESC, created_at, seq);
 -- Retention reads workloads that reached a final state, oldest first.
 CREATE INDEX events_final_idx ON workload.events (at)
     WHERE to_state OPERATOR(pg_catalog.=) ANY
@@ -273,7 +286,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['workloads', 'queue', 'specs', 'events', 'attempts'] LOOP
+    FOREACH t IN ARRAY ARRAY['workloads', 'queue', 'leases', 'specs', 'events', 'attempts'] LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON workload.%I '
             'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
@@ -320,3 +333,21 @@ COMMENT ON VIEW workload.attempt_log IS 'every attempt, the open one of each cla
 
 REVOKE ALL ON workload.event_log, workload.attempt_log FROM PUBLIC;
 GRANT SELECT ON workload.event_log, workload.attempt_log TO workload_admin;
+
+-- The schedule time rules (src/cron.c), callable so they can be checked
+-- against the wall clock: the next n slots of a cron expression or @every
+-- interval in a time zone after a time, the slots in (after, until], and the
+-- latest slot at or before a time.  Internal; no role is granted them.
+CREATE FUNCTION workload.cron_slots(cron text, timezone text, after timestamptz, n integer)
+    RETURNS SETOF timestamptz LANGUAGE C IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'workload_cron_slots';
+CREATE FUNCTION workload.cron_between(cron text, timezone text, after timestamptz,
+        until timestamptz, lim integer)
+    RETURNS SETOF timestamptz LANGUAGE C IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'workload_cron_between';
+CREATE FUNCTION workload.cron_prev(cron text, timezone text, at timestamptz)
+    RETURNS timestamptz LANGUAGE C IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'workload_cron_prev';
+REVOKE ALL ON FUNCTION workload.cron_slots(text, text, timestamptz, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION workload.cron_between(text, text, timestamptz, timestamptz, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION workload.cron_prev(text, text, timestamptz) FROM PUBLIC;

@@ -147,14 +147,14 @@ wl_create(const WlSpec *spec)
 		Jsonb	   *authority = wl_grant_run_authority(spec, workload_id);
 		WlSpec		kept = *spec;
 		int64		seq = wl_store_next_seq();
+		ArrayType  *ids = grant_ids(wl_json_get_text(wl_json_get_object(&authority->root, "grant"),
+													 "id"), chain);
 
 		/* what is stored verifies the grants but is no bearer credential */
 		kept.authorization_snapshot = wl_grant_stored_form(spec->authorization_snapshot);
 		if (wl_store_spec_put(&kept, workload_id, seq, input_hash, wl_authz_caller()->role,
-							  wl_grant_stored_form(authority)))
-			create_new(spec, workload_id, seq, dep_now,
-					   grant_ids(wl_json_get_text(wl_json_get_object(&authority->root, "grant"), "id"),
-								 chain));
+							  wl_grant_stored_form(authority), ids))
+			create_new(spec, workload_id, seq, dep_now, ids);
 		doc = existing_for_key(spec, workload_id);
 		if (doc == NULL)
 			elog(ERROR, "workload \"%s\" not visible after create", workload_id);

@@ -26,9 +26,9 @@ typedef struct WlTimeouts
 } WlTimeouts;
 
 /*
- * The ready-queue row of a workload (storage: workload.queue), which the
- * store keeps in step with the row: READY rows are queued, rows holding a
- * claim are held, all others have none.
+ * Where a workload stands in the queue (storage: a workload.queue row when
+ * READY, a workload.leases row while it holds a claim, neither otherwise),
+ * which the store keeps in step with the row.
  */
 typedef enum WlQueued
 {
@@ -46,7 +46,7 @@ typedef struct WlRow
 	int64		seq;			/* creation sequence: the key of its child rows */
 	int			priority;
 	bool		has_dependencies;
-	ArrayType  *grant_ids;		/* the authorization chain the claim checks */
+	ArrayType  *grant_ids;		/* the authorization chain, when at hand (else in the spec) */
 	WlState		state;
 	int			attempt_count;
 	int			retry_count;
@@ -75,7 +75,7 @@ typedef struct WlRow
 	TimestampTz claimed_at;		/* the open attempt: when claimed (0: no claim) */
 	TimestampTz started_at;		/* and when started (0: not started) */
 	char	   *result_id;		/* the result of a SUCCEEDED workload */
-	WlQueued	queued;			/* its queue row as stored (the store keeps it) */
+	WlQueued	queued;			/* its queue or lease row as stored (the store keeps it) */
 
 	/*
 	 * The claim as it was read, kept after wl_fence_release clears the

@@ -160,12 +160,27 @@ wl_store_datum(SPITupleTable *t, int row, int col, bool *isnull)
 	return SPI_getbinval(t->vals[row], t->tupdesc, col, isnull);
 }
 
+/*
+ * expect_type: a column read as the wrong type is a bug in a statement's
+ * column list; it is an error, never a read of the wrong bytes.
+ */
+static void
+expect_type(SPITupleTable *t, int col, Oid a, Oid b)
+{
+	Oid			type = SPI_gettypeid(t->tupdesc, col);
+
+	if (type != a && type != b)
+		elog(ERROR, "workload statement column %d is of type %u, not %u", col, type, a);
+}
+
 char *
 wl_store_text(SPITupleTable *t, int row, int col)
 {
 	bool		isnull;
-	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
+	Datum		d;
 
+	expect_type(t, col, TEXTOID, TEXTOID);
+	d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
 	return isnull ? NULL : TextDatumGetCString(d);
 }
 
@@ -176,6 +191,7 @@ wl_store_int(SPITupleTable *t, int row, int col)
 	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
 	Oid			type = SPI_gettypeid(t->tupdesc, col);
 
+	expect_type(t, col, INT4OID, INT8OID);
 	if (isnull)
 		return 0;
 	if (type == INT4OID)
@@ -187,7 +203,10 @@ bool
 wl_store_bool(SPITupleTable *t, int row, int col)
 {
 	bool		isnull;
-	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
+	Datum		d;
+
+	expect_type(t, col, BOOLOID, BOOLOID);
+	d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
 
 	return !isnull && DatumGetBool(d);
 }
@@ -195,7 +214,10 @@ wl_store_bool(SPITupleTable *t, int row, int col)
 TimestampTz
 wl_store_ts(SPITupleTable *t, int row, int col, bool *isnull)
 {
-	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, isnull);
+	Datum		d;
+
+	expect_type(t, col, TIMESTAMPTZOID, TIMESTAMPTZOID);
+	d = SPI_getbinval(t->vals[row], t->tupdesc, col, isnull);
 
 	return *isnull ? 0 : DatumGetTimestampTz(d);
 }

@@ -49,7 +49,8 @@ extern char *wl_store_idempotent(const char *tenant_id, const char *application_
 								 const char *idempotency_key);
 extern int64 wl_store_next_seq(void);
 extern bool wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
-							  const char *input_hash, const char *role, Jsonb *run_authority);
+							  const char *input_hash, const char *role, Jsonb *run_authority,
+							  ArrayType *grant_ids);
 extern void wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq,
 							 TimestampTz now, ArrayType *grant_ids, const WlRow *first,
 							 WlRow *row);

@@ -61,7 +61,6 @@ row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
 	row->seq = wl_store_int(t, i, c++);
 	row->priority = (int) wl_store_int(t, i, c++);
 	row->has_dependencies = wl_store_bool(t, i, c++);
-	row->grant_ids = wl_store_array(t, i, c++);
 	row->claimed_at = wl_store_ts(t, i, c++, &isnull);
 	row->started_at = wl_store_ts(t, i, c++, &isnull);
 	row->result_id = wl_store_text(t, i, c++);
@@ -71,9 +70,6 @@ row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
 	row->attempt_worker_id = row->worker_id;
 	row->attempt_lease = row->lease_expires_at;
 }
-
-/* the column of P_LOCK_MANY that names the row's workload */
-#define LOCK_MANY_ID_COL (16 + WL_TIMEOUT_COUNT + 11)
 
 /*
  * wl_store_lock locks the workload row (FOR NO KEY UPDATE, waiting) and
@@ -110,6 +106,7 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 	Datum		args[3];
 	SPITupleTable *t;
 	int			got;
+	int			id_col;
 	int			k = 0;
 
 	for (int i = 0; i < n; i++)
@@ -121,10 +118,11 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 	caller_args(who, &args[1]);
 	t = wl_store_run(P_LOCK_MANY, args, NULL, 0, SPI_OK_SELECT);
 	got = (int) SPI_processed;
+	id_col = SPI_fnumber(t->tupdesc, "workload_id");
 	/* rows come back in the same byte order as ids: one merge pass */
 	for (int r = 0; r < got; r++)
 	{
-		char	   *id = wl_store_text(t, r, LOCK_MANY_ID_COL);
+		char	   *id = wl_store_text(t, r, id_col);
 
 		while (k < n && strcmp(ids[k], id) < 0)
 			k++;
@@ -136,7 +134,7 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 	SPI_freetuptable(t);
 }
 
-/* the queue row a row must have, as it is now */
+/* the queue or lease row a row must have, as it is now */
 static WlQueued
 queue_wanted(const WlRow *row)
 {
@@ -144,32 +142,34 @@ queue_wanted(const WlRow *row)
 		row->claim_id ? WL_QUEUED_HELD : WL_QUEUED_NONE;
 }
 
+/* tenant_seq: the two arguments that name a workload's queue or lease row */
+static void
+tenant_seq(const WlRow *row, Datum *a)
+{
+	a[0] = CStringGetTextDatum(row->tenant_id);
+	a[1] = Int64GetDatum(row->seq);
+}
+
 /*
- * queue_sync brings the row's queue row in step with the row (see WlQueued):
- * inserted or updated when it becomes READY or held, deleted when it is
- * neither.  Storage mechanics: the domain never sees the queue.
+ * queue_sync brings the row's queue and lease rows in step with the row (see
+ * WlQueued): a READY row has a queue row, a row holding a claim a lease row,
+ * any other none.  Storage mechanics: the domain never sees either table.
  */
 static void
 queue_sync(WlRow *row)
 {
 	WlQueued	want = queue_wanted(row);
+	Datum		a[9];
 
 	if (want == row->queued)
 		return;
-	if (want == WL_QUEUED_NONE)
-	{
-		Datum		a[2];
-
-		a[0] = CStringGetTextDatum(row->tenant_id);
-		a[1] = Int64GetDatum(row->seq);
+	tenant_seq(row, a);
+	if (row->queued == WL_QUEUED_READY)
 		wl_store_run(P_QUEUE_DEL, a, NULL, 0, SPI_OK_DELETE);
-	}
-	else
+	else if (row->queued == WL_QUEUED_HELD)
+		wl_store_run(P_LEASE_DEL, a, NULL, 0, SPI_OK_DELETE);
+	if (want == WL_QUEUED_READY)
 	{
-		Datum		a[10];
-
-		a[0] = CStringGetTextDatum(row->tenant_id);
-		a[1] = Int64GetDatum(row->seq);
 		a[2] = CStringGetTextDatum(row->application_id);
 		a[3] = Int32GetDatum(row->priority);
 		a[4] = TimestampTzGetDatum(row->created_at);
@@ -177,9 +177,13 @@ queue_sync(WlRow *row)
 		a[6] = PointerGetDatum(row->capability_snapshot);
 		a[7] = PointerGetDatum(row->grant_ids);
 		a[8] = BoolGetDatum(row->has_dependencies);
-		a[9] = BoolGetDatum(want == WL_QUEUED_HELD);
-		wl_store_run(P_QUEUE_PUT, a, NULL, 0, SPI_OK_INSERT);
+		/* the chain is at hand when the row was just created; else its spec has it */
+		wl_store_run(row->grant_ids ? P_QUEUE_PUT : P_QUEUE_PUT_SPEC, a, NULL, 0, SPI_OK_INSERT);
+		if (SPI_processed != 1)
+			elog(ERROR, "workload \"%s\" has no spec", row->workload_id);
 	}
+	else if (want == WL_QUEUED_HELD)
+		wl_store_run(P_LEASE_PUT, a, NULL, 0, SPI_OK_INSERT);
 	row->queued = want;
 }
 
@@ -383,8 +387,8 @@ save_many_columns(WlRow **rows, int n, const WlState *from, Jsonb **evidence,
 }
 
 /*
- * queue_sync_many is queue_sync for n rows: the rows whose queue row goes
- * away are deleted with one statement, any other change row by row.
+ * queue_sync_many is queue_sync for n rows: the leases that end are deleted
+ * with one statement, any other change row by row.
  */
 static void
 queue_sync_many(WlRow **rows, int n)
@@ -396,7 +400,7 @@ queue_sync_many(WlRow **rows, int n)
 
 	for (int i = 0; i < n; i++)
 	{
-		if (queue_wanted(rows[i]) != WL_QUEUED_NONE || rows[i]->queued == WL_QUEUED_NONE)
+		if (queue_wanted(rows[i]) != WL_QUEUED_NONE || rows[i]->queued != WL_QUEUED_HELD)
 		{
 			queue_sync(rows[i]);
 			continue;
@@ -409,7 +413,7 @@ queue_sync_many(WlRow **rows, int n)
 		return;
 	a[0] = PointerGetDatum(wl_array_of(t, NULL, k, TEXTOID));
 	a[1] = PointerGetDatum(wl_array_of(q, NULL, k, INT8OID));
-	wl_store_run(P_QUEUE_DEL_MANY, a, NULL, 0, SPI_OK_DELETE);
+	wl_store_run(P_LEASE_DEL_MANY, a, NULL, 0, SPI_OK_DELETE);
 }
 
 /*
@@ -471,10 +475,11 @@ wl_store_idempotent(const char *tenant_id, const char *application_id,
 /* wl_store_spec_put writes the spec row; false when a concurrent create won the key. */
 bool
 wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
-				  const char *input_hash, const char *role, Jsonb *run_authority)
+				  const char *input_hash, const char *role, Jsonb *run_authority,
+				  ArrayType *grant_ids)
 {
-	Datum		a[26];
-	char		nulls[26];
+	Datum		a[27];
+	char		nulls[27];
 
 	memset(nulls, ' ', sizeof(nulls));
 	a[0] = CStringGetTextDatum(workload_id);
@@ -505,6 +510,7 @@ wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
 	a[23] = DirectFunctionCall1(namein, CStringGetDatum(role));
 	a[24] = JsonbPGetDatum(run_authority);
 	a[25] = Int64GetDatum(seq);
+	a[26] = PointerGetDatum(grant_ids);
 	wl_store_run(P_SPEC_PUT, a, nulls, 0, SPI_OK_INSERT);
 	return SPI_processed == 1;
 }
@@ -530,6 +536,7 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, Timesta
 {
 	Datum		a[7 + WL_TIMEOUT_COUNT + 5];
 	char		nulls[7 + WL_TIMEOUT_COUNT + 5];
+
 	int			i = 0;
 	SPITupleTable *t;
 
@@ -548,15 +555,15 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, Timesta
 	WL_TIMEOUTS(WL_TIMEOUT_ARG)
 #undef WL_TIMEOUT_ARG
 	a[7 + WL_TIMEOUT_COUNT] = BoolGetDatum(JsonContainerSize(&spec->completion_criteria->root) > 0);
-	a[8 + WL_TIMEOUT_COUNT] = PointerGetDatum(grant_ids);
-	a[9 + WL_TIMEOUT_COUNT] = Int64GetDatum(seq);
-	a[10 + WL_TIMEOUT_COUNT] = wl_catalog_state_datum(first->state);
-	a[11 + WL_TIMEOUT_COUNT] = ts_or_null(first->has_deadline ? first->deadline_at : 0,
-										  &nulls[11 + WL_TIMEOUT_COUNT]);
+	a[8 + WL_TIMEOUT_COUNT] = Int64GetDatum(seq);
+	a[9 + WL_TIMEOUT_COUNT] = wl_catalog_state_datum(first->state);
+	a[10 + WL_TIMEOUT_COUNT] = ts_or_null(first->has_deadline ? first->deadline_at : 0,
+										  &nulls[10 + WL_TIMEOUT_COUNT]);
 	t = wl_store_run(P_ROW_PUT, a, nulls, 1, SPI_OK_INSERT_RETURNING);
 	row_read(t, 0, workload_id, row);
 	SPI_freetuptable(t);
 	row->queued = WL_QUEUED_NONE;	/* a new row has no queue row yet */
+	row->grant_ids = grant_ids;
 	queue_sync(row);
 }
 

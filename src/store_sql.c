@@ -104,7 +104,7 @@
 	"  w.next_attempt_at, w.state_entered_at, w.created_at, w.last_heartbeat_at, " \
 	"  w.capability_snapshot, " TIMEOUT_COLUMNS \
 	"  w.deadline_at, w.wait_count, w.has_criteria, w.claimed_by, w.seq, w.priority, " \
-	"  w.has_dependencies, w.grant_ids, w.claimed_at, w.started_at, w.result_id "
+	"  w.has_dependencies, w.claimed_at, w.started_at, w.result_id "
 
 /*
  * Membership, decided in the statement that locks: $2 says the caller acts
@@ -150,18 +150,20 @@
 	"(SELECT COALESCE(array_agg(r.grant_id), '{}') FROM workload.revoked_grants r " \
 	" WHERE r.swept_at IS NULL)"
 
-/* the workloads that hold a claim (queue_held_idx): as many as are in flight */
-#define HELD_SEQS "(ARRAY(SELECT q.seq FROM workload.queue q WHERE q.held))"
+/* the workloads that hold a claim (workload.leases): as many as are in flight */
+#define HELD_SEQS "(ARRAY(SELECT l.seq FROM workload.leases l))"
 
 /*
  * The claim, after `picked` (queue rows locked SKIP LOCKED): lock their
  * workload rows, skipping any another transaction holds (so a claim never
  * waits while it holds queue rows: everything else locks the workload row
- * first); bump token and attempt and open the attempt on the row; mark the
- * queue rows held; append the claimed event (and, with start => true, move
- * straight on to RUNNING with its started event): one statement per batch,
- * whatever its size.  The event evidence has the shape of wl_fence_evidence.
- * Rows come back best first.
+ * first); bump token and attempt and open the attempt on the row; move the
+ * queue rows to leases (deleted and inserted, never updated: a claimer that
+ * meets a row another claim took finds it gone, with no newer version to
+ * follow and wait for); append the claimed event (and, with start => true,
+ * move straight on to RUNNING with its started event): one statement per
+ * batch, whatever its size.  The event evidence has the shape of
+ * wl_fence_evidence.  Rows come back best first.
  */
 #define CLAIM_TAIL \
 	", locked AS (SELECT w.workload_id FROM workload.workloads w " \
@@ -176,8 +178,9 @@
 	"  WHERE w.workload_id = ANY (ARRAY(SELECT l.workload_id FROM locked l)) AND w.tenant_id = $1 " \
 	"  RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, " \
 	"    w.checkpoint_sequence, w.seq, w.priority, w.created_at), " \
-	"held AS (UPDATE workload.queue q SET held = true " \
+	"gone AS (DELETE FROM workload.queue q " \
 	"  WHERE q.tenant_id = $1 AND q.seq = ANY (ARRAY(SELECT u.seq FROM upd u))), " \
+	"leased AS (INSERT INTO workload.leases (tenant_id, seq) SELECT $1, u.seq FROM upd u), " \
 	"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, " \
 	"  db_role, evidence) " \
 	"  SELECT $1, u.seq, x.from_state, x.to_state, $6, $3, $11, " \
@@ -229,6 +232,7 @@
 	"ck AS (" PURGE_BY_SEQ("checkpoints", "workload_seq") "), " \
 	"sp AS (" PURGE_BY_SEQ("specs", "workload_seq") "), " \
 	"qu AS (" PURGE_BY_SEQ("queue", "seq") "), " \
+	"le AS (" PURGE_BY_SEQ("leases", "seq") "), " \
 	"rs AS (DELETE FROM workload.results r " \
 	"  USING unnest((SELECT t FROM ids), (SELECT a FROM ids), (SELECT r FROM ids)) x(t, a, r) " \
 	"  WHERE r.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND r.result_id = ANY ((SELECT r FROM ids)::text[]) " \
@@ -288,21 +292,34 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WHERE" FENCE_HOLDS " AND w.state = $9 AND NOT w.has_criteria "
 		"RETURNING " ROW_COLUMNS,
 	11, {FENCED_ARGS, ST, ST, TEXTOID}},
-	/* a workload's queue row: inserted when it becomes READY, held by a claim */
+	/* a workload's queue row: inserted when it becomes READY */
 	[P_QUEUE_PUT] = {
 		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "
-		"  created_at, available_at, capability_snapshot, grant_ids, has_dependencies, held) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
-		"ON CONFLICT (tenant_id, seq) DO UPDATE SET held = EXCLUDED.held, "
-		"  available_at = EXCLUDED.available_at",
-	10, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
-	TEXTARRAYOID, BOOLOID, BOOLOID}},
+		"  created_at, available_at, capability_snapshot, grant_ids, has_dependencies) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+	9, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
+	TEXTARRAYOID, BOOLOID}},
 	[P_QUEUE_DEL] = {
 		"DELETE FROM workload.queue WHERE tenant_id = $1 AND seq = $2",
 	2, {TEXTOID, INT8OID}},
-	[P_QUEUE_DEL_MANY] = {
-		"DELETE FROM workload.queue q USING unnest($1::text[], $2::int8[]) x(t, s) "
-		"WHERE q.tenant_id = ANY($1) AND q.seq = ANY($2) AND q.tenant_id = x.t AND q.seq = x.s",
+	/* the same, with the workload's authorization chain read from its spec */
+	[P_QUEUE_PUT_SPEC] = {
+		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "
+		"  created_at, available_at, capability_snapshot, grant_ids, has_dependencies) "
+		"SELECT $1, $2, $3, $4, $5, $6, $7, s.grant_ids, $9 FROM workload.specs s "
+		"WHERE s.tenant_id = $1 AND s.workload_seq = $2",
+	9, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
+	TEXTARRAYOID, BOOLOID}},
+	/* a workload's lease row: it holds a claim */
+	[P_LEASE_PUT] = {
+		"INSERT INTO workload.leases (tenant_id, seq) VALUES ($1, $2)",
+	2, {TEXTOID, INT8OID}},
+	[P_LEASE_DEL] = {
+		"DELETE FROM workload.leases WHERE tenant_id = $1 AND seq = $2",
+	2, {TEXTOID, INT8OID}},
+	[P_LEASE_DEL_MANY] = {
+		"DELETE FROM workload.leases l USING unnest($1::text[], $2::int8[]) x(t, s) "
+		"WHERE l.tenant_id = ANY($1) AND l.seq = ANY($2) AND l.tenant_id = x.t AND l.seq = x.s",
 	2, {TEXTARRAYOID, INT8ARRAYOID}},
 	[P_EVENT] = {
 		"INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
@@ -354,22 +371,24 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  idempotency_key, environment, definition_id, definition_revision, trigger, input, "
 		"  input_hash, requested_by, authorization_snapshot, connection_scopes, max_attempts, "
 		"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, "
-		"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority) "
+		"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority, "
+		"  grant_ids) "
 		"VALUES ($2, $26, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
-		"  $18, $19, $20, $21, $22, $23, $24, $25) ON CONFLICT DO NOTHING",
-	26, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
+		"  $18, $19, $20, $21, $22, $23, $24, $25, $27) ON CONFLICT DO NOTHING",
+	27, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
 		TEXTOID, JSONBOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID,
-	TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID, INT8OID}},
+		TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID, INT8OID,
+	TEXTARRAYOID}},
 	[P_ROW_PUT] = {
 		"INSERT INTO workload.workloads AS w (tenant_id, workload_id, seq, application_id, priority, "
-		"  created_at, capability_snapshot, grant_ids, has_dependencies, has_criteria, "
+		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
 		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
 		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at) "
-		"VALUES ($2, $1, $15, $3, $4, $7, $5, $14, $6, $13, $8, $9, $10, $11, $12, "
-		"  $16, $7, $7, $7, 0, 0, 0, 0, 0, $17) "
+		"VALUES ($2, $1, $14, $3, $4, $7, $5, $6, $13, $8, $9, $10, $11, $12, "
+		"  $15, $7, $7, $7, 0, 0, 0, 0, 0, $16) "
 		"RETURNING " ROW_COLUMNS,
-	17, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
-	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, TEXTARRAYOID, INT8OID, ST, TIMESTAMPTZOID}},
+	16, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID}},
 	[P_DEP_STATE] = {
 		"SELECT w.state FROM workload.workloads w "
 		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR KEY SHARE",
@@ -430,7 +449,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 */
 	[P_CLAIM_MANY] = {
 		"WITH picked AS (SELECT q.seq FROM workload.queue q "
-		"  WHERE q.tenant_id = $1 AND q.application_id = $2 AND NOT q.held "
+		"  WHERE q.tenant_id = $1 AND q.application_id = $2 "
 		"    AND q.available_at <= $3 AND q.capability_snapshot <@ $4 "
 		"    AND NOT (q.grant_ids && " REVOKED_NOW ") "
 		"    AND (NOT q.has_dependencies OR (SELECT 1 FROM workload.dependencies d "
@@ -439,12 +458,12 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"        AND " DEP_STATE("d.depends_on", "$1") " <> d.required_state "
 		"      LIMIT 1) IS NULL) "
 		"  ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 "
-		"  FOR NO KEY UPDATE OF q SKIP LOCKED)" CLAIM_TAIL,
+		"  FOR UPDATE OF q SKIP LOCKED)" CLAIM_TAIL,
 	CLAIM_ARGS},
 	/* one named workload, whose row the caller has locked and checked */
 	[P_CLAIM_ONE] = {
 		"WITH picked AS (SELECT q.seq FROM workload.queue q "
-		"  WHERE q.tenant_id = $1 AND q.seq = $8 AND NOT q.held FOR NO KEY UPDATE OF q)" CLAIM_TAIL,
+		"  WHERE q.tenant_id = $1 AND q.seq = $8 FOR UPDATE OF q)" CLAIM_TAIL,
 	CLAIM_ARGS},
 	[P_DEPS_UNMET] = {
 		"SELECT count(*) FROM workload.dependencies d "
@@ -526,7 +545,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	2, {TEXTOID, INT8OID}},
 	/*
 	 * Expired leases the caller may touch (MAY_TOUCH: $2, $3), among the
-	 * claimed rows (queue_held_idx), after the keyset ($5, $6) the pass has
+	 * claimed rows (workload.leases), after the keyset ($5, $6) the pass has
 	 * reached, so a pass never selects a row twice, whatever happened to it.
 	 */
 	[P_EXPIRED] = {
@@ -600,7 +619,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * after $2) and, of them, the ones not yet final whose chain holds grant $1.
 	 */
 	[P_REVOKED_SLICE] = {
-		"WITH slice AS (SELECT w.workload_id, w.grant_ids, w.state FROM workload.workloads w "
+		"WITH slice AS (SELECT w.workload_id, w.state, (SELECT s.grant_ids FROM workload.specs s "
+		"    WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq) AS grant_ids "
+		"  FROM workload.workloads w "
 		"  WHERE w.workload_id > $2 ORDER BY w.workload_id LIMIT $3) "
 		"SELECT (SELECT max(workload_id) FROM slice), (SELECT count(*) FROM slice), "
 		"  ARRAY(SELECT s.workload_id FROM slice s WHERE s.grant_ids @> ARRAY[$1] "
@@ -643,7 +664,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"ORDER BY w.deadline_at, w.workload_id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
 	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
 	/*
-	 * Heartbeat timeouts: only rows holding a claim (queue_held_idx);
+	 * Heartbeat timeouts: only rows holding a claim (workload.leases);
 	 * silence counts from the last heartbeat, else from the claim.
 	 */
 	[P_HEARTBEAT_DUE] = {

@@ -70,6 +70,24 @@ SELECT '# store: ' || coalesce((SELECT string_agg(state || '=' || n, ' ' ORDER B
     || (SELECT count(*) FROM workload.results) || ' results, '
     || (SELECT count(*) FROM rl_attempt_log) || ' attempts';
 
+-- (1.3 on) the queue holds exactly the READY workloads and the leases exactly
+-- the claimed ones: a row missing from either is work nobody can claim or a
+-- claim nobody recovers
+SELECT to_regclass('workload.leases') IS NULL AS no_queue \gset
+\if :no_queue
+SELECT '# (no queue and lease tables in this version)';
+\else
+SELECT pg_temp.verdict('the queue holds exactly the READY workloads, the leases exactly the claimed ones', ARRAY(
+    SELECT coalesce(w.workload_id, 'queue row ' || q.seq) || ' state ' || coalesce(w.state::text, '?')
+    FROM workload.workloads w FULL JOIN workload.queue q ON q.tenant_id = w.tenant_id AND q.seq = w.seq
+    WHERE (w.state = 'READY') IS DISTINCT FROM (q.seq IS NOT NULL)
+    UNION ALL
+    SELECT coalesce(w.workload_id, 'lease row ' || l.seq) || ' claim ' || coalesce(w.claim_id, 'none')
+    FROM workload.workloads w FULL JOIN workload.leases l ON l.tenant_id = w.tenant_id AND l.seq = w.seq
+    WHERE (w.claim_id IS NOT NULL) IS DISTINCT FROM (l.seq IS NOT NULL)
+    LIMIT 100));
+\endif
+
 -- every workload is a pair of a spec and a state row
 SELECT pg_temp.verdict('every workload has exactly one spec and one state row', ARRAY(
     SELECT coalesce(w.workload_id, s.workload_id) FROM workload.workloads w

@@ -2,7 +2,6 @@
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
-\i test/include/cron_functions.sql
 \set ECHO all
 SET timezone = 'UTC';
 SET datestyle = 'ISO, YMD';

@@ -9,7 +9,7 @@ SET workload.clock_override = '2026-01-01 00:00:00+00';
 -- have been analyzed while empty (as autovacuum does in a new deployment)
 SELECT t.create('first-' || g) IS NOT NULL FROM generate_series(1, 3) g;
 ANALYZE workload.workloads, workload.specs, workload.attempts, workload.events, workload.results,
-    workload.dependencies, workload.queue;
+    workload.dependencies, workload.queue, workload.leases;
 CREATE TEMP TABLE c AS
 SELECT * FROM workload_claim('w1', '{}', 'acme', 'billing', max_items => 2, start => true);
 SELECT count(*) FROM workload_heartbeat_many('w1', (SELECT jsonb_agg(jsonb_build_object('workload_id', workload_id,
@@ -72,7 +72,7 @@ SELECT pg_stat_clear_snapshot();
 SELECT s.relname, (coalesce(s.seq_tup_read, 0) + coalesce(s.idx_tup_fetch, 0) - b.n) / 20.0 <= 10 AS few_rows_per_job,
        (SELECT count(*) FROM workload.attempts) > 3000 AS attempts_table_is_big
 FROM pg_stat_user_tables s JOIN before b USING (relname)
-WHERE s.schemaname = 'workload' AND s.relname IN ('workloads', 'queue', 'specs', 'attempts', 'events', 'results', 'dependencies')
+WHERE s.schemaname = 'workload' AND s.relname IN ('workloads', 'queue', 'leases', 'specs', 'attempts', 'events', 'results', 'dependencies')
 ORDER BY 1;
 -- (counted after the measurement, which reads every workload)
 SELECT count(*) AS later_succeeded FROM workload.workloads WHERE state = 'SUCCEEDED' AND application_id = 'billing';

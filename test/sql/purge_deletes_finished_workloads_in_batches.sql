@@ -39,6 +39,7 @@ SELECT (SELECT count(*) FROM workload.specs s WHERE NOT EXISTS (SELECT 1 FROM wo
        (SELECT count(*) FROM workload.attempts a WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.workload_id = a.workload_id)) AS orphan_attempts,
        (SELECT count(*) FROM workload.results r WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.workload_id = r.workload_id)) AS orphan_results,
        (SELECT count(*) FROM workload.queue q WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.tenant_id = q.tenant_id AND w.seq = q.seq)) AS orphan_queue_rows,
+       (SELECT count(*) FROM workload.leases l WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.tenant_id = l.tenant_id AND w.seq = l.seq AND w.claim_id IS NOT NULL)) AS stray_leases,
        (SELECT count(*) FROM workload.events) AS events_left;
 
 -- once the dependent finishes, its dependency can go too

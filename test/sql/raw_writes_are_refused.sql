@@ -15,7 +15,7 @@ SELECT workload_complete(:'parent', :'claim_id', 'w1', :fencing_token, 'r1', '[1
 SELECT (SELECT count(*) FROM workload.specs) AS specs, (SELECT count(*) FROM workload.workloads) AS workloads,
        (SELECT count(*) FROM workload.attempts) AS attempts, (SELECT count(*) FROM workload.checkpoints) AS checkpoints,
        (SELECT count(*) FROM workload.results) AS results, (SELECT count(*) FROM workload.events) AS events,
-       (SELECT count(*) FROM workload.dependencies) AS dependencies, (SELECT count(*) FROM workload.queue) AS queued;
+       (SELECT count(*) FROM workload.dependencies) AS dependencies, (SELECT count(*) FROM workload.queue) AS queued, (SELECT count(*) FROM workload.leases) AS leased;
 SELECT rolsuper AS superuser FROM pg_roles WHERE rolname = current_user;
 SELECT t.fingerprint() AS before \gset
 
@@ -84,13 +84,18 @@ TRUNCATE workload.events;
 \echo :SQLSTATE
 -- workload.queue: a forged queue row would hand out work nobody made ready
 INSERT INTO workload.queue SELECT tenant_id, seq + 1000, application_id, 100, created_at,
-    created_at, '{}', '{}', false, false FROM workload.workloads;
+    created_at, '{}', '{}', false FROM workload.workloads;
 \echo :SQLSTATE
-UPDATE workload.queue SET held = false, priority = 1000;
+UPDATE workload.queue SET priority = 1000;
 \echo :SQLSTATE
 DELETE FROM workload.queue;
 \echo :SQLSTATE
 TRUNCATE workload.queue;
+\echo :SQLSTATE
+-- workload.leases: a lease deleted would hide a claim from lease recovery
+DELETE FROM workload.leases;
+\echo :SQLSTATE
+INSERT INTO workload.leases SELECT tenant_id, seq + 1000 FROM workload.workloads;
 \echo :SQLSTATE
 -- workload.dependencies
 INSERT INTO workload.dependencies VALUES (:'parent', :'child', 'SUCCEEDED', 'acme');
@@ -102,7 +107,7 @@ DELETE FROM workload.dependencies;
 TRUNCATE workload.dependencies;
 \echo :SQLSTATE
 -- all of them at once, and the other ways in: MERGE, COPY, INSERT ... ON CONFLICT
-TRUNCATE workload.workloads, workload.queue, workload.specs, workload.attempts, workload.checkpoints,
+TRUNCATE workload.workloads, workload.queue, workload.leases, workload.specs, workload.attempts, workload.checkpoints,
          workload.results, workload.events, workload.dependencies;
 \echo :SQLSTATE
 MERGE INTO workload.workloads w USING (SELECT :'child' AS id) s ON w.workload_id = s.id
@@ -139,7 +144,7 @@ CREATE FUNCTION pg_temp.settable(tbl text) RETURNS text LANGUAGE sql AS $$
     FROM information_schema.columns
     WHERE table_schema = 'workload' AND table_name = tbl AND is_generated = 'NEVER' $$;
 SELECT tbl, op, t.raw_write(format(sql, tbl, pg_temp.settable(tbl))) AS outcome
-FROM unnest(ARRAY['workloads', 'queue', 'specs', 'attempts', 'checkpoints', 'results', 'events', 'dependencies']) tbl,
+FROM unnest(ARRAY['workloads', 'queue', 'leases', 'specs', 'attempts', 'checkpoints', 'results', 'events', 'dependencies']) tbl,
      (VALUES (1, 'insert', 'INSERT INTO workload.%1$I (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM workload.%1$I'),
              (2, 'update', 'UPDATE workload.%I SET tenant_id = tenant_id'),
              (3, 'delete', 'DELETE FROM workload.%I'),
