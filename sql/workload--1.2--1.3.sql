@@ -357,3 +357,52 @@ CREATE FUNCTION workload.cron_prev(cron text, timezone text, at timestamptz)
 REVOKE ALL ON FUNCTION workload.cron_slots(text, text, timestamptz, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION workload.cron_between(text, text, timestamptz, timestamptz, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION workload.cron_prev(text, text, timestamptz) FROM PUBLIC;
+
+-- ============================================================================
+-- Backup and restore (issue 14): pg_dump carries every row, pg_restore brings
+-- them back.  docs/operations.md, "Backup and restore", gives the commands.
+--
+-- Every table is registered with pg_dump, whole: the extension's own install
+-- writes only the signing key and the channel secret, and a restore must bring
+-- the source's (every stored grant, run authority and checkpoint tag is a MAC
+-- under one of its keys).  The sequences are registered so their values are
+-- dumped: the next workload and the next event number after a restore are
+-- above every restored one.
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['specs', 'workloads', 'queue', 'leases', 'attempts', 'checkpoints',
+        'results', 'events', 'dependencies', 'waits', 'compensations', 'signing_keys',
+        'channel_secret', 'revoked_grants', 'grant_lineage', 'tenant_members',
+        'workload_seq', 'event_seq']
+    LOOP
+        -- one call per statement: each updates the extension's catalog row
+        PERFORM pg_catalog.pg_extension_config_dump(('workload.' OPERATOR(pg_catalog.||) t)::pg_catalog.regclass, '');
+    END LOOP;
+END
+$$;
+
+-- A restore runs CREATE EXTENSION, then loads the tables, under
+-- session_replication_role = replica (the raw-write guard lets a superuser's
+-- COPY in then, and nothing else).  In that mode a fresh install keeps no
+-- signing key and no channel secret of its own: the ones the dump brings are
+-- the only ones, so the restored database signs with the key the source
+-- signed with last and names NOTIFY channels as the source did.  Only rows
+-- this very CREATE EXTENSION made are removed (an update of a database whose
+-- keys were made before is left alone).
+DO $$
+BEGIN
+    IF pg_catalog.current_setting('session_replication_role') OPERATOR(pg_catalog.=) 'replica'
+       AND NOT EXISTS (SELECT 1 FROM workload.signing_keys k
+                       WHERE k.xmin OPERATOR(pg_catalog.<>) pg_catalog.xid(pg_catalog.pg_current_xact_id()))
+       AND NOT EXISTS (SELECT 1 FROM workload.channel_secret c
+                       WHERE c.xmin OPERATOR(pg_catalog.<>) pg_catalog.xid(pg_catalog.pg_current_xact_id()))
+       AND NOT EXISTS (SELECT 1 FROM workload.specs)
+    THEN
+        DELETE FROM workload.signing_keys;
+        DELETE FROM workload.channel_secret;
+    END IF;
+END
+$$;
+-- ============================================================================ (end of backup and restore)

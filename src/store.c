@@ -15,9 +15,14 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "commands/trigger.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+#include "tcop/pquery.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -250,9 +255,38 @@ wl_store_state_arg(int state)
 }
 
 /*
+ * restore_load: whether this insert is a restore loading the table, as
+ * pg_restore does with the documented command (docs/operations.md, "Backup
+ * and restore"): the statement running is COPY into this very table FROM the
+ * client or a file, by a superuser, under session_replication_role = replica
+ * (which only a superuser may set).  Nothing else passes: no INSERT, UPDATE,
+ * DELETE or TRUNCATE in that mode, no COPY in any other, no COPY by a role
+ * that is not a superuser.
+ */
+static bool
+restore_load(TriggerData *td)
+{
+	PlannedStmt *ps;
+	CopyStmt   *copy;
+
+	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event) ||
+		SessionReplicationRole != SESSION_REPLICATION_ROLE_REPLICA || !superuser())
+		return false;
+	if (ActivePortal == NULL || list_length(ActivePortal->stmts) != 1)
+		return false;
+	ps = linitial_node(PlannedStmt, ActivePortal->stmts);
+	if (ps->commandType != CMD_UTILITY || ps->utilityStmt == NULL || !IsA(ps->utilityStmt, CopyStmt))
+		return false;
+	copy = (CopyStmt *) ps->utilityStmt;
+	return copy->is_from && copy->relation != NULL && copy->query == NULL &&
+		RangeVarGetRelid(copy->relation, NoLock, true) == RelationGetRelid(td->tg_relation);
+}
+
+/*
  * workload.refuse_raw_write(): the statement trigger on every table.  A
  * write that does not come from a workload plan (or from the extension's own
- * install or update script) is WORKLOAD_RAW_WRITE_DENIED.
+ * install or update script, or a superuser's restore: restore_load) is
+ * WORKLOAD_RAW_WRITE_DENIED.
  */
 PG_FUNCTION_INFO_V1(workload_refuse_raw_write);
 Datum
@@ -264,7 +298,8 @@ workload_refuse_raw_write(PG_FUNCTION_ARGS)
 		elog(ERROR, "workload.refuse_raw_write must be called as a trigger");
 	/* our own install and update scripts write as the extension itself */
 	if (api_writing == 0 && !(creating_extension &&
-							  CurrentExtensionObject == get_extension_oid("workload", true)))
+							  CurrentExtensionObject == get_extension_oid("workload", true)) &&
+		!restore_load(td))
 		wl_refuse(WL_E_RAW_WRITE_DENIED,
 				  errdetail("Table \"workload.%s\" is written only by the workload_* functions.",
 							RelationGetRelationName(td->tg_relation)));
