@@ -1,4 +1,4 @@
--- INSERT, UPDATE, DELETE, TRUNCATE, MERGE and COPY on the workload tables are refused with WORKLOAD_RAW_WRITE_DENIED, even for a superuser and under session_replication_role = replica, and change nothing; the API still works afterwards (SPEC section 5).
+-- INSERT, UPDATE, DELETE, TRUNCATE, MERGE and COPY on the workload tables are refused with WORKLOAD_RAW_WRITE_DENIED, even for a superuser and under session_replication_role = replica (where a superuser's COPY, as a restore runs it, is the one write let in: test/t/023), and change nothing; the API still works afterwards (SPEC section 5).
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql

@@ -336,6 +336,19 @@ is "$(printf 'dr_app\tglobex\tapp\n' | PGOPTIONS='-c client_min_messages=warning
 	-c "COPY workload.tenant_members FROM STDIN" 2>&1 | sed -n 's/^ERROR: *\([A-Z0-9]*\).*/\1/p')" "WL016" \
 	"a superuser's COPY outside that setting is refused too"
 is "$(q dst "SELECT count(*) FROM workload.tenant_members")" "2" "none of these wrote anything"
+is "$(code dst postgres "SET session_replication_role = replica;
+    CREATE TEMP TABLE staging (role name, tenant_id text, application_id text);
+    COPY staging FROM PROGRAM 'printf \"dr_app\\tglobex\\tapp\\n\"';
+    CREATE FUNCTION pg_temp.sneak() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+        INSERT INTO workload.tenant_members VALUES (NEW.role, NEW.tenant_id, NEW.application_id); RETURN NEW; END \$\$;
+    CREATE TRIGGER sneak BEFORE INSERT ON staging FOR EACH ROW EXECUTE FUNCTION pg_temp.sneak();
+    ALTER TABLE staging ENABLE ALWAYS TRIGGER sneak;
+    COPY staging FROM PROGRAM 'printf \"dr_app\\tglobex\\tapp\\n\"'")" "WL016" \
+	"under that setting a COPY into another table cannot write a workload table on the way"
+printf 'dr_app\tglobex\tapp\n' | PGOPTIONS='-c session_replication_role=replica -c client_min_messages=warning' \
+	on_dst_tool psql -X -qAt -d "$DB" -c "COPY workload.tenant_members FROM STDIN" >/dev/null 2>&1
+is "$(q dst "SELECT count(*) FROM workload.tenant_members")" "3" \
+	"the one write it lets in is a superuser's COPY into the table itself, as a restore's"
 is "$(q dst "SELECT string_agg(DISTINCT tgenabled::text, '') FROM pg_trigger WHERE tgname LIKE '%raw_write_trg' AND tgrelid::regclass::text LIKE 'workload.%'")" \
 	"A" "every raw-write trigger is still ALWAYS enabled"
 
