@@ -127,6 +127,11 @@ INSERT INTO dr.kept VALUES ('g1', workload_sign_grant(dr.unsigned('grant-one')))
     ('g-globex', workload_sign_grant(dr.unsigned('grant-globex', 'globex', 'app')));
 SQL
 
+is "$(q src "SELECT string_agg(c.relname, ' ' ORDER BY c.relname) FROM pg_class c
+    WHERE c.relnamespace = 'workload'::regnamespace AND c.relkind IN ('r', 'S', 'p')
+      AND c.oid <> ALL (SELECT unnest(extconfig) FROM pg_extension WHERE extname = 'workload')")" "" \
+	"every table and sequence of schema workload is registered with pg_dump (pg_extension_config_dump)"
+
 # the first batch, by the tenant's own login role
 as src dr_app "
 SELECT dr.make('ready', 'g1');
