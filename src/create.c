@@ -34,17 +34,29 @@ wl_create_existing(const WlSpec *spec, const char *workload_id)
 	char	   *found = wl_store_idempotent(spec->tenant_id, spec->application_id,
 											spec->idempotency_key, &not_before);
 
-	if (found == NULL)
-		return NULL;
+	if (found == NULL || wl_create_replays(spec, workload_id, found, not_before))
+		return found;
 	if (strcmp(found, workload_id) != 0)
 		wl_refuse(WL_E_IDEMPOTENCY_CONFLICT,
 				  errdetail("Idempotency key \"%s\" already created workload \"%s\".",
 							spec->idempotency_key, found));
-	if (not_before != (spec->has_not_before ? spec->not_before : 0))
-		wl_refuse(WL_E_IDEMPOTENCY_CONFLICT,
-				  errdetail("Idempotency key \"%s\" already created workload \"%s\" with another not_before.",
-							spec->idempotency_key, found));
-	return found;
+	wl_refuse(WL_E_IDEMPOTENCY_CONFLICT,
+			  errdetail("Idempotency key \"%s\" already created workload \"%s\" with another not_before.",
+						spec->idempotency_key, found));
+	return NULL;				/* not reached */
+}
+
+/*
+ * wl_create_replays: whether a spec whose id is workload_id replays the
+ * workload found under its key (created with not_before; 0: none): the same
+ * id (tenant, application, key, revision, input) and the same not_before.
+ */
+bool
+wl_create_replays(const WlSpec *spec, const char *workload_id, const char *found,
+				  TimestampTz not_before)
+{
+	return strcmp(found, workload_id) == 0 &&
+		not_before == (spec->has_not_before ? spec->not_before : 0);
 }
 
 /* existing_for_key: the document of wl_create_existing's workload, or NULL. */

@@ -1,11 +1,13 @@
 /*
  * create_many.c: workload_create_many's batch (SPEC section 4, "Scheduling
- * and bulk work").  Each item is decided on its own, in a subtransaction
- * that writes nothing: the spec, membership, the authorization snapshot
- * (each distinct one verified once) and its idempotency key.  The new
- * workloads without dependencies are then written together, a few
- * statements for the whole batch; one with dependencies takes create.c's
- * path in its own subtransaction.  A refused item writes nothing.  Layer 3.
+ * and bulk work").  Each item is checked on its own, in a subtransaction
+ * that writes nothing: the spec, membership (once per tenant and
+ * application), the authorization snapshot (each distinct one verified
+ * once).  The keys already used are looked up in one statement; then each
+ * item is existing, a conflict, or new.  The new workloads without
+ * dependencies are written together, a few statements for the whole batch;
+ * one with dependencies takes create.c's path in its own subtransaction.
+ * A refused item writes nothing.  Layer 3.
  */
 #include "postgres.h"
 
@@ -48,9 +50,9 @@ typedef struct Batch
 	int			nmembers;
 	WlGrantMemo memo;
 	TimestampTz now;
-	MemoryContext cxt;
 } Batch;
 
+/* member: the batch's entry for a tenant and application, made (and decided) once */
 static Member *
 member(Batch *b, const char *tenant_id, const char *application_id)
 {
@@ -95,32 +97,58 @@ pending_same_key(Batch *b, const WlSpec *s, uint32 h)
 }
 
 /*
- * decide checks one item without writing: the spec, membership, the
- * snapshot, and its key (already used: existing, or a conflict).  A new
- * item without dependencies joins the pending workloads; one with
- * dependencies is marked for create.c's path.  Raises the item's refusal.
+ * check checks one item without writing: the spec, membership and the
+ * snapshot; derives its id.  Raises the item's refusal.
  */
 static void
-decide(Batch *b, WlCreateItem *it, Jsonb *spec_json)
+check(Batch *b, WlCreateItem *it, Jsonb *spec_json)
 {
 	WlSpec	   *spec = &it->spec;
-	char	   *hash;
-	ArrayType  *chain;
-	uint32		h;
-	int			p;
 
 	wl_spec_parse(spec_json, spec);
 	if (!member(b, spec->tenant_id, spec->application_id)->ok)
 		wl_refuse(WL_E_UNAUTHORIZED,
 				  errdetail("Role \"%s\" may not act in tenant \"%s\", application \"%s\".",
 							wl_authz_caller()->role, spec->tenant_id, spec->application_id));
-	chain = wl_grant_check_snapshot_memo(spec, &b->memo);
-	hash = wl_jsonb_hash(spec->input);
+	it->chain = wl_grant_check_snapshot_memo(spec, &b->memo);
+	it->input_hash = wl_jsonb_hash(spec->input);
 	it->workload_id = wl_workload_id(spec->tenant_id, spec->application_id,
-									 spec->idempotency_key, spec->definition_revision, hash);
-	if (wl_create_existing(spec, it->workload_id) != NULL)
+									 spec->idempotency_key, spec->definition_revision,
+									 it->input_hash);
+	it->outcome = WL_CREATE_CREATED;
+}
+
+/* refuse marks an item refused (nothing of it was written) */
+static void
+refuse(WlCreateItem *it, WlErr err)
+{
+	it->outcome = WL_CREATE_REFUSED;
+	it->err = err;
+	it->workload_id = NULL;
+	it->doc = NULL;
+	it->full = false;
+}
+
+/*
+ * place decides a checked item by its key: found (the workload an earlier
+ * call created under it, with its not_before) makes it existing, or a
+ * conflict; so does an earlier item of this batch with the same key.  A
+ * new item without dependencies joins the pending workloads; one with
+ * dependencies is marked for create.c's path.
+ */
+static void
+place(Batch *b, WlCreateItem *it, const char *found, TimestampTz found_not_before)
+{
+	WlSpec	   *spec = &it->spec;
+	uint32		h;
+	int			p;
+
+	if (found != NULL)
 	{
-		it->outcome = WL_CREATE_EXISTING;
+		if (wl_create_replays(spec, it->workload_id, found, found_not_before))
+			it->outcome = WL_CREATE_EXISTING;
+		else
+			refuse(it, WL_E_IDEMPOTENCY_CONFLICT);
 		return;
 	}
 	h = key_hash(spec);
@@ -129,27 +157,23 @@ decide(Batch *b, WlCreateItem *it, Jsonb *spec_json)
 	{
 		const WlSpec *first = b->pending[p].spec;
 
-		if (strcmp(b->pending[p].workload_id, it->workload_id) != 0 ||
-			first->has_not_before != spec->has_not_before ||
-			(spec->has_not_before && first->not_before != spec->not_before))
-			wl_refuse(WL_E_IDEMPOTENCY_CONFLICT,
-					  errdetail("Idempotency key \"%s\" is used by item %d of this batch with a different input, revision or not_before.",
-								spec->idempotency_key, b->pending_item[p] + 1));
-		it->outcome = WL_CREATE_EXISTING;
+		if (wl_create_replays(spec, it->workload_id, b->pending[p].workload_id,
+							  first->has_not_before ? first->not_before : 0))
+			it->outcome = WL_CREATE_EXISTING;
+		else
+			refuse(it, WL_E_IDEMPOTENCY_CONFLICT);
 		return;
 	}
 	if (spec->ndeps > 0)
 	{
-		it->outcome = WL_CREATE_CREATED;
 		it->full = true;
 		return;
 	}
-	it->outcome = WL_CREATE_CREATED;
 	memset(&b->pending[b->npending], 0, sizeof(WlNewWorkload));
 	b->pending[b->npending].spec = spec;
 	b->pending[b->npending].workload_id = it->workload_id;
-	b->pending[b->npending].input_hash = hash;
-	b->pending[b->npending].grant_ids = chain;	/* the snapshot's chain until flushed */
+	b->pending[b->npending].input_hash = it->input_hash;
+	b->pending[b->npending].grant_ids = it->chain;	/* the snapshot's chain until flushed */
 	b->pending_item[b->npending] = it - b->items;
 	b->pending_key[b->npending] = h;
 	b->npending++;
@@ -211,11 +235,7 @@ isolated(Batch *b, WlCreateItem *it, Jsonb *spec_json,
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
 		b->npending = npending;
-		it->outcome = WL_CREATE_REFUSED;
-		it->err = err;
-		it->workload_id = NULL;
-		it->doc = NULL;
-		it->full = false;
+		refuse(it, err);
 	}
 	PG_END_TRY();
 }
@@ -251,18 +271,39 @@ flush(Batch *b)
 	const char *role = wl_authz_caller()->role;
 	int			n = b->npending;
 
+	const WlSpec **specs;
+	const char **ids;
+	Jsonb	  **authorities;
+	Jsonb	   *last_snap = NULL;
+	Jsonb	   *last_stored = NULL;
+
 	if (n == 0)
 		return;
+	specs = palloc(sizeof(WlSpec *) * n);
+	ids = palloc(sizeof(char *) * n);
+	for (int i = 0; i < n; i++)
+	{
+		specs[i] = b->pending[i].spec;
+		ids[i] = b->pending[i].workload_id;
+	}
+	authorities = wl_grant_run_authorities(specs, ids, n);
 	for (int i = 0; i < n; i++)
 	{
 		WlNewWorkload *w = &b->pending[i];
 		const WlSpec *s = w->spec;
-		Jsonb	   *authority = wl_grant_run_authority(s, w->workload_id);
+		Jsonb	   *authority = authorities[i];
 
 		w->seq = wl_store_next_seq();
 		w->grant_ids = wl_create_grant_ids(authority, w->grant_ids);
 		w->run_authority = wl_grant_stored_form(authority);
-		w->authorization_snapshot = wl_grant_stored_form(s->authorization_snapshot);
+		/* a batch's items mostly present one snapshot: store its form once */
+		if (last_snap == NULL || VARSIZE(last_snap) != VARSIZE(s->authorization_snapshot) ||
+			memcmp(last_snap, s->authorization_snapshot, VARSIZE(last_snap)) != 0)
+		{
+			last_snap = s->authorization_snapshot;
+			last_stored = wl_grant_stored_form(last_snap);
+		}
+		w->authorization_snapshot = last_stored;
 		w->actor = psprintf("%s:%s", s->requested_kind, s->requested_id);
 		w->first.state = WL_READY;
 		w->first.created_at = w->first.state_entered_at = b->now;
@@ -287,47 +328,62 @@ flush(Batch *b)
 }
 
 /*
- * wl_create_many decides and creates n specs (SPEC section 4): items[i]
- * says what became of specs[i].  Raises only what is not one item's
- * refusal.
+ * decide_all decides every item: each is checked on its own (spec,
+ * membership, snapshot); the keys already used are looked up in one
+ * statement; then each is placed by its key, in order.  Items with
+ * dependencies are created as they come, after what is pending.
  */
-void
-wl_create_many(Jsonb **specs, int n, WlCreateItem *items)
+static void
+decide_all(Batch *b, Jsonb **specs)
 {
-	Batch		b;
-	char	  **ids;
-	char	  **tenants;
-	int			ndocs = 0;
-	int		   *doc_item;
-	Jsonb	  **docs;
+	int			n = b->n;
+	char	  **t = palloc(sizeof(char *) * (n + 1));
+	char	  **a = palloc(sizeof(char *) * (n + 1));
+	char	  **k = palloc(sizeof(char *) * (n + 1));
+	char	  **found = palloc(sizeof(char *) * (n + 1));
+	TimestampTz *found_nb = palloc(sizeof(TimestampTz) * (n + 1));
+	int		   *checked = palloc(sizeof(int) * (n + 1));
+	int			nchecked = 0;
 
-	memset(&b, 0, sizeof(b));
-	b.items = items;
-	b.n = n;
-	b.cxt = CurrentMemoryContext;
-	b.memo.cxt = CurrentMemoryContext;
-	b.now = wl_now();
-	b.pending = palloc0(sizeof(WlNewWorkload) * (n + 1));
-	b.pending_item = palloc0(sizeof(int) * (n + 1));
-	b.pending_key = palloc0(sizeof(uint32) * (n + 1));
-	b.members = palloc0(sizeof(Member) * (n + 1));
 	for (int i = 0; i < n; i++)
 	{
-		memset(&items[i], 0, sizeof(WlCreateItem));
-		isolated(&b, &items[i], specs[i], decide);
-		if (items[i].full)
+		WlCreateItem *it = &b->items[i];
+
+		memset(it, 0, sizeof(WlCreateItem));
+		isolated(b, it, specs[i], check);
+		if (it->err != WL_OK)
+			continue;
+		t[nchecked] = it->spec.tenant_id;
+		a[nchecked] = it->spec.application_id;
+		k[nchecked] = it->spec.idempotency_key;
+		checked[nchecked++] = i;
+	}
+	wl_store_idempotent_many(t, a, k, nchecked, found, found_nb);
+	for (int c = 0; c < nchecked; c++)
+	{
+		WlCreateItem *it = &b->items[checked[c]];
+
+		place(b, it, found[c], found_nb[c]);
+		if (it->full)
 		{
 			/* what it depends on may be pending: write that first */
-			flush(&b);
-			isolated(&b, &items[i], specs[i], full_create);
+			flush(b);
+			isolated(b, it, specs[checked[c]], full_create);
 		}
 	}
-	flush(&b);
+	flush(b);
+}
 
-	/* the documents of the items that stand, as they are now, in one statement */
-	ids = palloc(sizeof(char *) * (n + 1));
-	tenants = palloc(sizeof(char *) * (n + 1));
-	doc_item = palloc(sizeof(int) * (n + 1));
+/* documents reads the documents of the items that stand, as they are now, in one statement */
+static void
+documents(WlCreateItem *items, int n)
+{
+	char	  **ids = palloc(sizeof(char *) * (n + 1));
+	char	  **tenants = palloc(sizeof(char *) * (n + 1));
+	int		   *doc_item = palloc(sizeof(int) * (n + 1));
+	int			ndocs = 0;
+	Jsonb	  **docs;
+
 	for (int i = 0; i < n; i++)
 	{
 		if (items[i].err != WL_OK || items[i].doc != NULL)
@@ -343,4 +399,27 @@ wl_create_many(Jsonb **specs, int n, WlCreateItem *items)
 			elog(ERROR, "workload \"%s\" not visible after create", ids[k]);
 		items[doc_item[k]].doc = docs[k];
 	}
+}
+
+/*
+ * wl_create_many decides and creates n specs (SPEC section 4): items[i]
+ * says what became of specs[i].  Raises only what is not one item's
+ * refusal.
+ */
+void
+wl_create_many(Jsonb **specs, int n, WlCreateItem *items)
+{
+	Batch		b;
+
+	memset(&b, 0, sizeof(b));
+	b.items = items;
+	b.n = n;
+	b.memo.cxt = CurrentMemoryContext;
+	b.now = wl_now();
+	b.pending = palloc0(sizeof(WlNewWorkload) * (n + 1));
+	b.pending_item = palloc0(sizeof(int) * (n + 1));
+	b.pending_key = palloc0(sizeof(uint32) * (n + 1));
+	b.members = palloc0(sizeof(Member) * (n + 1));
+	decide_all(&b, specs);
+	documents(items, n);
 }

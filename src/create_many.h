@@ -17,6 +17,8 @@ typedef struct WlCreateItem
 	char	   *workload_id;	/* NULL when refused */
 	Jsonb	   *doc;			/* the document as it is now; NULL when refused */
 	WlSpec		spec;
+	char	   *input_hash;
+	ArrayType  *chain;			/* the snapshot's chain of grant ids */
 	bool		full;			/* has dependencies: created through create.c */
 } WlCreateItem;
 

@@ -333,11 +333,9 @@ wl_grant_shape(JsonbContainer *g, char **detail)
 }
 
 /* wl_grant_sign builds {"grant": grant, "key_id": ..., "signature": HMAC of grant's text}. */
-Jsonb *
-wl_grant_sign(Jsonb *grant)
+static Jsonb *
+signed_form(Jsonb *grant, const char *key_id, const char *mac)
 {
-	char	   *key_id;
-	char	   *mac = wl_keys_mac_current(wl_jsonb_text(grant), &key_id);
 	WlJson		b;
 
 	wl_json_begin(&b);
@@ -345,6 +343,15 @@ wl_grant_sign(Jsonb *grant)
 	wl_json_str(&b, "key_id", key_id);
 	wl_json_str(&b, "signature", mac);
 	return wl_json_end(&b);
+}
+
+Jsonb *
+wl_grant_sign(Jsonb *grant)
+{
+	char	   *key_id;
+	char	   *mac = wl_keys_mac_current(wl_jsonb_text(grant), &key_id);
+
+	return signed_form(grant, key_id, mac);
 }
 
 /*
@@ -465,14 +472,9 @@ wl_grant_sign_recorded(Jsonb *grant)
 	return wl_grant_sign(grant);
 }
 
-/*
- * wl_grant_run_authority signs, under the server key, the authority one
- * workload runs on: subject the workload, subject attributes naming the
- * requester and the database role, capabilities the effective scopes,
- * valid for workload.run_authority_ttl.
- */
-Jsonb *
-wl_grant_run_authority(const WlSpec *spec, const char *workload_id)
+/* run_authority_grant: the (unsigned) grant of wl_grant_run_authority */
+static Jsonb *
+run_authority_grant(const WlSpec *spec, const char *workload_id)
 {
 	JsonbContainer *grant = wl_json_get_object(&spec->authorization_snapshot->root, "grant");
 	TimestampTz now = wl_now();
@@ -512,7 +514,42 @@ wl_grant_run_authority(const WlSpec *spec, const char *workload_id)
 	wl_json_str(&b, "parent_grant", wl_json_get_text(grant, "id"));
 	wl_json_int(&b, "revision", 1);
 	wl_json_str(&b, "status", "active");
-	return wl_grant_sign(wl_json_end(&b));
+	return wl_json_end(&b);
+}
+
+/*
+ * wl_grant_run_authority signs, under the server key, the authority one
+ * workload runs on: subject the workload, subject attributes naming the
+ * requester and the database role, capabilities the effective scopes,
+ * valid for workload.run_authority_ttl.
+ */
+Jsonb *
+wl_grant_run_authority(const WlSpec *spec, const char *workload_id)
+{
+	return wl_grant_sign(run_authority_grant(spec, workload_id));
+}
+
+/*
+ * wl_grant_run_authorities is wl_grant_run_authority for n workloads, all
+ * signed under one read of the current key.
+ */
+Jsonb **
+wl_grant_run_authorities(const WlSpec **specs, const char **workload_ids, int n)
+{
+	Jsonb	  **grants = palloc(sizeof(Jsonb *) * (n + 1));
+	char	  **texts = palloc(sizeof(char *) * (n + 1));
+	char	   *key_id;
+	char	  **macs;
+
+	for (int i = 0; i < n; i++)
+	{
+		grants[i] = run_authority_grant(specs[i], workload_ids[i]);
+		texts[i] = wl_jsonb_text(grants[i]);
+	}
+	macs = wl_keys_mac_current_many(texts, n, &key_id);
+	for (int i = 0; i < n; i++)
+		grants[i] = signed_form(grants[i], key_id, macs[i]);
+	return grants;
 }
 
 /*

@@ -66,67 +66,98 @@ static const Oid spec_type[SPEC_COLS] = {TEXTOID, INT8OID, TEXTOID, TEXTOID, TEX
 	TEXTOID, TEXTOID, TEXTOID, JSONBOID, TEXTOID, JSONBOID, JSONBOID, TEXTOID, INT4OID, INT8OID,
 	INT8OID, TEXTOID, TEXTOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, TEXTOID, TIMESTAMPTZOID};
 
-/* put_specs writes the spec rows; marks which were written (a key already taken is skipped) */
+/* by_key orders items by tenant, application and idempotency key */
+static int
+by_key(const void *a, const void *b, void *arg)
+{
+	const WlNewWorkload *w = arg;
+	const WlSpec *x = w[*(const int *) a].spec;
+	const WlSpec *y = w[*(const int *) b].spec;
+	int			c = strcmp(x->tenant_id, y->tenant_id);
+
+	if (c == 0)
+		c = strcmp(x->application_id, y->application_id);
+	if (c == 0)
+		c = strcmp(x->idempotency_key, y->idempotency_key);
+	return c;
+}
+
+/*
+ * put_specs writes the spec rows; marks which were written (a key already
+ * taken is skipped).  Rows go in key order, so two batches that share keys
+ * wait for each other's keys in the same order and never deadlock.
+ */
 static void
 put_specs(WlNewWorkload *w, int n, const char *role)
 {
 	Col			c[SPEC_COLS];
 	Datum		args[27];
-	char		nulls[27];
 	SPITupleTable *t;
+	int		   *order = palloc(sizeof(int) * (n + 1));
 
-	memset(nulls, ' ', sizeof(nulls));
-	cols_alloc(c, SPEC_COLS, n);
 	for (int i = 0; i < n; i++)
+		order[i] = i;
+	qsort_arg(order, n, sizeof(int), by_key, w);
+	cols_alloc(c, SPEC_COLS, n);
+	for (int j = 0; j < n; j++)
 	{
+		int			i = order[j];
 		const WlSpec *s = w[i].spec;
 
-		c[0].d[i] = CStringGetTextDatum(s->tenant_id);
-		c[1].d[i] = Int64GetDatum(w[i].seq);
-		c[2].d[i] = CStringGetTextDatum(w[i].workload_id);
-		c[3].d[i] = CStringGetTextDatum(s->application_id);
-		c[4].d[i] = CStringGetTextDatum(s->idempotency_key);
-		c[5].d[i] = CStringGetTextDatum(s->environment);
-		c[6].d[i] = CStringGetTextDatum(s->definition_id);
-		c[7].d[i] = CStringGetTextDatum(s->definition_revision);
-		c[8].d[i] = CStringGetTextDatum(s->trigger);
-		c[9].d[i] = JsonbPGetDatum(s->input);
-		c[10].d[i] = CStringGetTextDatum(w[i].input_hash);
-		c[11].d[i] = JsonbPGetDatum(s->requested_by);
-		c[12].d[i] = JsonbPGetDatum(w[i].authorization_snapshot);
-		c[13].d[i] = array_text(s->connection_scopes);
-		c[14].d[i] = Int32GetDatum(s->policy.max_attempts);
-		c[15].d[i] = Int64GetDatum(s->policy.initial_delay_ms);
-		c[16].d[i] = Int64GetDatum(s->policy.max_delay_ms);
-		c[17].d[i] = CStringGetTextDatum(s->backoff);
-		c[18].d[i] = array_text(s->policy.retry_on);
-		c[19].d[i] = JsonbPGetDatum(s->timeouts);
-		c[20].d[i] = JsonbPGetDatum(s->completion_criteria);
-		c[21].d[i] = PointerGetDatum(s->governing_snapshots);
-		c[21].nl[i] = s->governing_snapshots == NULL;
-		c[22].d[i] = JsonbPGetDatum(w[i].run_authority);
-		c[23].d[i] = array_text(w[i].grant_ids);
-		c[24].d[i] = TimestampTzGetDatum(s->not_before);
-		c[24].nl[i] = !s->has_not_before;
+		c[0].d[j] = CStringGetTextDatum(s->tenant_id);
+		c[1].d[j] = Int64GetDatum(w[i].seq);
+		c[2].d[j] = CStringGetTextDatum(w[i].workload_id);
+		c[3].d[j] = CStringGetTextDatum(s->application_id);
+		c[4].d[j] = CStringGetTextDatum(s->idempotency_key);
+		c[5].d[j] = CStringGetTextDatum(s->environment);
+		c[6].d[j] = CStringGetTextDatum(s->definition_id);
+		c[7].d[j] = CStringGetTextDatum(s->definition_revision);
+		c[8].d[j] = CStringGetTextDatum(s->trigger);
+		c[9].d[j] = JsonbPGetDatum(s->input);
+		c[10].d[j] = CStringGetTextDatum(w[i].input_hash);
+		c[11].d[j] = JsonbPGetDatum(s->requested_by);
+		c[12].d[j] = JsonbPGetDatum(w[i].authorization_snapshot);
+		c[13].d[j] = array_text(s->connection_scopes);
+		c[14].d[j] = Int32GetDatum(s->policy.max_attempts);
+		c[15].d[j] = Int64GetDatum(s->policy.initial_delay_ms);
+		c[16].d[j] = Int64GetDatum(s->policy.max_delay_ms);
+		c[17].d[j] = CStringGetTextDatum(s->backoff);
+		c[18].d[j] = array_text(s->policy.retry_on);
+		c[19].d[j] = JsonbPGetDatum(s->timeouts);
+		c[20].d[j] = JsonbPGetDatum(s->completion_criteria);
+		c[21].d[j] = PointerGetDatum(s->governing_snapshots);
+		c[21].nl[j] = s->governing_snapshots == NULL;
+		c[22].d[j] = JsonbPGetDatum(w[i].run_authority);
+		c[23].d[j] = array_text(w[i].grant_ids);
+		c[24].d[j] = TimestampTzGetDatum(s->not_before);
+		c[24].nl[j] = !s->has_not_before;
 		w[i].written = false;
 	}
 	for (int k = 0; k < SPEC_COLS; k++)
 		args[spec_param[k]] = col_array(&c[k], n, spec_type[k]);
 	args[21] = Int32GetDatum(WL_CONTRACT_VERSION);
 	args[22] = DirectFunctionCall1(namein, CStringGetDatum(role));
-	t = wl_store_run(P_CREATE_SPECS_MANY, args, nulls, 0, SPI_OK_INSERT_RETURNING);
-	/* seqs are handed out in order, one per item: the returned ones name the written items */
+	t = wl_store_run(P_CREATE_SPECS_MANY, args, NULL, 0, SPI_OK_INSERT_RETURNING);
+	/* seqs were drawn in item order, so they ascend: the returned ones name the written items */
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
 		int64		seq = wl_store_int(t, r, 1);
+		int			lo = 0;
+		int			hi = n - 1;
 
-		for (int i = 0; i < n; i++)
+		while (lo <= hi)
 		{
-			if (w[i].seq == seq)
+			int			mid = lo + (hi - lo) / 2;
+
+			if (w[mid].seq == seq)
 			{
-				w[i].written = true;
+				w[mid].written = true;
 				break;
 			}
+			if (w[mid].seq < seq)
+				lo = mid + 1;
+			else
+				hi = mid - 1;
 		}
 	}
 	SPI_freetuptable(t);
@@ -234,6 +265,49 @@ wl_store_documents(char **ids, char **tenants, int n)
 	}
 	SPI_freetuptable(t);
 	return docs;
+}
+
+/*
+ * wl_store_idempotent_many is wl_store_idempotent for n keys (tenants[i],
+ * apps[i], keys[i]): found[i] the workload created under it or NULL,
+ * not_before[i] its spec's not_before (0 when none).
+ */
+void
+wl_store_idempotent_many(char **tenants, char **apps, char **keys, int n, char **found,
+						 TimestampTz *not_before)
+{
+	Datum	   *d[3];
+	Datum		args[3];
+	SPITupleTable *t;
+
+	for (int c = 0; c < 3; c++)
+		d[c] = palloc(sizeof(Datum) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		d[0][i] = CStringGetTextDatum(tenants[i]);
+		d[1][i] = CStringGetTextDatum(apps[i]);
+		d[2][i] = CStringGetTextDatum(keys[i]);
+		found[i] = NULL;
+		not_before[i] = 0;
+	}
+	if (n == 0)
+		return;
+	for (int c = 0; c < 3; c++)
+		args[c] = PointerGetDatum(wl_array_of(d[c], NULL, n, TEXTOID));
+	t = wl_store_run(P_IDEM_MANY, args, NULL, 0, SPI_OK_SELECT);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		int64		k = wl_store_int(t, r, 1);
+		bool		isnull;
+
+		if (k < 1 || k > n)
+			elog(ERROR, "workload key lookup returned an unasked row");
+		found[k - 1] = wl_store_text(t, r, 2);
+		not_before[k - 1] = wl_store_ts(t, r, 3, &isnull);
+		if (isnull)
+			not_before[k - 1] = 0;
+	}
+	SPI_freetuptable(t);
 }
 
 /*

@@ -316,6 +316,8 @@ typedef struct WlNewWorkload
 
 extern void wl_store_create_many(WlNewWorkload *w, int n, TimestampTz now, const char *role);
 extern Jsonb **wl_store_documents(char **ids, char **tenants, int n);
+extern void wl_store_idempotent_many(char **tenants, char **apps, char **keys, int n,
+									 char **found, TimestampTz *not_before);
 extern char **wl_store_dead_letters(const char *tenant_id, const char *application_id,
 									const char *definition_id, const char *failure_kind,
 									int lim, int *n);

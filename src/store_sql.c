@@ -757,6 +757,13 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    AND (w.last_failure ->> 'at')::timestamptz > $3 - interval '1 minute'))",
 	4, {TEXTOID, TEXTOID, TIMESTAMPTZOID, ST}},
 	/* ---- scheduling and bulk work (workload_create_many, workload_redrive) ---- */
+	/* P_IDEM for n keys ($1 tenants, $2 applications, $3 keys): the item number of each found */
+	[P_IDEM_MANY] = {
+		"SELECT x.n, s.workload_id, s.not_before "
+		"FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY x(t, a, k, n) "
+		"CROSS JOIN LATERAL (SELECT s.workload_id, s.not_before FROM workload.specs s "
+		"  WHERE s.tenant_id = x.t AND s.application_id = x.a AND s.idempotency_key = x.k OFFSET 0) s",
+	3, {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID}},
 	/*
 	 * The specs of n new workloads, one row per array element (text[]
 	 * columns come as their text form); a key a concurrent create

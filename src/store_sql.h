@@ -91,6 +91,7 @@ typedef enum WlPlanId
 	P_COMP_BIND,
 	P_STATS,
 	/* scheduling and bulk work (store_bulk.c) */
+	P_IDEM_MANY,
 	P_CREATE_SPECS_MANY,
 	P_CREATE_ROWS_MANY,
 	P_DOC_MANY,
