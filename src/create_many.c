@@ -295,7 +295,7 @@ flush(Batch *b)
 
 		w->seq = wl_store_next_seq();
 		w->grant_ids = wl_create_grant_ids(authority, w->grant_ids);
-		w->run_authority = wl_grant_stored_form(authority);
+		w->run_authority = authority;	/* already in stored form */
 		/* a batch's items mostly present one snapshot: store its form once */
 		if (last_snap == NULL || VARSIZE(last_snap) != VARSIZE(s->authorization_snapshot) ||
 			memcmp(last_snap, s->authorization_snapshot, VARSIZE(last_snap)) != 0)

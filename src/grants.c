@@ -345,6 +345,19 @@ signed_form(Jsonb *grant, const char *key_id, const char *mac)
 	return wl_json_end(&b);
 }
 
+/* stored_form: {grant, key_id, signature_sha256}, what wl_grant_stored_form keeps */
+static Jsonb *
+stored_form(Jsonb *grant, const char *key_id, const char *signature)
+{
+	WlJson		b;
+
+	wl_json_begin(&b);
+	wl_json_jsonb(&b, "grant", grant);
+	wl_json_str(&b, "key_id", key_id);
+	wl_json_str(&b, "signature_sha256", wl_sha256_hex(signature, strlen(signature)));
+	return wl_json_end(&b);
+}
+
 Jsonb *
 wl_grant_sign(Jsonb *grant)
 {
@@ -445,15 +458,11 @@ Jsonb *
 wl_grant_stored_form(Jsonb *signed_grant)
 {
 	char	   *signature = wl_json_get_text(&signed_grant->root, "signature");
-	WlJson		b;
 
 	if (signature == NULL)
 		return signed_grant;
-	wl_json_begin(&b);
-	wl_json_jsonb(&b, "grant", JsonbValueToJsonb(wl_json_get(&signed_grant->root, "grant")));
-	wl_json_str(&b, "key_id", wl_json_get_text(&signed_grant->root, "key_id"));
-	wl_json_str(&b, "signature_sha256", wl_sha256_hex(signature, strlen(signature)));
-	return wl_json_end(&b);
+	return stored_form(JsonbValueToJsonb(wl_json_get(&signed_grant->root, "grant")),
+					   wl_json_get_text(&signed_grant->root, "key_id"), signature);
 }
 
 /*
@@ -531,7 +540,9 @@ wl_grant_run_authority(const WlSpec *spec, const char *workload_id)
 
 /*
  * wl_grant_run_authorities is wl_grant_run_authority for n workloads, all
- * signed under one read of the current key.
+ * signed under one read of the current key, and returned in the form they
+ * are stored in (wl_grant_stored_form: the signature's SHA-256, never the
+ * signature).
  */
 Jsonb **
 wl_grant_run_authorities(const WlSpec **specs, const char **workload_ids, int n)
@@ -548,7 +559,7 @@ wl_grant_run_authorities(const WlSpec **specs, const char **workload_ids, int n)
 	}
 	macs = wl_keys_mac_current_many(texts, n, &key_id);
 	for (int i = 0; i < n; i++)
-		grants[i] = signed_form(grants[i], key_id, macs[i]);
+		grants[i] = stored_form(grants[i], key_id, macs[i]);
 	return grants;
 }
 
