@@ -69,6 +69,28 @@ SELECT workload_get(r)->'input'->>'n' AS n FROM workload_redrive('acme', 'billin
 RESET ROLE;
 SELECT count(*) FILTER (WHERE state = 'DEAD_LETTER') AS dead_letters FROM workload.workloads;
 
+-- a dead letter whose grant was revoked is passed over (workload_retry refuses it)
+CREATE FUNCTION t.dead_as(key text, who text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    id text := t.create(key, jsonb_build_object('retry_policy', jsonb_build_object('max_attempts', 1),
+        'requested_by', jsonb_build_object('kind', 'agent', 'id', who),
+        'authorization_snapshot', t.grant('acme', 'billing', who)));
+    c record;
+BEGIN
+    SELECT * INTO c FROM t.run(id);
+    PERFORM workload_fail(id, c.claim_id, 'w1', c.fencing_token, 'worker_failure', 'it broke');
+    RETURN id;
+END $$;
+SELECT t.dead_as('r1', 'someone') AS revoked \gset
+SELECT t.dead_as('r2', 'planner') AS kept \gset
+SELECT workload_revoke_grant('grant-acme-someone');
+SET ROLE rd_client;
+SELECT r = :'kept' AS is_kept FROM workload_redrive('acme', 'billing', 'ops') r;
+SELECT workload_retry(:'revoked', 'ops');
+\echo :SQLSTATE
+RESET ROLE;
+SELECT state FROM workload.workloads WHERE workload_id = :'revoked';
+
 -- bad arguments
 SELECT t.fingerprint() AS before \gset
 SELECT * FROM workload_redrive(NULL, 'billing', 'ops');
