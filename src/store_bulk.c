@@ -82,22 +82,10 @@ by_key(const void *a, const void *b, void *arg)
 	return c;
 }
 
-/*
- * put_specs writes the spec rows; marks which were written (a key already
- * taken is skipped).  Rows go in key order, so two batches that share keys
- * wait for each other's keys in the same order and never deadlock.
- */
+/* spec_columns fills the per-row columns of P_CREATE_SPECS_MANY, row j being item order[j] */
 static void
-put_specs(WlNewWorkload *w, int n, const char *role)
+spec_columns(WlNewWorkload *w, int n, const int *order, Col *c)
 {
-	Col			c[SPEC_COLS];
-	Datum		args[27];
-	SPITupleTable *t;
-	int		   *order = palloc(sizeof(int) * (n + 1));
-
-	for (int i = 0; i < n; i++)
-		order[i] = i;
-	qsort_arg(order, n, sizeof(int), by_key, w);
 	cols_alloc(c, SPEC_COLS, n);
 	for (int j = 0; j < n; j++)
 	{
@@ -131,35 +119,59 @@ put_specs(WlNewWorkload *w, int n, const char *role)
 		c[23].d[j] = array_text(w[i].grant_ids);
 		c[24].d[j] = TimestampTzGetDatum(s->not_before);
 		c[24].nl[j] = !s->has_not_before;
+	}
+}
+
+/* mark_written marks the item whose seq a written spec row has (seqs ascend in item order) */
+static void
+mark_written(WlNewWorkload *w, int n, int64 seq)
+{
+	int			lo = 0;
+	int			hi = n - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (w[mid].seq == seq)
+		{
+			w[mid].written = true;
+			return;
+		}
+		if (w[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+}
+
+/*
+ * put_specs writes the spec rows; marks which were written (a key already
+ * taken is skipped).  Rows go in key order, so two batches that share keys
+ * wait for each other's keys in the same order and never deadlock.
+ */
+static void
+put_specs(WlNewWorkload *w, int n, const char *role)
+{
+	Col			c[SPEC_COLS];
+	Datum		args[27];
+	SPITupleTable *t;
+	int		   *order = palloc(sizeof(int) * (n + 1));
+
+	for (int i = 0; i < n; i++)
+	{
+		order[i] = i;
 		w[i].written = false;
 	}
+	qsort_arg(order, n, sizeof(int), by_key, w);
+	spec_columns(w, n, order, c);
 	for (int k = 0; k < SPEC_COLS; k++)
 		args[spec_param[k]] = col_array(&c[k], n, spec_type[k]);
 	args[21] = Int32GetDatum(WL_CONTRACT_VERSION);
 	args[22] = DirectFunctionCall1(namein, CStringGetDatum(role));
 	t = wl_store_run(P_CREATE_SPECS_MANY, args, NULL, 0, SPI_OK_INSERT_RETURNING);
-	/* seqs were drawn in item order, so they ascend: the returned ones name the written items */
 	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		int64		seq = wl_store_int(t, r, 1);
-		int			lo = 0;
-		int			hi = n - 1;
-
-		while (lo <= hi)
-		{
-			int			mid = lo + (hi - lo) / 2;
-
-			if (w[mid].seq == seq)
-			{
-				w[mid].written = true;
-				break;
-			}
-			if (w[mid].seq < seq)
-				lo = mid + 1;
-			else
-				hi = mid - 1;
-		}
-	}
+		mark_written(w, n, wl_store_int(t, r, 1));
 	SPI_freetuptable(t);
 }
 
