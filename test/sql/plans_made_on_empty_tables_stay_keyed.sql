@@ -76,23 +76,3 @@ WHERE s.schemaname = 'workload' AND s.relname IN ('workloads', 'queue', 'leases'
 ORDER BY 1;
 -- (counted after the measurement, which reads every workload)
 SELECT count(*) AS later_succeeded FROM workload.workloads WHERE state = 'SUCCEEDED' AND application_id = 'billing';
-
--- creating, one by one or in a batch (workload_create_many), also reads a
--- handful of rows per workload: a spec is reached by its key, never through
--- the idempotency key's index (the specs table still has its empty-table
--- statistics; the batch's plans are made now)
-SELECT pg_stat_force_next_flush();
-SELECT pg_stat_clear_snapshot();
-CREATE TEMP TABLE before_create AS
-SELECT relname, coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n
-FROM pg_stat_user_tables WHERE schemaname = 'workload';
-SELECT count(t.create('one-' || g)) FROM generate_series(1, 20) g;
-SELECT outcome, count(*) FROM workload_create_many((SELECT jsonb_agg(t.spec('batch-' || g)) FROM generate_series(1, 20) g))
-GROUP BY 1;
-SELECT pg_stat_force_next_flush();
-SELECT pg_stat_clear_snapshot();
-SELECT s.relname, (coalesce(s.seq_tup_read, 0) + coalesce(s.idx_tup_fetch, 0) - b.n) / 40.0 <= 10 AS few_rows_per_create,
-       (SELECT count(*) FROM workload.specs) > 3000 AS specs_table_is_big
-FROM pg_stat_user_tables s JOIN before_create b USING (relname)
-WHERE s.schemaname = 'workload' AND s.relname IN ('workloads', 'queue', 'specs', 'events', 'dependencies')
-ORDER BY 1;
