@@ -358,9 +358,9 @@ REVOKE ALL ON FUNCTION workload.cron_prev(text, text, timestamptz) FROM PUBLIC;
 -- available_at) is the later of its creation and not_before.
 ALTER TABLE workload.specs ADD COLUMN not_before timestamptz;
 -- The key's index leads with the key, not with tenant_id (for the reason given
--- at dependencies_depends_on_idx): led by tenant_id it looked, to a plan made on
--- empty tables, as good a way to a spec by (tenant_id, workload_seq) as the
--- primary key, and the document of every create then read the tenant's specs.
+-- at dependencies_depends_on_idx): led by tenant_id it can look, to a plan made
+-- on empty tables, as good a way to a spec by (tenant_id, workload_seq) as the
+-- primary key (seen once: a create's document read 2228 of the tenant's specs).
 ALTER TABLE workload.specs DROP CONSTRAINT specs_idempotency_key,
     ADD CONSTRAINT specs_idempotency_key UNIQUE (idempotency_key, tenant_id, application_id);
 
