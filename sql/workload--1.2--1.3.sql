@@ -358,6 +358,39 @@ REVOKE ALL ON FUNCTION workload.cron_slots(text, text, timestamptz, integer) FRO
 REVOKE ALL ON FUNCTION workload.cron_between(text, text, timestamptz, timestamptz, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION workload.cron_prev(text, text, timestamptz) FROM PUBLIC;
 
+-- ==== Scheduling and bulk work: not_before, workload_create_many, workload_redrive (issue 15) ====
+-- not_before (SPEC section 4): kept with the spec, so an idempotent replay
+-- compares it; the workload row's next_attempt_at (and its queue row's
+-- available_at) is the later of its creation and not_before.
+ALTER TABLE workload.specs ADD COLUMN not_before timestamptz;
+-- The key's index leads with the key, not with tenant_id (for the reason given
+-- at dependencies_depends_on_idx): led by tenant_id it can look, to a plan made
+-- on empty tables, as good a way to a spec by (tenant_id, workload_seq) as the
+-- primary key (seen once: a create's document read 2228 of the tenant's specs).
+ALTER TABLE workload.specs DROP CONSTRAINT specs_idempotency_key,
+    ADD CONSTRAINT specs_idempotency_key UNIQUE (idempotency_key, tenant_id, application_id);
+
+CREATE FUNCTION @extschema@.workload_create_many(specs jsonb)
+    RETURNS TABLE(ord integer, workload_id text, outcome text, code text, document jsonb)
+    LANGUAGE C VOLATILE
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_create_many';
+COMMENT ON FUNCTION @extschema@.workload_create_many(jsonb) IS 'create up to 1000 workloads in one transaction; each item is created, existing or refused on its own';
+
+CREATE FUNCTION @extschema@.workload_redrive(tenant_id text, application_id text, actor text,
+        definition_id text DEFAULT NULL, failure_kind text DEFAULT NULL, lim integer DEFAULT 1000)
+    RETURNS SETOF text
+    LANGUAGE C VOLATILE
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_redrive';
+COMMENT ON FUNCTION @extschema@.workload_redrive(text, text, text, text, text, integer) IS 'put up to lim DEAD_LETTER workloads of a tenant and application back to READY, oldest first';
+
+REVOKE ALL ON FUNCTION @extschema@.workload_create_many(jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.workload_redrive(text, text, text, text, text, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.workload_create_many(jsonb) TO workload_client;
+GRANT EXECUTE ON FUNCTION @extschema@.workload_redrive(text, text, text, text, text, integer) TO workload_client;
+-- ==== end of scheduling and bulk work ====
+
 -- ============================================================================
 -- Backup and restore (issue 14): pg_dump carries every row, pg_restore brings
 -- them back.  docs/operations.md, "Backup and restore", gives the commands.

@@ -1,6 +1,6 @@
 /*
  * api_operate.c: the client's and operator's side: workload_cancel,
- * workload_retry, workload_timeout, workload_recover_expired,
+ * workload_retry, workload_redrive, workload_timeout, workload_recover_expired,
  * workload_purge.  Layer 4.
  */
 #include "postgres.h"
@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "compat.h"
 #include "operate.h"
+#include "payload.h"
 #include "recovery.h"
 #include "store_ops.h"
 
@@ -51,6 +52,41 @@ workload_retry(PG_FUNCTION_ARGS)
 	end = wl_retry(id, actor);
 	wl_api_end(&api);
 	PG_RETURN_DATUM(wl_catalog_state_datum(end));
+}
+
+/*
+ * workload_redrive(tenant_id, application_id, actor, definition_id,
+ * failure_kind, lim) -> the ids of the DEAD_LETTER workloads it put back to
+ * READY, due now (workload_retry for each): at most lim (1 to
+ * WL_MAX_BATCH), oldest first, of definition_id and last failure kind
+ * failure_kind when these are not NULL.
+ */
+PG_FUNCTION_INFO_V1(workload_redrive);
+Datum
+workload_redrive(PG_FUNCTION_ARGS)
+{
+	WlApi		api;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *tenant = wl_arg_tenant(fcinfo, 0, "tenant_id");
+	char	   *app = wl_arg_tenant(fcinfo, 1, "application_id");
+	char	   *actor = wl_arg_id(fcinfo, 2, "actor");
+	char	   *definition_id = wl_arg_id_or_null(fcinfo, 3, "definition_id");
+	char	   *failure_kind = wl_arg_id_or_null(fcinfo, 4, "failure_kind");
+	int			lim;
+	int			n;
+	char	  **ids;
+
+	wl_args_require(fcinfo, NULL, NULL, NULL, NULL, NULL, "lim");
+	lim = PG_GETARG_INT32(5);
+	if (lim < 1 || lim > WL_MAX_BATCH)
+		wl_refuse(WL_E_INVALID, errdetail("Argument \"lim\" must be from 1 to %d.", WL_MAX_BATCH));
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	wl_api_begin(fcinfo, &api);
+	ids = wl_redrive(tenant, app, actor, definition_id, failure_kind, lim, &n);
+	for (int i = 0; i < n; i++)
+		wl_api_put_text(rsinfo, ids[i]);
+	wl_api_end(&api);
+	return (Datum) 0;
 }
 
 /*

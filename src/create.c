@@ -22,23 +22,50 @@
 #include "transition.h"
 
 /*
- * existing_for_key returns the document of the workload already created with
- * this idempotency key, NULL when there is none; a different input or
- * revision under the same key is WORKLOAD_IDEMPOTENCY_CONFLICT.
+ * wl_create_existing returns the id of the workload already created with
+ * this idempotency key, NULL when there is none; a different input,
+ * revision or not_before under the same key is
+ * WORKLOAD_IDEMPOTENCY_CONFLICT.
  */
-static Jsonb *
-existing_for_key(const WlSpec *spec, const char *workload_id)
+char *
+wl_create_existing(const WlSpec *spec, const char *workload_id)
 {
+	TimestampTz not_before;
 	char	   *found = wl_store_idempotent(spec->tenant_id, spec->application_id,
-											spec->idempotency_key);
+											spec->idempotency_key, &not_before);
 
-	if (found == NULL)
-		return NULL;
+	if (found == NULL || wl_create_replays(spec, workload_id, found, not_before))
+		return found;
 	if (strcmp(found, workload_id) != 0)
 		wl_refuse(WL_E_IDEMPOTENCY_CONFLICT,
 				  errdetail("Idempotency key \"%s\" already created workload \"%s\".",
 							spec->idempotency_key, found));
-	return wl_store_document(found, false, NULL);
+	wl_refuse(WL_E_IDEMPOTENCY_CONFLICT,
+			  errdetail("Idempotency key \"%s\" already created workload \"%s\" with another not_before.",
+						spec->idempotency_key, found));
+	return NULL;				/* not reached */
+}
+
+/*
+ * wl_create_replays: whether a spec whose id is workload_id replays the
+ * workload found under its key (created with not_before; 0: none): the same
+ * id (tenant, application, key, revision, input) and the same not_before.
+ */
+bool
+wl_create_replays(const WlSpec *spec, const char *workload_id, const char *found,
+				  TimestampTz not_before)
+{
+	return strcmp(found, workload_id) == 0 &&
+		not_before == (spec->has_not_before ? spec->not_before : 0);
+}
+
+/* existing_for_key: the document of wl_create_existing's workload, or NULL. */
+static Jsonb *
+existing_for_key(const WlSpec *spec, const char *workload_id)
+{
+	char	   *found = wl_create_existing(spec, workload_id);
+
+	return found ? wl_store_document(found, false, NULL) : NULL;
 }
 
 /*
@@ -99,6 +126,8 @@ create_new(const WlSpec *spec, const char *workload_id, int64 seq, const WlState
 	}
 	wl_state_require(workload_id, WL_CREATED, first.state);
 	first.created_at = first.state_entered_at = first.next_attempt_at = now;
+	if (spec->has_not_before && spec->not_before > now)
+		first.next_attempt_at = spec->not_before;
 	first.timeouts = spec->timeout_ms;
 	wl_deadline_set(&first, WL_CREATED);
 	wl_store_row_put(spec, workload_id, seq, now, grant_ids, &first, &row);
@@ -109,10 +138,15 @@ create_new(const WlSpec *spec, const char *workload_id, int64 seq, const WlState
 	wl_transition_applied(&row, WL_CREATED, actor, why);
 }
 
-/* grant_ids: the workload's authorization chain: its run authority and the snapshot's chain. */
-static ArrayType *
-grant_ids(const char *run_authority_id, ArrayType *chain)
+/*
+ * wl_create_grant_ids: the workload's authorization chain: its run
+ * authority (the grant id in authority) and the snapshot's chain.
+ */
+ArrayType *
+wl_create_grant_ids(Jsonb *authority, ArrayType *chain)
 {
+	const char *run_authority_id = wl_json_get_text(wl_json_get_object(&authority->root, "grant"),
+													"id");
 	int			n;
 	char	  **ids = wl_array_items(chain, &n);
 	Datum	   *d = palloc(sizeof(Datum) * (n + 2));
@@ -147,8 +181,7 @@ wl_create(const WlSpec *spec)
 		Jsonb	   *authority = wl_grant_run_authority(spec, workload_id);
 		WlSpec		kept = *spec;
 		int64		seq = wl_store_next_seq();
-		ArrayType  *ids = grant_ids(wl_json_get_text(wl_json_get_object(&authority->root, "grant"),
-													 "id"), chain);
+		ArrayType  *ids = wl_create_grant_ids(authority, chain);
 
 		/* what is stored verifies the grants but is no bearer credential */
 		kept.authorization_snapshot = wl_grant_stored_form(spec->authorization_snapshot);

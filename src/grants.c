@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -72,46 +73,60 @@ text_eq(const char *a, const char *b)
 }
 
 /*
- * check_bound raises WORKLOAD_UNAUTHORIZED when the grant names a database
- * role in its subject attributes and the caller is neither that role nor a
- * member of it: such a grant may be presented only by its role.
+ * bound_ok: whether the caller may present the grant: when it names a
+ * database role in its subject attributes, only that role or a member of it
+ * may (detail says why not).
  */
-static void
-check_bound(JsonbContainer *grant)
+static bool
+bound_ok(JsonbContainer *grant, char **detail)
 {
 	JsonbContainer *attrs = wl_json_get_object(wl_json_get_object(grant, "constraints"),
 											   "subject_attributes");
 	char	   *role = wl_json_get_text(attrs, "database_role");
 
 	if (role != NULL && !wl_authz_caller_is(role))
-		wl_refuse(WL_E_UNAUTHORIZED,
-				  errdetail("The grant may be presented only by database role \"%s\" or its members.",
-							role));
+	{
+		*detail = psprintf("The grant may be presented only by database role \"%s\" or its members.",
+						   role);
+		return false;
+	}
+	return true;
 }
 
 /*
- * wl_grant_check_snapshot raises WORKLOAD_UNAUTHORIZED unless the
- * authorization snapshot holds (verify; a snapshot the system presents, a
- * compensation's run authority, is in stored form), the caller may present
- * it (check_bound), its grant names the requester as its subject and the
- * spec's tenant and application, and its capabilities cover
- * capability_snapshot: a caller can never delegate a scope it does not
- * hold.  Returns the grant's chain of grant ids.
+ * snapshot_holds: whether the authorization snapshot holds (verify; a
+ * snapshot the system presents, a compensation's run authority, is in
+ * stored form) and the caller may present it (bound_ok); *chain its chain
+ * of grant ids, *detail why not.
  */
-ArrayType *
-wl_grant_check_snapshot(const WlSpec *spec)
+static bool
+snapshot_holds(const WlSpec *spec, ArrayType **chain, char **detail)
+{
+	JsonbContainer *grant = wl_json_get_object(&spec->authorization_snapshot->root, "grant");
+	const char *why;
+
+	*chain = NULL;
+	if (!verify(spec->authorization_snapshot, spec->stored_authority, &why, chain))
+	{
+		*detail = psprintf("The authorization snapshot does not hold: %s.", why);
+		return false;
+	}
+	return spec->stored_authority || bound_ok(grant, detail);
+}
+
+/*
+ * snapshot_fits raises WORKLOAD_UNAUTHORIZED unless the snapshot's grant
+ * names the requester as its subject and the spec's tenant and application,
+ * and its capabilities cover capability_snapshot: a caller can never
+ * delegate a scope it does not hold.
+ */
+static void
+snapshot_fits(const WlSpec *spec)
 {
 	JsonbContainer *grant = wl_json_get_object(&spec->authorization_snapshot->root, "grant");
 	JsonbContainer *subject = wl_json_get_object(grant, "subject");
 	ArrayType  *caps = wl_json_get_strings(grant, "capabilities");
-	ArrayType  *chain = NULL;
-	const char *why;
 
-	if (!verify(spec->authorization_snapshot, spec->stored_authority, &why, &chain))
-		wl_refuse(WL_E_UNAUTHORIZED,
-				  errdetail("The authorization snapshot does not hold: %s.", why));
-	if (!spec->stored_authority)
-		check_bound(grant);
 	if (!text_eq(wl_json_get_text(subject, "kind"), spec->requested_kind) ||
 		!text_eq(wl_json_get_text(subject, "id"), spec->requested_id))
 		wl_refuse(WL_E_UNAUTHORIZED,
@@ -123,7 +138,82 @@ wl_grant_check_snapshot(const WlSpec *spec)
 	if (caps == NULL || !covers(caps, spec->capability_snapshot))
 		wl_refuse(WL_E_UNAUTHORIZED,
 				  errdetail("The grant's capabilities do not cover capability_snapshot."));
+}
+
+/*
+ * wl_grant_check_snapshot raises WORKLOAD_UNAUTHORIZED unless the
+ * authorization snapshot holds (snapshot_holds) and fits the spec
+ * (snapshot_fits).  Returns the grant's chain of grant ids.
+ */
+ArrayType *
+wl_grant_check_snapshot(const WlSpec *spec)
+{
+	ArrayType  *chain;
+	char	   *detail;
+
+	if (!snapshot_holds(spec, &chain, &detail))
+		wl_refuse(WL_E_UNAUTHORIZED, errdetail_internal("%s", detail));
+	snapshot_fits(spec);
 	return chain;
+}
+
+/* One distinct snapshot a batch presented, and whether it held. */
+struct WlGrantMemoEntry
+{
+	uint32		hash;
+	Jsonb	   *snapshot;
+	bool		stored;
+	bool		holds;
+	ArrayType  *chain;
+	char	   *detail;
+};
+
+/*
+ * wl_grant_check_snapshot_memo is wl_grant_check_snapshot for a batch of
+ * specs: whether a snapshot holds (its signature, revocation, validity and
+ * the caller's right to present it) is decided once per distinct snapshot
+ * and kept in memo (in memo->cxt); whether it fits each spec is checked
+ * for each.
+ */
+ArrayType *
+wl_grant_check_snapshot_memo(const WlSpec *spec, WlGrantMemo *memo)
+{
+	Jsonb	   *snap = spec->authorization_snapshot;
+	uint32		h = hash_bytes((const unsigned char *) snap, VARSIZE(snap));
+	struct WlGrantMemoEntry *e = NULL;
+
+	for (int i = 0; i < memo->n && e == NULL; i++)
+	{
+		struct WlGrantMemoEntry *x = &memo->e[i];
+
+		if (x->hash == h && x->stored == spec->stored_authority &&
+			VARSIZE(x->snapshot) == VARSIZE(snap) && memcmp(x->snapshot, snap, VARSIZE(snap)) == 0)
+			e = x;
+	}
+	if (e == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(memo->cxt);
+
+		if (memo->n == memo->size)
+		{
+			memo->size = memo->size == 0 ? 8 : memo->size * 2;
+			memo->e = memo->e ? repalloc(memo->e, sizeof(*memo->e) * memo->size) :
+				palloc(sizeof(*memo->e) * memo->size);
+		}
+		e = &memo->e[memo->n];
+		e->hash = h;
+		e->stored = spec->stored_authority;
+		e->snapshot = palloc(VARSIZE(snap));
+		memcpy(e->snapshot, snap, VARSIZE(snap));
+		e->detail = NULL;
+		e->holds = snapshot_holds(spec, &e->chain, &e->detail);
+		memo->n++;
+		MemoryContextSwitchTo(old);
+	}
+	if (!e->holds)
+		wl_refuse(WL_E_UNAUTHORIZED, errdetail_internal("%s", e->detail));
+	snapshot_fits(spec);
+	return e->chain;
 }
 
 /*
@@ -243,11 +333,9 @@ wl_grant_shape(JsonbContainer *g, char **detail)
 }
 
 /* wl_grant_sign builds {"grant": grant, "key_id": ..., "signature": HMAC of grant's text}. */
-Jsonb *
-wl_grant_sign(Jsonb *grant)
+static Jsonb *
+signed_form(Jsonb *grant, const char *key_id, const char *mac)
 {
-	char	   *key_id;
-	char	   *mac = wl_keys_mac_current(wl_jsonb_text(grant), &key_id);
 	WlJson		b;
 
 	wl_json_begin(&b);
@@ -255,6 +343,28 @@ wl_grant_sign(Jsonb *grant)
 	wl_json_str(&b, "key_id", key_id);
 	wl_json_str(&b, "signature", mac);
 	return wl_json_end(&b);
+}
+
+/* stored_form: {grant, key_id, signature_sha256}, what wl_grant_stored_form keeps */
+static Jsonb *
+stored_form(Jsonb *grant, const char *key_id, const char *signature)
+{
+	WlJson		b;
+
+	wl_json_begin(&b);
+	wl_json_jsonb(&b, "grant", grant);
+	wl_json_str(&b, "key_id", key_id);
+	wl_json_str(&b, "signature_sha256", wl_sha256_hex(signature, strlen(signature)));
+	return wl_json_end(&b);
+}
+
+Jsonb *
+wl_grant_sign(Jsonb *grant)
+{
+	char	   *key_id;
+	char	   *mac = wl_keys_mac_current(wl_jsonb_text(grant), &key_id);
+
+	return signed_form(grant, key_id, mac);
 }
 
 /*
@@ -348,15 +458,11 @@ Jsonb *
 wl_grant_stored_form(Jsonb *signed_grant)
 {
 	char	   *signature = wl_json_get_text(&signed_grant->root, "signature");
-	WlJson		b;
 
 	if (signature == NULL)
 		return signed_grant;
-	wl_json_begin(&b);
-	wl_json_jsonb(&b, "grant", JsonbValueToJsonb(wl_json_get(&signed_grant->root, "grant")));
-	wl_json_str(&b, "key_id", wl_json_get_text(&signed_grant->root, "key_id"));
-	wl_json_str(&b, "signature_sha256", wl_sha256_hex(signature, strlen(signature)));
-	return wl_json_end(&b);
+	return stored_form(JsonbValueToJsonb(wl_json_get(&signed_grant->root, "grant")),
+					   wl_json_get_text(&signed_grant->root, "key_id"), signature);
 }
 
 /*
@@ -375,14 +481,9 @@ wl_grant_sign_recorded(Jsonb *grant)
 	return wl_grant_sign(grant);
 }
 
-/*
- * wl_grant_run_authority signs, under the server key, the authority one
- * workload runs on: subject the workload, subject attributes naming the
- * requester and the database role, capabilities the effective scopes,
- * valid for workload.run_authority_ttl.
- */
-Jsonb *
-wl_grant_run_authority(const WlSpec *spec, const char *workload_id)
+/* run_authority_grant: the (unsigned) grant of wl_grant_run_authority */
+static Jsonb *
+run_authority_grant(const WlSpec *spec, const char *workload_id)
 {
 	JsonbContainer *grant = wl_json_get_object(&spec->authorization_snapshot->root, "grant");
 	TimestampTz now = wl_now();
@@ -422,7 +523,44 @@ wl_grant_run_authority(const WlSpec *spec, const char *workload_id)
 	wl_json_str(&b, "parent_grant", wl_json_get_text(grant, "id"));
 	wl_json_int(&b, "revision", 1);
 	wl_json_str(&b, "status", "active");
-	return wl_grant_sign(wl_json_end(&b));
+	return wl_json_end(&b);
+}
+
+/*
+ * wl_grant_run_authority signs, under the server key, the authority one
+ * workload runs on: subject the workload, subject attributes naming the
+ * requester and the database role, capabilities the effective scopes,
+ * valid for workload.run_authority_ttl.
+ */
+Jsonb *
+wl_grant_run_authority(const WlSpec *spec, const char *workload_id)
+{
+	return wl_grant_sign(run_authority_grant(spec, workload_id));
+}
+
+/*
+ * wl_grant_run_authorities is wl_grant_run_authority for n workloads, all
+ * signed under one read of the current key, and returned in the form they
+ * are stored in (wl_grant_stored_form: the signature's SHA-256, never the
+ * signature).
+ */
+Jsonb **
+wl_grant_run_authorities(const WlSpec **specs, const char **workload_ids, int n)
+{
+	Jsonb	  **grants = palloc(sizeof(Jsonb *) * (n + 1));
+	char	  **texts = palloc(sizeof(char *) * (n + 1));
+	char	   *key_id;
+	char	  **macs;
+
+	for (int i = 0; i < n; i++)
+	{
+		grants[i] = run_authority_grant(specs[i], workload_ids[i]);
+		texts[i] = wl_jsonb_text(grants[i]);
+	}
+	macs = wl_keys_mac_current_many(texts, n, &key_id);
+	for (int i = 0; i < n; i++)
+		grants[i] = stored_form(grants[i], key_id, macs[i]);
+	return grants;
 }
 
 /*

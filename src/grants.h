@@ -16,7 +16,19 @@ extern Jsonb *wl_grant_sign_recorded(Jsonb *grant);
 extern bool wl_grant_current(Jsonb *snapshot, const char **why);
 extern bool wl_grant_authority_revoked(Jsonb *snapshot, Jsonb *run_authority);
 extern ArrayType *wl_grant_check_snapshot(const WlSpec *spec);
+
+/* the snapshots a batch presented, each checked once (grants.c) */
+typedef struct WlGrantMemo
+{
+	MemoryContext cxt;			/* where the entries live */
+	int			n;
+	int			size;
+	struct WlGrantMemoEntry *e;
+} WlGrantMemo;
+
+extern ArrayType *wl_grant_check_snapshot_memo(const WlSpec *spec, WlGrantMemo *memo);
 extern Jsonb *wl_grant_run_authority(const WlSpec *spec, const char *workload_id);
+extern Jsonb **wl_grant_run_authorities(const WlSpec **specs, const char **workload_ids, int n);
 extern void wl_grant_check_run_authority(Jsonb *authority, const char *workload_id,
 										 const char *tenant_id, const char *application_id);
 extern ArrayType *wl_grant_effective_scopes(ArrayType *granted, ArrayType *current);

@@ -44,6 +44,24 @@ wl_keys_mac_current(const char *text, char **key_id)
 }
 
 /*
+ * wl_keys_mac_current_many is wl_keys_mac_current for n texts, under one
+ * read of the current key.
+ */
+char **
+wl_keys_mac_current_many(char **texts, int n, char **key_id)
+{
+	WlKey		k;
+	char	  **macs = palloc(sizeof(char *) * (n + 1));
+
+	if (!wl_store_key_current(&k))
+		elog(ERROR, "workload has no signing key that is not retired");
+	*key_id = k.key_id;
+	for (int i = 0; i < n; i++)
+		macs[i] = mac_under(&k, texts[i]);
+	return macs;
+}
+
+/*
  * check: whether the HMAC of text under key key_id (known, not retired)
  * is mac, or (digest) has the SHA-256 mac; why says what failed.
  */

@@ -3,6 +3,7 @@
 #define WL_KEYS_H
 
 extern char *wl_keys_mac_current(const char *text, char **key_id);
+extern char **wl_keys_mac_current_many(char **texts, int n, char **key_id);
 extern bool wl_keys_mac_check(const char *key_id, const char *text, const char *mac,
 							  const char **why);
 extern bool wl_keys_mac_digest_check(const char *key_id, const char *text, const char *digest,

@@ -1,6 +1,7 @@
 /*
  * operate.c: what a client or operator does to a workload it may touch:
- * cancel (or ask the worker to), retry, time out.  Layer 3.
+ * cancel (or ask the worker to), retry (one, or dead letters in bulk), time
+ * out.  Layer 3.
  */
 #include "postgres.h"
 
@@ -47,6 +48,24 @@ wl_cancel(const char *workload_id, const char *actor)
 }
 
 /*
+ * retry_locked moves a locked FAILED, TIMED_OUT or DEAD_LETTER row to
+ * READY, due now; false (and nothing done) when its authorization was
+ * revoked.
+ */
+static bool
+retry_locked(WlRow *row, const char *actor)
+{
+	WlSpecRow	spec;
+
+	wl_store_spec_read(row, &spec);
+	if (wl_grant_authority_revoked(spec.authorization_snapshot, spec.run_authority))
+		return false;
+	row->next_attempt_at = wl_now();
+	wl_transition(row, WL_READY, actor, actor_evidence("manual_retry", actor));
+	return true;
+}
+
+/*
  * wl_retry: FAILED, TIMED_OUT or DEAD_LETTER -> READY, due now.  Any other
  * state is WORKLOAD_TRANSITION_DENIED; a workload whose authorization was
  * revoked is AUTHORIZATION_DENIED (it stays where the tick put it).
@@ -55,20 +74,48 @@ WlState
 wl_retry(const char *workload_id, const char *actor)
 {
 	WlRow		row;
-	WlSpecRow	spec;
 
 	wl_authz_lock_or_refuse(workload_id, &row);
 	if (!wl_state_is_retryable(row.state))
 		wl_refuse(WL_E_TRANSITION_DENIED,
 				  errdetail("Workload \"%s\" is %s; only FAILED, TIMED_OUT and DEAD_LETTER workloads are retried.",
 							row.workload_id, wl_state_name(row.state)));
-	wl_store_spec_read(&row, &spec);
-	if (wl_grant_authority_revoked(spec.authorization_snapshot, spec.run_authority))
+	if (!retry_locked(&row, actor))
 		wl_refuse(WL_E_AUTHORIZATION_DENIED,
 				  errdetail("The authorization of workload \"%s\" has been revoked.", workload_id));
-	row.next_attempt_at = wl_now();
-	wl_transition(&row, WL_READY, actor, actor_evidence("manual_retry", actor));
 	return row.state;
+}
+
+/*
+ * wl_redrive is wl_retry for up to lim DEAD_LETTER workloads of one tenant
+ * and application (of definition_id and last failure kind failure_kind
+ * when not NULL), oldest first; rows another transaction holds and
+ * workloads whose authorization was revoked are passed over.  Raises
+ * WORKLOAD_UNAUTHORIZED unless the caller may act there.  Returns the ids
+ * it moved to READY (*n of them).
+ */
+char **
+wl_redrive(const char *tenant_id, const char *application_id, const char *actor,
+		   const char *definition_id, const char *failure_kind, int lim, int *n)
+{
+	int			found;
+	char	  **ids;
+	char	  **moved;
+
+	wl_authz_require_member(tenant_id, application_id);
+	ids = wl_store_dead_letters(tenant_id, application_id, definition_id, failure_kind,
+								lim, &found);
+	moved = palloc(sizeof(char *) * (found + 1));
+	*n = 0;
+	for (int i = 0; i < found; i++)
+	{
+		WlRow		row;
+
+		if (wl_authz_lock(ids[i], &row) && row.state == WL_DEAD_LETTER &&
+			retry_locked(&row, actor))
+			moved[(*n)++] = ids[i];
+	}
+	return moved;
 }
 
 /*

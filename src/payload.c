@@ -36,9 +36,18 @@ static char *
 normalize_key(const char *s, int len)
 {
 	StringInfoData out;
+	bool		ascii = true;
 
-	initStringInfo(&out);
-	if (GetDatabaseEncoding() == PG_UTF8)
+	/* keys are short and there are many: no 1 kB buffer for each */
+	out.maxlen = Max(len + 1, 32);
+	out.data = palloc(out.maxlen);
+	out.data[0] = '\0';
+	out.len = 0;
+	out.cursor = 0;
+	/* NFKC leaves ASCII as it is: only a key with other characters needs it */
+	for (int i = 0; i < len && ascii; i++)
+		ascii = !IS_HIGHBIT_SET(s[i]);
+	if (!ascii && GetDatabaseEncoding() == PG_UTF8)
 	{
 		pg_wchar   *w = palloc(sizeof(pg_wchar) * (len + 1));
 		pg_wchar   *n;

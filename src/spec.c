@@ -14,6 +14,7 @@
 #include "utils/jsonb.h"
 
 #include "args.h"
+#include "clock.h"
 #include "errors.h"
 #include "jsonb_util.h"
 #include "payload.h"
@@ -24,7 +25,7 @@ static const char *const spec_fields[] = {
 	"definition_revision", "trigger", "input", "requested_by",
 	"authorization_snapshot", "capability_snapshot", "connection_scopes",
 	"priority", "idempotency_key", "retry_policy", "timeouts", "dependencies",
-	"completion_criteria", "governing_snapshots", NULL
+	"completion_criteria", "governing_snapshots", "not_before", NULL
 };
 static const char *const subject_fields[] = {"kind", "id", NULL};
 const char *const wl_subject_kinds[] = {"agent", "human", "service", "workload", NULL};
@@ -416,6 +417,22 @@ parse_governing(WlSpec *out, JsonbValue *v)
 	out->governing_snapshots = JsonbValueToJsonb(v);
 }
 
+/* parse_not_before reads not_before: an absolute RFC 3339 timestamp with an offset. */
+static void
+parse_not_before(WlSpec *out, JsonbValue *v)
+{
+	out->has_not_before = false;
+	out->not_before = 0;
+	if (v == NULL || v->type == jbvNull)
+		return;
+	if (v->type != jbvString || v->val.string.len > 64 ||
+		!wl_clock_parse_rfc3339(pnstrdup(v->val.string.val, v->val.string.len),
+								&out->not_before))
+		wl_refuse(WL_E_INVALID,
+				  errdetail("Field spec.not_before must be an RFC 3339 timestamp with an offset, such as \"2027-01-01T00:00:00Z\"."));
+	out->has_not_before = true;
+}
+
 static void
 parse(Jsonb *spec, WlSpec *out)
 {
@@ -463,6 +480,7 @@ parse(Jsonb *spec, WlSpec *out)
 	parse_dependencies(out, field(c, "dependencies"));
 	parse_criteria(out, field(c, "completion_criteria"));
 	parse_governing(out, field(c, "governing_snapshots"));
+	parse_not_before(out, field(c, "not_before"));
 }
 
 /*

@@ -39,6 +39,8 @@ typedef struct WlSpec
 	Jsonb	   *dependencies;	/* normalized: required_state filled in */
 	Jsonb	   *completion_criteria;
 	Jsonb	   *governing_snapshots;	/* NULL when absent */
+	bool		has_not_before; /* not due before not_before (SPEC section 4) */
+	TimestampTz not_before;
 } WlSpec;
 
 /* the kinds of subject a principal ({"kind", "id"}) may be (SPEC section 4) */

@@ -48,7 +48,7 @@ static int	api_writing = 0;
 
 /*
  * build_by_keys makes the generic plan of a statement now, with the planner
- * told to reach rows through indexes and nested loops.  Every statement
+ * told to reach rows through indexes and nested loops, and never to JIT.  Every statement
  * here names the rows it touches by key (or by one of the partial indexes),
  * but a plan made while the tables are small would scan and hash them, and
  * a generic plan lives as long as the backend: a worker that connected to an
@@ -67,6 +67,14 @@ build_by_keys(SPIPlanPtr plan)
 	(void) set_config_option("enable_hashjoin", "off", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
 	(void) set_config_option("enable_mergejoin", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	/*
+	 * The plan decides at planning time whether it is JIT-compiled, by its
+	 * cost, and a scan disabled above costs more than any threshold: a
+	 * statement on a small table (the signing key every create reads) would
+	 * be compiled again on every run, tens of milliseconds each time.
+	 */
+	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
 	cp = SPI_plan_get_cached_plan(plan);
 	if (cp)

@@ -46,7 +46,7 @@ extern void wl_store_event(const WlRow *row, const WlState *from, WlState to,
 extern void wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to,
 							   const char *actor, const char *role, Jsonb **evidence);
 extern char *wl_store_idempotent(const char *tenant_id, const char *application_id,
-								 const char *idempotency_key);
+								 const char *idempotency_key, TimestampTz *not_before);
 extern int64 wl_store_next_seq(void);
 extern bool wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
 							  const char *input_hash, const char *role, Jsonb *run_authority,
@@ -297,5 +297,29 @@ extern int	wl_store_expired(TimestampTz now, const WlCaller *who, int limit,
 extern int	wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out);
 extern int	wl_store_heartbeat_due(TimestampTz now, int limit, const WlDue *after, WlDue **out);
 extern uint64 wl_store_purge(TimestampTz before, int batch, bool include_dead_letter);
+
+/* ---- store_bulk.c ---- */
+/* One new workload of a batch (workload_create_many): its spec and what create derived. */
+typedef struct WlNewWorkload
+{
+	const WlSpec *spec;
+	const char *workload_id;
+	const char *input_hash;
+	const char *actor;			/* its events' actor */
+	Jsonb	   *authorization_snapshot; /* as stored */
+	Jsonb	   *run_authority;	/* as stored */
+	ArrayType  *grant_ids;
+	int64		seq;
+	WlRow		first;			/* READY, with its due time and deadline */
+	bool		written;		/* out: false when a concurrent create won its key */
+} WlNewWorkload;
+
+extern void wl_store_create_many(WlNewWorkload *w, int n, TimestampTz now, const char *role);
+extern Jsonb **wl_store_documents(char **ids, char **tenants, int n);
+extern void wl_store_idempotent_many(char **tenants, char **apps, char **keys, int n,
+									 char **found, TimestampTz *not_before);
+extern char **wl_store_dead_letters(const char *tenant_id, const char *application_id,
+									const char *definition_id, const char *failure_kind,
+									int lim, int *n);
 
 #endif

@@ -453,11 +453,16 @@ wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to, const c
 	queue_sync_many(rows, n);
 }
 
-/* wl_store_idempotent: the workload already created under this key, or NULL. */
+/*
+ * wl_store_idempotent: the workload already created under this key, or NULL;
+ * *not_before its spec's not_before (0 when it has none).
+ */
 char *
 wl_store_idempotent(const char *tenant_id, const char *application_id,
-					const char *idempotency_key)
+					const char *idempotency_key, TimestampTz *not_before)
 {
+	bool		isnull;
+
 	Datum		args[3];
 	SPITupleTable *t;
 	char	   *found = NULL;
@@ -466,8 +471,14 @@ wl_store_idempotent(const char *tenant_id, const char *application_id,
 	args[1] = CStringGetTextDatum(application_id);
 	args[2] = CStringGetTextDatum(idempotency_key);
 	t = wl_store_run(P_IDEM, args, NULL, 1, SPI_OK_SELECT);
+	*not_before = 0;
 	if (SPI_processed > 0)
+	{
 		found = wl_store_text(t, 0, 1);
+		*not_before = wl_store_ts(t, 0, 2, &isnull);
+		if (isnull)
+			*not_before = 0;
+	}
 	SPI_freetuptable(t);
 	return found;
 }
@@ -478,8 +489,8 @@ wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
 				  const char *input_hash, const char *role, Jsonb *run_authority,
 				  ArrayType *grant_ids)
 {
-	Datum		a[27];
-	char		nulls[27];
+	Datum		a[28];
+	char		nulls[28];
 
 	memset(nulls, ' ', sizeof(nulls));
 	a[0] = CStringGetTextDatum(workload_id);
@@ -511,6 +522,7 @@ wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
 	a[24] = JsonbPGetDatum(run_authority);
 	a[25] = Int64GetDatum(seq);
 	a[26] = PointerGetDatum(grant_ids);
+	a[27] = ts_or_null(spec->has_not_before ? spec->not_before : 0, &nulls[27]);
 	wl_store_run(P_SPEC_PUT, a, nulls, 0, SPI_OK_INSERT);
 	return SPI_processed == 1;
 }
@@ -559,6 +571,7 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, Timesta
 	a[9 + WL_TIMEOUT_COUNT] = wl_catalog_state_datum(first->state);
 	a[10 + WL_TIMEOUT_COUNT] = ts_or_null(first->has_deadline ? first->deadline_at : 0,
 										  &nulls[10 + WL_TIMEOUT_COUNT]);
+	a[11 + WL_TIMEOUT_COUNT] = TimestampTzGetDatum(first->next_attempt_at);
 	t = wl_store_run(P_ROW_PUT, a, nulls, 1, SPI_OK_INSERT_RETURNING);
 	row_read(t, 0, workload_id, row);
 	SPI_freetuptable(t);

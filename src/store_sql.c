@@ -26,7 +26,7 @@
 	"  'backoff', s.backoff, 'retry_on', to_jsonb(s.retry_on)), " \
 	"'timeouts', s.timeouts, 'dependencies', s.dependencies, " \
 	"'completion_criteria', s.completion_criteria, 'governing_snapshots', s.governing_snapshots, " \
-	"'contract_version', s.contract_version, 'state', w.state, 'created_at', w.created_at, " \
+	"'not_before', s.not_before, 'contract_version', s.contract_version, 'state', w.state, 'created_at', w.created_at, " \
 	"'updated_at', w.updated_at, 'attempt_count', w.attempt_count, 'retry_count', w.retry_count, " \
 	"'next_attempt_at', w.next_attempt_at, 'last_failure', w.last_failure, " \
 	"'fencing_token', w.fencing_token, 'checkpoint_sequence', w.checkpoint_sequence, " \
@@ -363,7 +363,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		TIMESTAMPTZARRAYOID, INT4ARRAYOID, STA, ST, TEXTOID, TEXTOID, JSONBARRAYOID,
 	TEXTARRAYOID, INT8ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID}},
 	[P_IDEM] = {
-		"SELECT s.workload_id, s.input_hash, s.definition_revision FROM workload.specs s "
+		"SELECT s.workload_id, s.not_before FROM workload.specs s "
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.idempotency_key = $3",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_SPEC_PUT] = {
@@ -372,23 +372,24 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  input_hash, requested_by, authorization_snapshot, connection_scopes, max_attempts, "
 		"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, "
 		"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority, "
-		"  grant_ids) "
+		"  grant_ids, not_before) "
 		"VALUES ($2, $26, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
-		"  $18, $19, $20, $21, $22, $23, $24, $25, $27) ON CONFLICT DO NOTHING",
-	27, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
+		"  $18, $19, $20, $21, $22, $23, $24, $25, $27, $28) ON CONFLICT DO NOTHING",
+	28, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
 		TEXTOID, JSONBOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID,
 		TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID, INT8OID,
-	TEXTARRAYOID}},
+	TEXTARRAYOID, TIMESTAMPTZOID}},
 	[P_ROW_PUT] = {
 		"INSERT INTO workload.workloads AS w (tenant_id, workload_id, seq, application_id, priority, "
 		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
 		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
 		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at) "
 		"VALUES ($2, $1, $14, $3, $4, $7, $5, $6, $13, $8, $9, $10, $11, $12, "
-		"  $15, $7, $7, $7, 0, 0, 0, 0, 0, $16) "
+		"  $15, $7, $7, $17, 0, 0, 0, 0, 0, $16) "
 		"RETURNING " ROW_COLUMNS,
-	16, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
-	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID}},
+	17, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID,
+	TIMESTAMPTZOID}},
 	[P_DEP_STATE] = {
 		"SELECT w.state FROM workload.workloads w "
 		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR KEY SHARE",
@@ -755,5 +756,94 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  'failed_last_minute', (SELECT count(*) FROM w WHERE w.last_failure IS NOT NULL "
 		"    AND (w.last_failure ->> 'at')::timestamptz > $3 - interval '1 minute'))",
 	4, {TEXTOID, TEXTOID, TIMESTAMPTZOID, ST}},
+	/* ---- scheduling and bulk work (workload_create_many, workload_redrive) ---- */
+	/* P_IDEM for n keys ($1 tenants, $2 applications, $3 keys): the item number of each found */
+	[P_IDEM_MANY] = {
+		"SELECT x.n, s.workload_id, s.not_before "
+		"FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY x(t, a, k, n) "
+		"CROSS JOIN LATERAL (SELECT s.workload_id, s.not_before FROM workload.specs s "
+		"  WHERE s.tenant_id = x.t AND s.application_id = x.a AND s.idempotency_key = x.k OFFSET 0) s",
+	3, {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID}},
+	/*
+	 * The specs of n new workloads, one row per array element (text[]
+	 * columns come as their text form); a key a concurrent create
+	 * won is skipped.  Returns the creation sequence of each row written.
+	 */
+	[P_CREATE_SPECS_MANY] = {
+		"INSERT INTO workload.specs (tenant_id, workload_seq, workload_id, application_id, "
+		"  idempotency_key, environment, definition_id, definition_revision, trigger, input, "
+		"  input_hash, requested_by, authorization_snapshot, connection_scopes, max_attempts, "
+		"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, "
+		"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority, "
+		"  grant_ids, not_before) "
+		"SELECT x.t, x.seq, x.id, x.a, x.k, x.env, x.def, x.rev, x.trg, x.input, x.ih, x.rb, x.snap, "
+		"  x.cs::text[], x.ma, x.idm, x.mdm, x.bo, "
+		"  x.ro::text[], x.tos, '[]'::jsonb, x.cc, x.gs, $22, $23, "
+		"  x.ra, x.gi::text[], x.nb "
+		"FROM unnest($1::text[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::text[], "
+		"  $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::text[], $12::jsonb[], $13::jsonb[], "
+		"  $14::text[], $15::int4[], $16::int8[], $17::int8[], $18::text[], $19::text[], "
+		"  $20::jsonb[], $21::jsonb[], $24::jsonb[], $25::jsonb[], $26::text[], $27::timestamptz[]) "
+		"  x(t, seq, id, a, k, env, def, rev, trg, input, ih, rb, snap, cs, ma, idm, mdm, bo, ro, "
+		"    tos, cc, gs, ra, gi, nb) "
+		"ON CONFLICT DO NOTHING RETURNING workload_seq",
+	27, {TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID,
+		TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, JSONBARRAYOID,
+		JSONBARRAYOID, TEXTARRAYOID, INT4ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, TEXTARRAYOID,
+		TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID, INT4OID, NAMEOID, JSONBARRAYOID,
+	JSONBARRAYOID, TEXTARRAYOID, TIMESTAMPTZARRAYOID}},
+	/*
+	 * The rows of n new READY workloads (no dependencies): the workload
+	 * rows, their queue rows and their CREATED and READY events, in one
+	 * statement; events in array order.  $17 now, $18 READY, $19 CREATED,
+	 * $20 the database role.
+	 */
+	[P_CREATE_ROWS_MANY] = {
+		"WITH x AS MATERIALIZED (SELECT u.*, u.cj::text[] AS caps, u.gj::text[] AS gids "
+		"  FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::int4[], $6::text[], "
+		"    $7::bool[], $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::int8[], "
+		"    $13::timestamptz[], $14::timestamptz[], $15::text[], $16::text[]) WITH ORDINALITY "
+		"  AS u(t, id, seq, a, prio, cj, crit, q_ms, c_ms, e_ms, h_ms, o_ms, due, dl, actor, gj, n)), "
+		"w AS (INSERT INTO workload.workloads (tenant_id, workload_id, seq, application_id, priority, "
+		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
+		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
+		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at) "
+		"  SELECT x.t, x.id, x.seq, x.a, x.prio, $17, x.caps, false, x.crit, x.q_ms, x.c_ms, x.e_ms, "
+		"    x.h_ms, x.o_ms, $18, $17, $17, x.due, 0, 0, 0, 0, 0, x.dl FROM x ORDER BY x.n), "
+		"q AS (INSERT INTO workload.queue (tenant_id, seq, application_id, priority, created_at, "
+		"  available_at, capability_snapshot, grant_ids, has_dependencies) "
+		"  SELECT x.t, x.seq, x.a, x.prio, $17, x.due, x.caps, x.gids, false FROM x ORDER BY x.n), "
+		"e AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
+		"  db_role, evidence) "
+		"  SELECT x.t, x.seq, CASE WHEN v.k = 2 THEN $19 END, CASE WHEN v.k = 1 THEN $19 ELSE $18 END, "
+		"    x.actor, $17, $20, '{}'::jsonb "
+		"  FROM x, (VALUES (1), (2)) v(k) ORDER BY x.n, v.k) "
+		"SELECT count(*) FROM x",
+	20, {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, INT4ARRAYOID, TEXTARRAYOID,
+		BOOLARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
+		TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID,
+	ST, ST, TEXTOID}},
+	/* the documents of n workloads ($1 ids of tenants $2), each looked up by its key */
+	[P_DOC_MANY] = {
+		"SELECT x.n, jsonb_build_object(" DOC_FIELDS ") "
+		"FROM unnest($1::text[], $2::text[]) WITH ORDINALITY x(id, t, n) "
+		"CROSS JOIN LATERAL (SELECT * FROM workload.workloads w "
+		"  WHERE w.workload_id = x.id AND w.tenant_id = x.t OFFSET 0) w "
+		"CROSS JOIN LATERAL (SELECT * FROM workload.specs s "
+		"  WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq OFFSET 0) s",
+	2, {TEXTARRAYOID, TEXTARRAYOID}},
+	/*
+	 * Up to $5 DEAD_LETTER workloads of one tenant and application, oldest
+	 * first, of definition $3 and last failure kind $4 when given, locked
+	 * (skipping any another transaction holds).
+	 */
+	[P_DEAD_LETTERS] = {
+		"SELECT w.workload_id FROM workload.workloads w "
+		"WHERE w.tenant_id = $1 AND w.application_id = $2 AND w.state = $6 "
+		"  AND ($4::text IS NULL OR w.last_failure ->> 'kind' = $4) "
+		"  AND ($3::text IS NULL OR (SELECT s.definition_id FROM workload.specs s "
+		"    WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq) = $3) "
+		"ORDER BY w.created_at, w.seq LIMIT $5 FOR NO KEY UPDATE OF w SKIP LOCKED",
+	6, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT4OID, ST}},
 };
 

@@ -90,6 +90,12 @@ typedef enum WlPlanId
 	P_COMP_LIST,
 	P_COMP_BIND,
 	P_STATS,
+	/* scheduling and bulk work (store_bulk.c) */
+	P_IDEM_MANY,
+	P_CREATE_SPECS_MANY,
+	P_CREATE_ROWS_MANY,
+	P_DOC_MANY,
+	P_DEAD_LETTERS,
 	P_COUNT
 } WlPlanId;
 

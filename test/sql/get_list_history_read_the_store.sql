@@ -14,7 +14,7 @@ INSERT INTO spec_keys VALUES
   ('authorization_snapshot', false), ('capability_snapshot', false), ('connection_scopes', false),
   ('priority', false), ('idempotency_key', false), ('retry_policy', false), ('timeouts', false),
   ('dependencies', false), ('completion_criteria', false), ('governing_snapshots', false),
-  ('workload_id', false), ('contract_version', false), ('input_hash', false), ('state', false),
+  ('not_before', false), ('workload_id', false), ('contract_version', false), ('input_hash', false), ('state', false),
   ('created_at', false), ('updated_at', false), ('attempt_count', false), ('retry_count', false),
   ('next_attempt_at', false), ('last_failure', false), ('fencing_token', false),
   ('current_claim', false), ('progress', false),

@@ -33,6 +33,10 @@ ORDER BY p.proname;
 SET ROLE rg_worker;
 SELECT workload_create(:'spec');
 \echo :SQLSTATE
+SELECT * FROM workload_create_many(jsonb_build_array(:'spec'::jsonb));
+\echo :SQLSTATE
+SELECT * FROM workload_redrive('acme', 'billing', 'ops');
+\echo :SQLSTATE
 SELECT workload_sign_grant(:'unsigned');
 \echo :SQLSTATE
 SELECT workload_rotate_signing_key();
@@ -57,6 +61,8 @@ SELECT workload_sign_grant(:'unsigned');
 SELECT workload_purge('1 day');
 \echo :SQLSTATE
 SELECT workload_create(:'spec') ->> 'state' AS client_may_create;
+SELECT outcome AS client_may_create_many FROM workload_create_many(jsonb_build_array(:'spec'::jsonb));
+SELECT count(*) AS client_may_redrive FROM workload_redrive('acme', 'billing', 'ops');
 RESET ROLE;
 
 -- a role with no workload role at all, even as a tenant member

@@ -223,6 +223,17 @@ is "$(code ht_a_worker2 "SELECT workload_complete(d ->> 'workload_id', d -> 'cur
 	"another worker role presenting the triple it read from workload_get is refused (1.1: completed)"
 is "$(code ht_a_worker "SELECT workload_start('$f1', '$f1c', 'wa', $f1t)")" 00000 "the claim's own role goes on"
 
+# ---- bulk work stays in the caller's tenants --------------------------------
+is "$(as ht_a_client "SELECT string_agg(outcome || ':' || coalesce(code, '-'), ',' ORDER BY ord)
+	FROM workload_create_many(jsonb_build_array(ht.spec('tb', 'bulk-b', $(G b)), ht.spec('ta', 'bulk-a', $(G a)),
+		ht.spec('ta', 'bulk-a2', $(G b))))")" \
+	"refused:WORKLOAD_UNAUTHORIZED,created:-,refused:WORKLOAD_UNAUTHORIZED" \
+	"workload_create_many creates in A's own tenant only, and not with B's grant"
+is "$(su "SELECT count(*) FROM workload.specs WHERE idempotency_key IN ('bulk-b', 'bulk-a2')")" 0 \
+	"nothing of the refused items was written"
+is "$(code ht_a_client "SELECT * FROM workload_redrive('tb', 'app', 'ops')")" WL002 \
+	"workload_redrive of another tenant's dead letters is WORKLOAD_UNAUTHORIZED"
+
 # ---- ":" in tenant and application ids -----------------------------------
 is "$(code ht_admin "SELECT workload_sign_grant(ht.grant('ta:x', 'g-colon'))")" WL001 "a grant for tenant \"ta:x\" is refused"
 is "$(code ht_a_client "SELECT workload_create(ht.spec('ta:x', 'colon', $(G a)))")" WL001 "so is a spec naming it"
