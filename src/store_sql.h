@@ -90,6 +90,17 @@ typedef enum WlPlanId
 	P_COMP_LIST,
 	P_COMP_BIND,
 	P_STATS,
+	/* schedules (store_sched.c) */
+	P_SCHED_PUT,
+	P_SCHED_LOCK,
+	P_SCHED_PAUSE,
+	P_SCHED_RESUME,
+	P_SCHED_DROP,
+	P_SCHED_LIST,
+	P_SCHED_DUE,
+	P_SCHED_FIRED,
+	P_SCHED_EVENT,
+	P_SCHED_LAST_STATE,
 	P_COUNT
 } WlPlanId;
 
