@@ -391,7 +391,8 @@ CREATE INDEX schedules_due_idx ON workload.schedules (next_run_at)
 -- What the tick did with a schedule's slots besides making their workloads:
 -- a slot skipped (event_type 'schedule.skipped': overlap, or missed slots
 -- catch_up left out) or one whose workload could not be made
--- ('schedule.failed', with the refusal).  Dropped with the schedule.
+-- ('schedule.failed', with the refusal).  The latest 100 of each schedule are
+-- kept; dropped with the schedule.
 CREATE TABLE workload.schedule_events (
     tenant_id            text NOT NULL,
     application_id       text NOT NULL,

@@ -3,7 +3,7 @@
  * statement (store_rows.c: workload rows, events, creation, claims;
  * store_parts.c: specs, attempts, results, checkpoints, waits, compensation
  * steps; store_meta.c: documents, keys, revocations, members, maintenance
- * scans).  Each wrapper copies what it returns into the current memory
+ * scans; store_sched.c: schedules and their events).  Each wrapper copies what it returns into the current memory
  * context and frees its tuple table.  Nothing here decides: membership comes
  * in as a WlCaller, and the rules (states, deadlines) come from the layers
  * below.  Layer 2.

@@ -208,7 +208,7 @@ wl_store_schedule_ran(const WlSchedule *s, const WlScheduleRun *r)
 	wl_store_run(P_SCHED_FIRED, args, nulls, 0, SPI_OK_UPDATE);
 }
 
-/* wl_store_schedule_event appends one of a schedule's events. */
+/* wl_store_schedule_event appends one of a schedule's events (the latest 100 are kept). */
 void
 wl_store_schedule_event(const WlSchedule *s, const char *event_type, TimestampTz slot,
 						TimestampTz at, Jsonb *evidence)
@@ -220,7 +220,7 @@ wl_store_schedule_event(const WlSchedule *s, const char *event_type, TimestampTz
 	args[4] = TimestampTzGetDatum(slot);
 	args[5] = TimestampTzGetDatum(at);
 	args[6] = JsonbPGetDatum(evidence);
-	wl_store_run(P_SCHED_EVENT, args, NULL, 0, SPI_OK_INSERT);
+	wl_store_run(P_SCHED_EVENT, args, NULL, 0, SPI_OK_DELETE);
 }
 
 /* wl_store_workload_state reads a workload's state (no lock); false when there is none. */

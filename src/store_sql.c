@@ -1,8 +1,8 @@
 /*
  * store_sql.c: the text of every SQL statement workload runs against its
  * tables, one entry per plan.  store.c prepares each once per backend and
- * runs it; the typed wrappers (store_rows.c, store_parts.c, store_meta.c)
- * are the only code that knows a statement's parameters and columns.
+ * runs it; the typed wrappers (store_rows.c, store_parts.c, store_meta.c,
+ * store_sched.c) are the only code that knows a statement's parameters and columns.
  * Nothing else in src/ spells SQL for our tables.  Layer 2.
  */
 #include "postgres.h"
@@ -826,9 +826,17 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  last_error = CASE WHEN $8 THEN $7 ELSE s.last_error END "
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3",
 	8, {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, JSONBOID, BOOLOID}},
+	/*
+	 * Append an event and keep the schedule's latest 100: the insert is not
+	 * seen by the delete's snapshot, so 99 earlier ones stay beside it.
+	 */
 	[P_SCHED_EVENT] = {
-		"INSERT INTO workload.schedule_events (tenant_id, application_id, schedule_id, event_type, "
-		"  slot, at, evidence) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+		"WITH e AS (INSERT INTO workload.schedule_events (tenant_id, application_id, schedule_id, "
+		"  event_type, slot, at, evidence) VALUES ($1, $2, $3, $4, $5, $6, $7)) "
+		"DELETE FROM workload.schedule_events x WHERE x.tenant_id = $1 AND x.application_id = $2 "
+		"  AND x.schedule_id = $3 AND x.sequence < (SELECT y.sequence FROM workload.schedule_events y "
+		"    WHERE y.tenant_id = $1 AND y.application_id = $2 AND y.schedule_id = $3 "
+		"    ORDER BY y.sequence DESC OFFSET 98 LIMIT 1)",
 	7, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, JSONBOID}},
 	/* the state of a schedule's previous workload (none: purged) */
 	[P_SCHED_LAST_STATE] = {

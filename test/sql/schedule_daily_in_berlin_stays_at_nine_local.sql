@@ -1,4 +1,4 @@
--- A daily 09:00 schedule in Europe/Berlin fires at 09:00 local every day across both daylight-saving changes of a year (08:00 UTC in winter, 07:00 UTC in summer); pause stops it and resume starts again from the next slot after now (SPEC section 4, "Scheduling and bulk work").
+-- A daily 09:00 schedule in Europe/Berlin fires at 09:00 local every day across both daylight-saving changes of a year (08:00 UTC in winter, 07:00 UTC in summer); a 02:30 that does not exist fires at 03:00 and one that happens twice fires once; pause stops it and resume starts again from the next slot after now (SPEC section 4, "Scheduling and bulk work").
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -35,3 +35,18 @@ SELECT t.follow('berlin', 5);
 SELECT slot, to_char(slot::timestamptz AT TIME ZONE 'Europe/Berlin', 'Dy YYYY-MM-DD HH24:MI') AS berlin
 FROM t.fired() WHERE schedule = 'berlin';
 SELECT d ->> 'next_run_at' AS next_run_at FROM workload_schedules('acme', 'billing') d;
+
+-- 02:30 does not exist in Berlin on 2026-03-29 (02:00 jumps to 03:00): that slot fires
+-- at 03:00 local; on 2026-10-25 02:30 happens twice and fires once
+SET workload.clock_override = '2026-03-27 12:00:00+00';
+SELECT workload_schedule('acme', 'billing', 'night', '30 2 * * *', t.tpl(), 'Europe/Berlin', 'allow') ->> 'next_run_at' AS first_slot;
+SELECT t.follow('night', 3);
+SET workload.clock_override = '2026-10-23 12:00:00+00';
+SELECT workload_schedule('acme', 'billing', 'night', '30 2 * * *', t.tpl(), 'Europe/Berlin', 'allow') ->> 'next_run_at' AS first_slot;
+SELECT t.follow('night', 2);
+-- the second 02:30 of 2026-10-25 (01:30 UTC) fires nothing: the next slot is the 26th's
+SELECT t.tick_at('2026-10-25 01:30:10+00');
+SELECT d ->> 'next_run_at' AS next_run_at FROM workload_schedules('acme', 'billing') d WHERE d ->> 'schedule_id' = 'night';
+SELECT t.follow('night', 1);
+SELECT slot, to_char(slot::timestamptz AT TIME ZONE 'Europe/Berlin', 'Dy YYYY-MM-DD HH24:MI') AS berlin
+FROM t.fired() WHERE schedule = 'night';

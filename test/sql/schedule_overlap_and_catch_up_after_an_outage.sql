@@ -62,3 +62,17 @@ SELECT t.tick_at('2026-01-02 20:00:31+00');
 SELECT count(*) AS slots_after_second_tick, min(slot) AS first, max(slot) AS last
 FROM t.fired() WHERE schedule = 'all' AND slot >= '2026-01-02';
 SELECT t.tick_at('2026-01-02 20:00:32+00');
+
+-- a schedule's events are bounded: of 150 overlap skips, the latest 100 are kept
+SELECT workload_schedule_drop('acme', 'billing', s) FROM unnest(ARRAY['all', 'latest', 'none']) s;
+SELECT count(*) AS events_left_by_dropped_schedules FROM workload.schedule_events;
+SET workload.clock_override = '2026-02-01 00:00:00+00';
+SELECT workload_schedule('acme', 'billing', 'busy', '@every 1 second', t.tpl()) ->> 'overlap' AS overlap;
+DO $$ BEGIN
+    FOR i IN 1..151 LOOP
+        PERFORM t.tick_at(timestamptz '2026-02-01 00:00:00+00' + i * interval '1 second');
+    END LOOP;
+END $$;
+SELECT count(*) AS events, min(slot) AS first, max(slot) AS last
+FROM workload.schedule_events WHERE schedule_id = 'busy';
+SELECT count(*) AS workloads FROM t.fired() WHERE schedule = 'busy';
