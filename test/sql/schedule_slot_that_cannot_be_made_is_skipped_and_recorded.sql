@@ -1,4 +1,4 @@
--- A slot whose workload cannot be made (the template's grant has expired) is skipped, recorded on the schedule (last_error) and in a schedule.failed event, and the schedule goes on: once the template is replaced, the next slot fires and last_error is cleared; a template whose grant does not hold is refused when it is given (SPEC section 4, "Scheduling and bulk work").
+-- A slot whose workload cannot be made (the template's grant has expired or was revoked) is skipped, recorded on the schedule (last_error) and in a schedule.failed event, and the schedule goes on: once the template is replaced, the next slot fires and last_error is cleared; a template whose grant does not hold is refused when it is given (SPEC section 4, "Scheduling and bulk work").
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -49,3 +49,11 @@ SELECT t.tick_at('2026-01-01 00:50:05+00');
 SELECT d ->> 'last_run_at' AS last_run_at, d ->> 'last_error' AS last_error
 FROM workload_schedules('acme', 'billing') d;
 SELECT schedule, slot FROM t.fired();
+
+-- a revoked grant: the next slot is skipped and recorded the same way
+SET workload.clock_override = '2026-01-01 00:55:00+00';
+SELECT workload_revoke_grant('grant-acme-planner');
+SELECT t.tick_at('2026-01-01 01:00:05+00');
+SELECT d ->> 'last_run_at' AS last_run_at, d -> 'last_error' ->> 'slot' AS error_slot,
+       d -> 'last_error' ->> 'code' AS code, d -> 'last_error' ->> 'detail' AS detail
+FROM workload_schedules('acme', 'billing') d;
