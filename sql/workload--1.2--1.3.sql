@@ -391,6 +391,126 @@ GRANT EXECUTE ON FUNCTION @extschema@.workload_create_many(jsonb) TO workload_cl
 GRANT EXECUTE ON FUNCTION @extschema@.workload_redrive(text, text, text, text, text, integer) TO workload_client;
 -- ==== end of scheduling and bulk work ====
 
+-- ==== Schedules (SPEC section 4, "Scheduling and bulk work") ====
+-- A schedule makes a workload from its template at each slot of its cron, in
+-- its time zone.  The tick fires due slots (src/schedule_tick.c) through the
+-- create path with idempotency_key 'schedule:<schedule_id>:<slot>', so a
+-- slot runs once however many ticks race.  template is the create spec
+-- without tenant_id, application_id and idempotency_key, its grant kept in
+-- stored form (no bearer credential); created_by is the role that made (or
+-- last replaced) the schedule, as whom the tick creates its workloads.
+-- next_run_at is the first slot not yet handled; last_run_at the slot of the
+-- latest workload made, last_workload_id that workload; last_error why the
+-- latest slot that could not be made was skipped (NULL once one is made).
+CREATE TABLE workload.schedules (
+    tenant_id            text NOT NULL,
+    application_id       text NOT NULL,
+    schedule_id          text NOT NULL,
+    cron                 text NOT NULL,
+    timezone             text NOT NULL,
+    template             jsonb NOT NULL,
+    overlap              text NOT NULL
+        CHECK (overlap OPERATOR(pg_catalog.=) ANY (ARRAY['skip', 'allow'])),
+    catch_up             text NOT NULL
+        CHECK (catch_up OPERATOR(pg_catalog.=) ANY (ARRAY['latest', 'all', 'none'])),
+    paused               boolean NOT NULL,
+    next_run_at          timestamptz,
+    last_run_at          timestamptz,
+    last_workload_id     text,
+    last_error           jsonb,
+    created_by           name NOT NULL,
+    created_at           timestamptz NOT NULL,
+    updated_at           timestamptz NOT NULL,
+    CONSTRAINT schedules_pkey PRIMARY KEY (tenant_id, application_id, schedule_id)
+);
+-- The tick reads the schedules whose next slot has come, soonest first.
+CREATE INDEX schedules_due_idx ON workload.schedules (next_run_at)
+    WHERE NOT paused AND next_run_at IS NOT NULL;
+
+-- What the tick did with a schedule's slots besides making their workloads:
+-- a slot skipped (event_type 'schedule.skipped': overlap, or missed slots
+-- catch_up left out) or one whose workload could not be made
+-- ('schedule.failed', with the refusal).  The latest 100 of each schedule are
+-- kept; dropped with the schedule.
+CREATE TABLE workload.schedule_events (
+    tenant_id            text NOT NULL,
+    application_id       text NOT NULL,
+    schedule_id          text NOT NULL,
+    sequence             bigint NOT NULL DEFAULT pg_catalog.nextval('workload.event_seq'::pg_catalog.regclass),
+    event_type           text NOT NULL,
+    slot                 timestamptz NOT NULL,
+    at                   timestamptz NOT NULL,
+    evidence             jsonb NOT NULL,
+    CONSTRAINT schedule_events_pkey PRIMARY KEY (tenant_id, application_id, schedule_id, sequence)
+);
+
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['schedules', 'schedule_events'] LOOP
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON workload.%I '
+            'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
+            t OPERATOR(pg_catalog.||) '_raw_write_trg', t);
+        EXECUTE pg_catalog.format('ALTER TABLE workload.%I ENABLE ALWAYS TRIGGER %I',
+            t, t OPERATOR(pg_catalog.||) '_raw_write_trg');
+        EXECUTE pg_catalog.format('REVOKE ALL ON workload.%I FROM PUBLIC', t);
+        EXECUTE pg_catalog.format('GRANT SELECT ON workload.%I TO workload_admin', t);
+    END LOOP;
+END
+$$;
+
+CREATE FUNCTION @extschema@.workload_schedule(tenant_id text, application_id text,
+        schedule_id text, cron text, template jsonb, timezone text DEFAULT 'UTC',
+        overlap text DEFAULT 'skip', catch_up text DEFAULT 'latest')
+    RETURNS jsonb LANGUAGE C VOLATILE
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_schedule';
+COMMENT ON FUNCTION @extschema@.workload_schedule(text, text, text, text, jsonb, text, text, text) IS 'create or replace a schedule: a workload from template at each slot of cron in timezone';
+
+CREATE FUNCTION @extschema@.workload_schedule_pause(tenant_id text, application_id text,
+        schedule_id text)
+    RETURNS jsonb LANGUAGE C VOLATILE
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_schedule_pause';
+COMMENT ON FUNCTION @extschema@.workload_schedule_pause(text, text, text) IS 'pause a schedule: no slot fires until it is resumed';
+
+CREATE FUNCTION @extschema@.workload_schedule_resume(tenant_id text, application_id text,
+        schedule_id text)
+    RETURNS jsonb LANGUAGE C VOLATILE
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_schedule_resume';
+COMMENT ON FUNCTION @extschema@.workload_schedule_resume(text, text, text) IS 'resume a schedule from its first slot after now';
+
+CREATE FUNCTION @extschema@.workload_schedule_drop(tenant_id text, application_id text,
+        schedule_id text)
+    RETURNS void LANGUAGE C VOLATILE
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_schedule_drop';
+COMMENT ON FUNCTION @extschema@.workload_schedule_drop(text, text, text) IS 'drop a schedule (the workloads it made stay)';
+
+CREATE FUNCTION @extschema@.workload_schedules(tenant_id text, application_id text)
+    RETURNS SETOF jsonb LANGUAGE C STABLE
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_schedules';
+COMMENT ON FUNCTION @extschema@.workload_schedules(text, text) IS 'the schedules of one tenant and application, by schedule_id';
+
+DO $$
+DECLARE
+    f text;
+BEGIN
+    FOREACH f IN ARRAY ARRAY[
+        'workload_schedule(text, text, text, text, jsonb, text, text, text)',
+        'workload_schedule_pause(text, text, text)', 'workload_schedule_resume(text, text, text)',
+        'workload_schedule_drop(text, text, text)', 'workload_schedules(text, text)'] LOOP
+        EXECUTE 'REVOKE ALL ON FUNCTION @extschema@.' OPERATOR(pg_catalog.||) f OPERATOR(pg_catalog.||) ' FROM PUBLIC';
+        EXECUTE 'GRANT EXECUTE ON FUNCTION @extschema@.' OPERATOR(pg_catalog.||) f OPERATOR(pg_catalog.||) ' TO workload_client';
+    END LOOP;
+END
+$$;
+-- ==== end of Schedules ====
+
 -- ============================================================================
 -- Backup and restore (issue 14): pg_dump carries every row, pg_restore brings
 -- them back.  docs/operations.md, "Backup and restore", gives the commands.

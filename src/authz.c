@@ -45,6 +45,13 @@ wl_authz_caller(void)
 	return &caller;
 }
 
+/* wl_authz_caller_oid: the role of the current API call's caller (to put it back after acting as another). */
+Oid
+wl_authz_caller_oid(void)
+{
+	return caller_id;
+}
+
 /* wl_authz_caller_is: whether the caller is role (by name) or a member of it. */
 bool
 wl_authz_caller_is(const char *role)

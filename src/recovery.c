@@ -191,24 +191,23 @@ act_range(WlPass *p)
 }
 
 /*
- * isolated runs act_range in a subtransaction.  On success the counts and
- * ids it made stand; on an error it is rolled back, the counts restored,
- * and the error returned (a cancel or shutdown is re-thrown).
+ * wl_recovery_isolated runs fn(arg) in a subtransaction.  On success what
+ * it did stands and NULL is returned; on an error it is rolled back and the
+ * error returned, in the caller's memory context (a cancel or shutdown is
+ * re-thrown).
  */
-static ErrorData *
-isolated(WlPass *p)
+ErrorData *
+wl_recovery_isolated(void (*fn) (void *), void *arg)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
-	WlTickReport saved = *p->r;
 	ErrorData  *volatile err = NULL;
 
-	p->acted = NIL;
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		act_range(p);
+		fn(arg);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -225,11 +224,36 @@ isolated(WlPass *p)
 		CurrentResourceOwner = owner;
 		if (e->sqlerrcode == ERRCODE_QUERY_CANCELED || e->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
 			ReThrowError(e);
-		*p->r = saved;
-		p->acted = NIL;
 		err = e;
 	}
 	PG_END_TRY();
+	return err;
+}
+
+static void
+act_range_fn(void *p)
+{
+	act_range((WlPass *) p);
+}
+
+/*
+ * isolated runs act_range in a subtransaction.  On success the counts and
+ * ids it made stand; on an error it is rolled back, the counts restored,
+ * and the error returned (a cancel or shutdown is re-thrown).
+ */
+static ErrorData *
+isolated(WlPass *p)
+{
+	WlTickReport saved = *p->r;
+	ErrorData  *err;
+
+	p->acted = NIL;
+	err = wl_recovery_isolated(act_range_fn, p);
+	if (err != NULL)
+	{
+		*p->r = saved;
+		p->acted = NIL;
+	}
 	return err;
 }
 

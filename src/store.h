@@ -1,6 +1,7 @@
 /*
  * store.h: running the statements of store_sql.c, for the typed wrappers of
- * the storage layer only (store_rows.c, store_parts.c, store_meta.c).  The
+ * the storage layer only (store_rows.c, store_parts.c, store_meta.c,
+ * store_sched.c).  The
  * layers above call store_ops.h.
  */
 #ifndef WL_STORE_H

@@ -3,7 +3,7 @@
  * statement (store_rows.c: workload rows, events, creation, claims;
  * store_parts.c: specs, attempts, results, checkpoints, waits, compensation
  * steps; store_meta.c: documents, keys, revocations, members, maintenance
- * scans).  Each wrapper copies what it returns into the current memory
+ * scans; store_sched.c: schedules and their events).  Each wrapper copies what it returns into the current memory
  * context and frees its tuple table.  Nothing here decides: membership comes
  * in as a WlCaller, and the rules (states, deadlines) come from the layers
  * below.  Layer 2.
@@ -321,5 +321,49 @@ extern void wl_store_idempotent_many(char **tenants, char **apps, char **keys, i
 extern char **wl_store_dead_letters(const char *tenant_id, const char *application_id,
 									const char *definition_id, const char *failure_kind,
 									int lim, int *n);
+/* ---- store_sched.c ---- */
+/* A schedule as stored (the key, and what the tick and the API read or write). */
+typedef struct WlSchedule
+{
+	char	   *tenant_id;
+	char	   *application_id;
+	char	   *schedule_id;
+	char	   *cron;
+	char	   *timezone;
+	Jsonb	   *template;		/* grant in stored form */
+	char	   *overlap;
+	char	   *catch_up;
+	bool		paused;
+	bool		has_next;		/* next_run_at is not NULL */
+	TimestampTz next_run_at;
+	char	   *last_workload_id;
+	char	   *created_by;
+} WlSchedule;
+
+/* What one tick did with a schedule. */
+typedef struct WlScheduleRun
+{
+	bool		has_next;
+	TimestampTz next_run_at;
+	char	   *workload_id;	/* the latest workload made, or NULL: none */
+	TimestampTz slot;			/* its slot */
+	bool		set_error;		/* write last_error (error NULL clears it) */
+	Jsonb	   *error;
+} WlScheduleRun;
+
+extern Jsonb *wl_store_schedule_put(const WlSchedule *s, TimestampTz now);
+extern bool wl_store_schedule_lock(const char *tenant_id, const char *application_id,
+								   const char *schedule_id, WlSchedule *out);
+extern Jsonb *wl_store_schedule_pause(const WlSchedule *s, TimestampTz now);
+extern Jsonb *wl_store_schedule_resume(const WlSchedule *s, TimestampTz now);
+extern bool wl_store_schedule_drop(const char *tenant_id, const char *application_id,
+								   const char *schedule_id);
+extern Jsonb **wl_store_schedule_list(const char *tenant_id, const char *application_id, int *n);
+extern int	wl_store_schedules_due(TimestampTz now, int limit, WlSchedule **out);
+extern void wl_store_schedule_ran(const WlSchedule *s, const WlScheduleRun *r);
+extern void wl_store_schedule_event(const WlSchedule *s, const char *event_type,
+									TimestampTz slot, TimestampTz at, Jsonb *evidence);
+extern bool wl_store_workload_state(const char *workload_id, const char *tenant_id,
+									WlState *state);
 
 #endif

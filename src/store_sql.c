@@ -1,8 +1,8 @@
 /*
  * store_sql.c: the text of every SQL statement workload runs against its
  * tables, one entry per plan.  store.c prepares each once per backend and
- * runs it; the typed wrappers (store_rows.c, store_parts.c, store_meta.c)
- * are the only code that knows a statement's parameters and columns.
+ * runs it; the typed wrappers (store_rows.c, store_parts.c, store_meta.c,
+ * store_sched.c) are the only code that knows a statement's parameters and columns.
  * Nothing else in src/ spells SQL for our tables.  Layer 2.
  */
 #include "postgres.h"
@@ -241,6 +241,18 @@
 	"wt AS (" PURGE_BY_ID("waits") "), " \
 	"cp AS (" PURGE_BY_ID("compensations") ") " \
 	PURGE_BY_ID("workloads")
+
+/* a schedule's document (its template's grant without the stored signature digest) */
+#define SCHED_DOC \
+	"jsonb_build_object('schedule_id', s.schedule_id, 'tenant_id', s.tenant_id, " \
+	"'application_id', s.application_id, 'cron', s.cron, 'timezone', s.timezone, " \
+	"'template', s.template || CASE WHEN s.template ? 'authorization_snapshot' THEN " \
+	"  jsonb_build_object('authorization_snapshot', " \
+	"    (s.template -> 'authorization_snapshot') - 'signature_sha256') ELSE '{}'::jsonb END, " \
+	"'overlap', s.overlap, 'catch_up', s.catch_up, 'paused', s.paused, " \
+	"'next_run_at', s.next_run_at, 'last_run_at', s.last_run_at, " \
+	"'last_workload_id', s.last_workload_id, 'last_error', s.last_error, " \
+	"'created_by', s.created_by, 'created_at', s.created_at, 'updated_at', s.updated_at)"
 
 const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_LOCK] = {
@@ -845,5 +857,80 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq) = $3) "
 		"ORDER BY w.created_at, w.seq LIMIT $5 FOR NO KEY UPDATE OF w SKIP LOCKED",
 	6, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT4OID, ST}},
+
+	/* ---- schedules (store_sched.c) ---- */
+	/*
+	 * Create or replace; a replace keeps paused and the last_* columns (what
+	 * already ran, and the overlap rule's previous workload).
+	 */
+	[P_SCHED_PUT] = {
+		"INSERT INTO workload.schedules AS s (tenant_id, application_id, schedule_id, cron, "
+		"  timezone, template, overlap, catch_up, paused, next_run_at, created_by, created_at, "
+		"  updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, false, $9, $10, $11, $11) "
+		"ON CONFLICT (tenant_id, application_id, schedule_id) DO UPDATE SET cron = EXCLUDED.cron, "
+		"  timezone = EXCLUDED.timezone, template = EXCLUDED.template, overlap = EXCLUDED.overlap, "
+		"  catch_up = EXCLUDED.catch_up, next_run_at = EXCLUDED.next_run_at, "
+		"  created_by = EXCLUDED.created_by, updated_at = EXCLUDED.updated_at "
+		"RETURNING " SCHED_DOC,
+	11, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTOID, TIMESTAMPTZOID,
+	NAMEOID, TIMESTAMPTZOID}},
+	[P_SCHED_LOCK] = {
+		"SELECT s.cron, s.timezone, s.template, s.overlap, s.catch_up, s.paused, s.next_run_at, "
+		"  s.last_workload_id, s.created_by::text FROM workload.schedules s "
+		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3 FOR NO KEY UPDATE",
+	3, {TEXTOID, TEXTOID, TEXTOID}},
+	[P_SCHED_PAUSE] = {
+		"UPDATE workload.schedules s SET paused = true, updated_at = $4 "
+		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3 RETURNING " SCHED_DOC,
+	4, {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID}},
+	[P_SCHED_RESUME] = {
+		"UPDATE workload.schedules s SET paused = false, next_run_at = $4, updated_at = $5 "
+		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3 RETURNING " SCHED_DOC,
+	5, {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
+	[P_SCHED_DROP] = {
+		"WITH e AS (DELETE FROM workload.schedule_events x WHERE x.tenant_id = $1 "
+		"  AND x.application_id = $2 AND x.schedule_id = $3) "
+		"DELETE FROM workload.schedules s "
+		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3 RETURNING 1",
+	3, {TEXTOID, TEXTOID, TEXTOID}},
+	[P_SCHED_LIST] = {
+		"SELECT " SCHED_DOC " FROM workload.schedules s "
+		"WHERE s.tenant_id = $1 AND s.application_id = $2 ORDER BY s.schedule_id",
+	2, {TEXTOID, TEXTOID}},
+	/*
+	 * Schedules whose next slot has come, soonest first, through
+	 * schedules_due_idx; one a concurrent transaction holds is being fired or
+	 * changed right now and is left to the next tick.
+	 */
+	[P_SCHED_DUE] = {
+		"SELECT s.tenant_id, s.application_id, s.schedule_id, s.next_run_at "
+		"FROM workload.schedules s WHERE NOT s.paused AND s.next_run_at <= $1 "
+		"ORDER BY s.next_run_at, s.tenant_id, s.application_id, s.schedule_id "
+		"LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
+	2, {TIMESTAMPTZOID, INT4OID}},
+	/* what one tick did with a schedule ($5, $6, $7: NULL leaves the last_* as they were) */
+	[P_SCHED_FIRED] = {
+		"UPDATE workload.schedules s SET next_run_at = $4, "
+		"  last_run_at = CASE WHEN $6::text IS NULL THEN s.last_run_at ELSE $5 END, "
+		"  last_workload_id = COALESCE($6, s.last_workload_id), "
+		"  last_error = CASE WHEN $8 THEN $7 ELSE s.last_error END "
+		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3",
+	8, {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, JSONBOID, BOOLOID}},
+	/*
+	 * Append an event and keep the schedule's latest 100: the insert is not
+	 * seen by the delete's snapshot, so 99 earlier ones stay beside it.
+	 */
+	[P_SCHED_EVENT] = {
+		"WITH e AS (INSERT INTO workload.schedule_events (tenant_id, application_id, schedule_id, "
+		"  event_type, slot, at, evidence) VALUES ($1, $2, $3, $4, $5, $6, $7)) "
+		"DELETE FROM workload.schedule_events x WHERE x.tenant_id = $1 AND x.application_id = $2 "
+		"  AND x.schedule_id = $3 AND x.sequence < (SELECT y.sequence FROM workload.schedule_events y "
+		"    WHERE y.tenant_id = $1 AND y.application_id = $2 AND y.schedule_id = $3 "
+		"    ORDER BY y.sequence DESC OFFSET 98 LIMIT 1)",
+	7, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, JSONBOID}},
+	/* the state of a schedule's previous workload (none: purged) */
+	[P_SCHED_LAST_STATE] = {
+		"SELECT w.state::text FROM workload.workloads w WHERE w.workload_id = $1 AND w.tenant_id = $2",
+	2, {TEXTOID, TEXTOID}},
 };
 

@@ -10,6 +10,7 @@
 #include "api.h"
 #include "jsonb_util.h"
 #include "recovery.h"
+#include "schedule.h"
 
 /* errors_json: the failed steps of a pass, as a JSON array. */
 static Jsonb *
@@ -41,7 +42,8 @@ errors_json(List *errors)
  * second concurrent call returns at once with "skipped": true).  Recovers
  * expired leases, times out silent heartbeats, then acts on every row whose
  * deadline has come (timeouts, schedule waits, overdue waits); at most
- * 1000 rows of each, with "more": true when some were left.  A workload
+ * 1000 rows of each, with "more": true when some were left; then fires
+ * the due slots of schedules (schedule_tick.c).  A workload
  * whose step fails is skipped, counted in "failed" and listed in "errors"
  * (the first 20), and the pass goes on.
  */
@@ -51,13 +53,17 @@ workload_tick(PG_FUNCTION_ARGS)
 {
 	WlApi		api;
 	WlTickReport r;
+	WlScheduleReport sr;
 	bool		ran;
 	WlJson		b;
 	Jsonb	   *answer;
 
 	memset(&r, 0, sizeof(r));
+	memset(&sr, 0, sizeof(sr));
 	wl_api_begin(fcinfo, &api);
 	ran = wl_recovery_tick(&r);
+	if (ran)
+		wl_schedule_tick(&sr);
 	wl_json_begin(&b);
 	wl_json_bool(&b, "skipped", !ran);
 	wl_json_int(&b, "recovered", r.recovered);
@@ -71,7 +77,11 @@ workload_tick(PG_FUNCTION_ARGS)
 	wl_json_int(&b, "revoked_dead_lettered", r.revoked);
 	wl_json_int(&b, "failed", r.failed);
 	wl_json_jsonb(&b, "errors", errors_json(r.errors));
-	wl_json_bool(&b, "more", r.more);
+	wl_json_int(&b, "schedule_slots_fired", sr.fired);
+	wl_json_int(&b, "schedule_slots_skipped", sr.skipped);
+	wl_json_int(&b, "schedule_slots_failed", sr.failed);
+	wl_json_int(&b, "schedules_failed", sr.broken);
+	wl_json_bool(&b, "more", r.more || sr.more);
 	answer = wl_api_transfer(wl_json_end(&b));
 	wl_api_end(&api);
 	PG_RETURN_JSONB_P(answer);

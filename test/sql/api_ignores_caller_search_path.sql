@@ -22,6 +22,7 @@ WHERE p.prosecdef AND NOT coalesce(p.proconfig @> ARRAY['search_path=pg_catalog,
 -- the specs are built first; after this the session has an empty search_path
 SELECT t.spec('empty-path', '{"input": {"pages": 2}, "capability_snapshot": ["render"]}') AS spec1 \gset
 SELECT t.spec('hostile-path', '{"input": {"pages": 2}, "capability_snapshot": ["render"]}') AS spec2 \gset
+SELECT t.spec('sched', '{}', 'acme', 'sched') - 'idempotency_key' - 'tenant_id' - 'application_id' AS tpl \gset
 SET search_path = '';
 
 -- the key calls, schema-qualified, with nothing on the search_path
@@ -43,6 +44,15 @@ SELECT public.workload_get('workload_000000000000000000000000');
 \echo :SQLSTATE
 SELECT public.workload_create('{}');
 \echo :SQLSTATE
+-- a schedule (in another application), fired by a tick, with nothing on the search_path
+SELECT public.workload_schedule('acme', 'sched', 'five', '*/5 * * * *', :'tpl', 'Europe/Berlin') ->> 'next_run_at' AS next_run_at;
+SET workload.clock_override = '2026-01-01 00:05:10+00';
+SELECT public.workload_tick() ->> 'schedule_slots_fired' AS fired;
+SELECT d ->> 'last_run_at' AS last_run_at, d ->> 'last_error' AS last_error FROM public.workload_schedules('acme', 'sched') d;
+SELECT public.workload_schedule('acme', 'sched', 'five', '61 * * * *', :'tpl');
+\echo :SQLSTATE
+SELECT public.workload_schedule_drop('acme', 'sched', 'five');
+SET workload.clock_override = '2026-01-01 00:00:00+00';
 SELECT public.workload_get(:'id') AS doc_empty_path \gset
 RESET search_path;
 

@@ -128,6 +128,10 @@ SELECT t.sneak();
 \echo :SQLSTATE
 SELECT t.fingerprint() = :'before' AS unchanged;
 
+-- a schedule, so workload.schedules has a row to forge from
+SELECT workload_schedule('acme', 'billing', 'hourly', '@hourly', t.spec('x') - 'idempotency_key' - 'tenant_id' - 'application_id') ->> 'next_run_at' AS next_run_at;
+SELECT md5(string_agg(s::text, '|')) AS schedules_before FROM workload.schedules s \gset
+
 -- the same under session_replication_role = replica, which skips ordinary triggers
 SET session_replication_role = replica;
 CREATE OR REPLACE FUNCTION t.raw_write(sql text) RETURNS text LANGUAGE plpgsql AS $$
@@ -144,13 +148,16 @@ CREATE FUNCTION pg_temp.settable(tbl text) RETURNS text LANGUAGE sql AS $$
     FROM information_schema.columns
     WHERE table_schema = 'workload' AND table_name = tbl AND is_generated = 'NEVER' $$;
 SELECT tbl, op, t.raw_write(format(sql, tbl, pg_temp.settable(tbl))) AS outcome
-FROM unnest(ARRAY['workloads', 'queue', 'leases', 'specs', 'attempts', 'checkpoints', 'results', 'events', 'dependencies']) tbl,
+FROM unnest(ARRAY['workloads', 'queue', 'leases', 'specs', 'attempts', 'checkpoints', 'results', 'events', 'dependencies',
+                  'schedules', 'schedule_events']) tbl,
      (VALUES (1, 'insert', 'INSERT INTO workload.%1$I (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM workload.%1$I'),
              (2, 'update', 'UPDATE workload.%I SET tenant_id = tenant_id'),
              (3, 'delete', 'DELETE FROM workload.%I'),
              (4, 'truncate', 'TRUNCATE workload.%I')) ops(n, op, sql)
 ORDER BY tbl, n;
-SELECT t.fingerprint() = :'before' AS unchanged;
+SELECT t.fingerprint() = :'before' AS unchanged,
+       (SELECT md5(string_agg(s::text, '|')) FROM workload.schedules s) = :'schedules_before' AS schedules_unchanged,
+       (SELECT count(*) FROM workload.schedule_events) AS schedule_events;
 RESET session_replication_role;
 
 -- the raw-write triggers are still there and ALWAYS enabled

@@ -6,7 +6,8 @@
 # revocation of queued work and of derived grants, LISTEN on a tenant's
 # channel, a borrowed SECURITY DEFINER, pg_read_all_data on the key tables,
 # self-approval, another worker role's fence, ":" in ids, relative grant
-# times and the secret spellings.  Prints TAP.
+# times and the secret spellings; and (1.3) the same rules for schedules.
+# Prints TAP.
 set -u
 WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DB=wlt_hostile
@@ -268,6 +269,30 @@ is "$(code ht_a_client "SELECT workload_create(ht.spec('ta', 'crit', $(G a), '{\
 	"a secret as a completion_criteria value is refused"
 is "$(code ht_a_client "SELECT workload_create(ht.spec('ta', 'defn', $(G a), '{\"definition_id\": \"Bearer sk-1\"}'))")" WL010 \
 	"a secret as definition_id is refused"
+
+# ---- schedules (1.3): the same membership and grant rules ------------------
+tpl() {	# tpl GRANT: a schedule template under that grant
+	echo "(ht.spec('ta', 'x', $(G "$1")) - 'idempotency_key' - 'tenant_id' - 'application_id')"
+}
+is "$(code ht_a_client "SELECT workload_schedule('ta', 'app', 'nightly', '0 3 * * *', $(tpl bound))")" 00000 \
+	"ht_a_client schedules work under its own bound grant"
+is "$(code ht_a_client2 "SELECT workload_schedule('ta', 'app', 'stolen', '0 3 * * *', $(tpl bound))")" WL002 \
+	"a colleague cannot schedule work under a grant bound to ht_a_client"
+for f in "workload_schedule_pause('ta', 'app', 'nightly')" "workload_schedule_resume('ta', 'app', 'nightly')" \
+	"workload_schedule_drop('ta', 'app', 'nightly')" "workload_schedules('ta', 'app')" \
+	"workload_schedule('ta', 'app', 'nightly', '* * * * *', $(tpl b))"; do
+	is "$(code ht_b_worker "SELECT $f")" WL002 "tenant b cannot call ${f%%(*} on tenant a's schedules"
+done
+is "$(as ht_b_worker "SELECT count(*) FROM workload_schedules('tb', 'app')")" 0 "tenant b's own list does not show a's schedule"
+is "$(as ht_a_client2 "SELECT count(*) FROM workload_schedules('ta', 'app') d
+	WHERE d -> 'template' -> 'authorization_snapshot' ?| ARRAY['signature', 'signature_sha256']")" 0 \
+	"workload_schedules shows a colleague's template grant without its signature"
+is "$(code ht_a_client2 "SELECT workload_create(ht.spec('ta', 'copied-s', (SELECT d -> 'template' -> 'authorization_snapshot'
+	FROM workload_schedules('ta', 'app') d)))")" WL001 "a grant copied out of a schedule cannot be presented"
+is "$(as ht_reader "SELECT count(*) FROM workload.schedules WHERE template -> 'authorization_snapshot' ? 'signature'")" 0 \
+	"pg_read_all_data finds no signature in workload.schedules"
+is "$(su "SELECT paused || ' ' || created_by FROM workload.schedules")" "false ht_a_client" \
+	"a's schedule is as ht_a_client made it"
 
 echo "1..$n"
 [ "$failed" = 0 ]
