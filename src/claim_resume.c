@@ -30,7 +30,10 @@
  *     rest of the batch is then claimed by a full scan in the same call,
  *     and the batch comes back best first),
  *   - after the session's transaction or subtransaction aborts,
- *   - on the session's first claim there (and with other capabilities).
+ *   - on the session's first claim there (and with other capabilities),
+ *     and after the extension was created again.
+ * (A workload created with an earlier created_at than a point, as when the
+ * clock goes back, is behind it too.)
  * A full scan never moves a point back (everything before it was passed
  * over already), so the work per claim stays bounded by what other
  * sessions claimed since this one's last claim in the same priority, plus
@@ -42,6 +45,7 @@
 #include "common/hashfn.h"
 #include "utils/memutils.h"
 
+#include "catalog.h"
 #include "claim_resume.h"
 #include "guc.h"
 
@@ -69,6 +73,7 @@ typedef struct ResumeSlot
 static ResumeSlot slots[WL_RESUME_SLOTS];
 static uint64 use_clock;
 static bool callbacks_registered;
+static uint64 points_generation;	/* the catalog generation the points belong to */
 
 /* forget every point: after an abort, the rows it claimed are back in the queue */
 static void
@@ -112,6 +117,12 @@ slot_for(const char *tenant_id, const char *application_id, ArrayType *caps)
 		RegisterXactCallback(on_xact, NULL);
 		RegisterSubXactCallback(on_subxact, NULL);
 		callbacks_registered = true;
+	}
+	/* the extension made again: its sequence starts over, the points mean nothing */
+	if (points_generation != wl_catalog_generation())
+	{
+		forget_all();
+		points_generation = wl_catalog_generation();
 	}
 	for (int i = 0; i < WL_RESUME_SLOTS; i++)
 	{
