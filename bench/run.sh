@@ -21,7 +21,7 @@
 #                    Optional: not part of `all` nor of the test command.
 #
 # Options: --quick, --rounds R, --seconds T, --clients "1 4 16 64", --preload P,
-# --rows N (scale), --hold S (scale snapshot), --samples K (latency),
+# --rows N (scale), --hold S and --after S (scale snapshot), --samples K (latency),
 # --calls C (memory), --name NAME, --no-build.  See bench/README.md.
 # Writes bench/results/<date>-<name>.md and prints the same tables.
 set -euo pipefail
@@ -37,7 +37,7 @@ case "${1:-}" in
 	compare|scale|snapshot|latency|memory|profile|anchors|all) cmd=$1; shift ;;
 esac
 quick=0 build=1 name=""
-rounds="" seconds="" clients="" preload="" rows="" hold="" samples="" calls=""
+rounds="" seconds="" clients="" preload="" rows="" hold="" after="" samples="" calls=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--quick) quick=1 ;;
@@ -47,6 +47,7 @@ while [ $# -gt 0 ]; do
 		--preload) preload=$2; shift ;;
 		--rows) rows=$2; shift ;;
 		--hold) hold=$2; shift ;;
+		--after) after=$2; shift ;;
 		--samples) samples=$2; shift ;;
 		--calls) calls=$2; shift ;;
 		--name) name=$2; shift ;;
@@ -476,27 +477,34 @@ run_snapshot_only() {
 	q -d scale_10k -c "VACUUM ANALYZE"
 	md ""
 	md "Preloading: 10k READY workloads ${t_10k} s."
-	run_snapshots
+	run_snapshots "$rounds"
 	drop_db scale_10k
 }
 
 # run_snapshots: the held snapshot with the claim as it is (from each session's
-# point in the queue), then, when this build has the setting, with every claim
-# scanning from the start of the queue (workload.claim_full_scan_every = 1).
+# point in the queue) and, when this build has the setting, with every claim
+# scanning from the start of the queue (workload.claim_full_scan_every = 1);
+# in the snapshot command, --rounds R times, the order swapped each round.
 SNAP_I=0
 run_snapshots() {
-	run_snapshot "each claim from the session's point in the queue (default)" ""
-	if [ -n "$(q -d scale_10k -c "LOAD 'workload'; SELECT current_setting('workload.claim_full_scan_every', true)")" ]; then
-		run_snapshot "every claim from the start of the queue (workload.claim_full_scan_every = 1)" \
-			"-c workload.claim_full_scan_every=1"
-	fi
+	local r n=${1:-1} has=""
+	[ -z "$(q -d scale_10k -c "LOAD 'workload'; SELECT current_setting('workload.claim_full_scan_every', true)")" ] || has=1
+	for ((r = 1; r <= n; r++)); do
+		if [ -n "$has" ] && [ $((r % 2)) = 0 ]; then snapshot_from_start "$r"; fi
+		run_snapshot "round $r, each claim from the session's points in the queue (default)" ""
+		if [ -n "$has" ] && [ $((r % 2)) = 1 ]; then snapshot_from_start "$r"; fi
+	done
+}
+snapshot_from_start() {
+	run_snapshot "round $1, every claim from the start of the queue (workload.claim_full_scan_every = 1)" \
+		"-c workload.claim_full_scan_every=1"
 }
 
 # run_snapshot LABEL PGOPTIONS: (b) at 16 clients (their sessions started with
 # PGOPTIONS), 10k READY kept by the producer; after 10 s another session
 # opens a REPEATABLE READ snapshot and holds it for --hold seconds; then 30 s more.
 run_snapshot() {
-	local n=16 before=10 after=30 total pid rc=0 t_conn t_hold0 t_hold1 log i
+	local n=16 before=10 after=${after:-30} total pid rc=0 t_conn t_hold0 t_hold1 log i
 	total=$((before + hold + after))
 	SNAP_I=$((SNAP_I + 1))
 	show ""
@@ -547,12 +555,14 @@ run_snapshot() {
 	    (3, 'during: second half of the hold', ($t_hold0 + $t_hold1) / 2, $t_hold1),
 	    (4, 'during: whole hold', $t_hold0, $t_hold1),
 	    (5, 'after: first 10 s', $t_hold1, $t_hold1 + 10),
-	    (6, 'after: the rest', $t_hold1 + 10, (SELECT max(at) FROM s));
+	    (6, 'after: the rest', $t_hold1 + 10, (SELECT max(at) FROM s)),
+	    (7, 'after: from 60 s on', $t_hold1 + 60, (SELECT max(at) FROM s));
 	SELECT format('| %s | %s | %s |', p.name, round((b.at - a.at)::numeric, 1),
 	              round(((b.jobs - a.jobs) / nullif(b.at - a.at, 0))::numeric))
 	FROM phase p
 	CROSS JOIN LATERAL (SELECT jobs, at FROM s WHERE at >= p.t0 - 0.01 ORDER BY at LIMIT 1) a
 	CROSS JOIN LATERAL (SELECT jobs, at FROM s WHERE at <= p.t1 + 0.01 ORDER BY at DESC LIMIT 1) b
+	WHERE p.ord < 7 OR $after >= 70
 	ORDER BY p.ord;
 	SQL
 	md ""

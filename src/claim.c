@@ -20,7 +20,7 @@
  * wl_claim claims up to r->max_items due READY workloads of one tenant and
  * application (WORKLOAD_UNAUTHORIZED for a non-member) whose capabilities
  * the worker holds and whose dependencies are met, best first, skipping
- * rows other claimers hold, from this session's point in the queue
+ * rows other claimers hold, from this session's points in the queue
  * (claim_resume.c).  The claim statement moves the rows itself (the one
  * state change made in SQL), so the table is asked first.
  */

@@ -112,8 +112,9 @@ typedef struct WlClaimRequest
 	int64		workload_seq;	/* and its creation sequence */
 	bool		start;
 	const char *role;
-	const WlQueueKey *points;	/* claim after these points, one per priority, best */
-	int			npoints;		/* first (claim_resume.c); NULL: from the start */
+	/* claim after these points (one per priority, best first; claim_resume.c), or NULL */
+	const WlQueueKey *points;
+	int			npoints;
 } WlClaimRequest;
 
 /* One claimed workload: the row workload_claim returns. */

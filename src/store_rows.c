@@ -710,8 +710,8 @@ claim_segments(const WlQueueKey *pt, int n, Datum *out)
 			   *p = palloc(sizeof(Datum) * max),
 			   *c = palloc(sizeof(Datum) * max),
 			   *sq = palloc(sizeof(Datum) * max);
-	bool	   *gap = palloc(sizeof(bool) * max),
-			   *pnt = palloc(sizeof(bool) * max);
+	bool	   *no_range = palloc(sizeof(bool) * max),	/* nulls of hi, lo */
+			   *no_point = palloc(sizeof(bool) * max);	/* nulls of p, c, s */
 	int			k = 0;
 	int64		above = (int64) PG_INT32_MAX + 1;
 
@@ -723,8 +723,8 @@ claim_segments(const WlQueueKey *pt, int n, Datum *out)
 		{
 			hi[k] = Int64GetDatum(above);
 			lo[k] = Int64GetDatum(below);
-			gap[k] = false;
-			pnt[k] = true;
+			no_range[k] = false;
+			no_point[k] = true;
 			p[k] = c[k] = sq[k] = (Datum) 0;
 			k++;
 		}
@@ -734,16 +734,16 @@ claim_segments(const WlQueueKey *pt, int n, Datum *out)
 		c[k] = TimestampTzGetDatum(pt[i].created_at);
 		sq[k] = Int64GetDatum(pt[i].seq);
 		hi[k] = lo[k] = (Datum) 0;
-		gap[k] = true;
-		pnt[k] = false;
+		no_range[k] = true;
+		no_point[k] = false;
 		k++;
 		above = pt[i].priority;
 	}
-	out[0] = one_d(hi, gap, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	out[1] = one_d(lo, gap, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	out[2] = one_d(p, pnt, k, INT4OID, 4, true, TYPALIGN_INT);
-	out[3] = one_d(c, pnt, k, TIMESTAMPTZOID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	out[4] = one_d(sq, pnt, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	out[0] = one_d(hi, no_range, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	out[1] = one_d(lo, no_range, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	out[2] = one_d(p, no_point, k, INT4OID, 4, true, TYPALIGN_INT);
+	out[3] = one_d(c, no_point, k, TIMESTAMPTZOID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	out[4] = one_d(sq, no_point, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 }
 
 /*
