@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # bench/run.sh: the workload benchmark on a throwaway cluster (as root on Debian 12).
 #
-#   bench/run.sh [compare|scale|latency|memory|profile|anchors|all] [--quick] [options]
+#   bench/run.sh [compare|scale|snapshot|latency|memory|profile|anchors|all] [--quick] [options]
 #
 # compare (default)  (a) bare SKIP LOCKED queue, (b) workload claim/start/complete,
 #                    (c) workload claim x10 + start, complete_many; N clients each,
 #                    interleaved rounds; jobs/s medians, min-max, ratios to (a).
 # scale              (b) at 16 clients: 10k vs 1M READY, 1M finished workloads left
 #                    in the tables, and a REPEATABLE READ snapshot held for 60 s.
+# snapshot           only the held snapshot of scale: each claim from the session's
+#                    point in the queue (the default), and from the queue's start.
 # latency            create-commit -> claim latency of an idle LISTENing worker.
 # memory             backend memory over 200k hot-path calls in one session.
 # profile            (a), (b), (c) at 16 clients once each, with pg_stat_statements
@@ -19,7 +21,7 @@
 #                    Optional: not part of `all` nor of the test command.
 #
 # Options: --quick, --rounds R, --seconds T, --clients "1 4 16 64", --preload P,
-# --rows N (scale), --hold S (scale snapshot), --samples K (latency),
+# --rows N (scale), --hold S and --after S (scale snapshot), --samples K (latency),
 # --calls C (memory), --name NAME, --no-build.  See bench/README.md.
 # Writes bench/results/<date>-<name>.md and prints the same tables.
 set -euo pipefail
@@ -32,10 +34,10 @@ COMMAND_LINE="bench/run.sh $*"
 # ---------------------------------------------------------------- options
 cmd=compare
 case "${1:-}" in
-	compare|scale|latency|memory|profile|anchors|all) cmd=$1; shift ;;
+	compare|scale|snapshot|latency|memory|profile|anchors|all) cmd=$1; shift ;;
 esac
 quick=0 build=1 name=""
-rounds="" seconds="" clients="" preload="" rows="" hold="" samples="" calls=""
+rounds="" seconds="" clients="" preload="" rows="" hold="" after="" samples="" calls=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--quick) quick=1 ;;
@@ -45,6 +47,7 @@ while [ $# -gt 0 ]; do
 		--preload) preload=$2; shift ;;
 		--rows) rows=$2; shift ;;
 		--hold) hold=$2; shift ;;
+		--after) after=$2; shift ;;
 		--samples) samples=$2; shift ;;
 		--calls) calls=$2; shift ;;
 		--name) name=$2; shift ;;
@@ -461,32 +464,66 @@ run_scale() {
 	md ""
 	md "</details>"
 	md ""
-	run_snapshot
+	run_snapshots
 	drop_db scale_10k
 }
 
-# (b) at 16 clients, 10k READY kept by the producer; after 10 s another session
+# the held snapshot alone, on the 10k READY template
+run_snapshot_only() {
+	local t_10k
+	show "## Scale: a held snapshot"
+	new_db scale_10k
+	t_10k=$(preload scale_10k "$APP" 1 10000)
+	q -d scale_10k -c "VACUUM ANALYZE"
+	md ""
+	md "Preloading: 10k READY workloads ${t_10k} s."
+	run_snapshots "$rounds"
+	drop_db scale_10k
+}
+
+# run_snapshots: the held snapshot with the claim as it is (from each session's
+# point in the queue) and, when this build has the setting, with every claim
+# scanning from the start of the queue (workload.claim_full_scan_every = 1);
+# in the snapshot command, --rounds R times, the order swapped each round.
+SNAP_I=0
+run_snapshots() {
+	local r n=${1:-1} has=""
+	[ -z "$(q -d scale_10k -c "LOAD 'workload'; SELECT current_setting('workload.claim_full_scan_every', true)")" ] || has=1
+	for ((r = 1; r <= n; r++)); do
+		if [ -n "$has" ] && [ $((r % 2)) = 0 ]; then snapshot_from_start "$r"; fi
+		run_snapshot "round $r, each claim from the session's points in the queue (default)" ""
+		if [ -n "$has" ] && [ $((r % 2)) = 1 ]; then snapshot_from_start "$r"; fi
+	done
+}
+snapshot_from_start() {
+	run_snapshot "round $1, every claim from the start of the queue (workload.claim_full_scan_every = 1)" \
+		"-c workload.claim_full_scan_every=1"
+}
+
+# run_snapshot LABEL PGOPTIONS: (b) at 16 clients (their sessions started with
+# PGOPTIONS), 10k READY kept by the producer; after 10 s another session
 # opens a REPEATABLE READ snapshot and holds it for --hold seconds; then 30 s more.
 run_snapshot() {
-	local n=16 before=10 after=30 total pid rc=0 t_conn t_hold0 t_hold1 log i
+	local n=16 before=10 after=${after:-30} total pid rc=0 t_conn t_hold0 t_hold1 log i
 	total=$((before + hold + after))
+	SNAP_I=$((SNAP_I + 1))
 	show ""
-	show "### (b) at $n clients while a REPEATABLE READ snapshot is held for $hold s"
+	show "### (b) at $n clients while a REPEATABLE READ snapshot is held for $hold s: $1"
 	show ""
 	say "== scale: snapshot held for $hold s"
 	clone scale_10k scale_run
 	feed scale_run $((total + 20)) 2000000000
-	log="$LOGDIR/snapshot.log"
-	"$PGBENCH" -n -M prepared -c "$n" -j "$(( n < NPROC ? n : NPROC ))" -T "$total" \
+	log="$LOGDIR/snapshot-$SNAP_I.log"
+	PGOPTIONS="$2" "$PGBENCH" -n -M prepared -c "$n" -j "$(( n < NPROC ? n : NPROC ))" -T "$total" \
 		-f "$(script_of b)" scale_run >"$log" 2>&1 &
 	pid=$!
 	wait_clients scale_run "$n"
 	t_conn=$(epoch)
-	: >"$LOGDIR/snapshot.tsv"
+	: >"$LOGDIR/snapshot-$SNAP_I.tsv"
 	(
 		for ((i = 1; i <= total; i++)); do
 			sleep_until "$(awk -v a="$t_conn" -v i="$i" 'BEGIN { printf "%.3f", a + i }')"
-			q -F ' ' -d scale_run -c "$(count_sql b)" | tr ' ' '\t' >>"$LOGDIR/snapshot.tsv"
+			q -F ' ' -d scale_run -c "$(count_sql b)" | tr ' ' '\t' >>"$LOGDIR/snapshot-$SNAP_I.tsv"
 		done
 	) &
 	local sampler=$!
@@ -510,7 +547,7 @@ run_snapshot() {
 	show "|---|---:|---:|"
 	q -d postgres <<-SQL | tee -a "$OUT"
 	CREATE TEMP TABLE s (jobs bigint, at float8);
-	\copy s FROM '$LOGDIR/snapshot.tsv'
+	\copy s FROM '$LOGDIR/snapshot-$SNAP_I.tsv'
 	CREATE TEMP TABLE phase (ord int, name text, t0 float8, t1 float8);
 	INSERT INTO phase VALUES
 	    (1, 'before (no snapshot held)', (SELECT min(at) FROM s), $t_hold0),
@@ -518,21 +555,23 @@ run_snapshot() {
 	    (3, 'during: second half of the hold', ($t_hold0 + $t_hold1) / 2, $t_hold1),
 	    (4, 'during: whole hold', $t_hold0, $t_hold1),
 	    (5, 'after: first 10 s', $t_hold1, $t_hold1 + 10),
-	    (6, 'after: the rest', $t_hold1 + 10, (SELECT max(at) FROM s));
+	    (6, 'after: the rest', $t_hold1 + 10, (SELECT max(at) FROM s)),
+	    (7, 'after: from 60 s on', $t_hold1 + 60, (SELECT max(at) FROM s));
 	SELECT format('| %s | %s | %s |', p.name, round((b.at - a.at)::numeric, 1),
 	              round(((b.jobs - a.jobs) / nullif(b.at - a.at, 0))::numeric))
 	FROM phase p
 	CROSS JOIN LATERAL (SELECT jobs, at FROM s WHERE at >= p.t0 - 0.01 ORDER BY at LIMIT 1) a
 	CROSS JOIN LATERAL (SELECT jobs, at FROM s WHERE at <= p.t1 + 0.01 ORDER BY at DESC LIMIT 1) b
+	WHERE p.ord < 7 OR $after >= 70
 	ORDER BY p.ord;
 	SQL
 	md ""
-	md "Timeline (jobs/s per 5 s, server time from the first sample; the snapshot is held from $(fsub "$t_hold0" "$(head -n 1 "$LOGDIR/snapshot.tsv" | cut -f 2)") s to $(fsub "$t_hold1" "$(head -n 1 "$LOGDIR/snapshot.tsv" | cut -f 2)") s):"
+	md "Timeline (jobs/s per 5 s, server time from the first sample; the snapshot is held from $(fsub "$t_hold0" "$(head -n 1 "$LOGDIR/snapshot-$SNAP_I.tsv" | cut -f 2)") s to $(fsub "$t_hold1" "$(head -n 1 "$LOGDIR/snapshot-$SNAP_I.tsv" | cut -f 2)") s):"
 	md ""
 	md '```'
 	q -d postgres >>"$OUT" <<-SQL
 	CREATE TEMP TABLE s (jobs bigint, at float8);
-	\copy s FROM '$LOGDIR/snapshot.tsv'
+	\copy s FROM '$LOGDIR/snapshot-$SNAP_I.tsv'
 	WITH f AS (SELECT DISTINCT ON (k) k, jobs, at
 	           FROM (SELECT floor((at - (SELECT min(at) FROM s)) / 5)::int AS k, jobs, at FROM s) x
 	           ORDER BY k, at),
@@ -656,6 +695,7 @@ case "$cmd" in
 	compare) run_compare ;;
 	profile) run_profile ;;
 	scale) run_scale ;;
+	snapshot) run_snapshot_only ;;
 	latency) run_latency ;;
 	memory) run_memory ;;
 	all) run_compare; run_scale; run_latency; run_memory ;;

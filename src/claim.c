@@ -9,6 +9,7 @@
 
 #include "authz.h"
 #include "claim.h"
+#include "claim_resume.h"
 #include "clock.h"
 #include "fence.h"
 #include "grants.h"
@@ -19,8 +20,9 @@
  * wl_claim claims up to r->max_items due READY workloads of one tenant and
  * application (WORKLOAD_UNAUTHORIZED for a non-member) whose capabilities
  * the worker holds and whose dependencies are met, best first, skipping
- * rows other claimers hold.  The claim statement moves the rows itself (the
- * one state change made in SQL), so the table is asked first.
+ * rows other claimers hold, from this session's points in the queue
+ * (claim_resume.c).  The claim statement moves the rows itself (the one
+ * state change made in SQL), so the table is asked first.
  */
 int
 wl_claim(WlClaimRequest *r, WlClaimed **out)
@@ -31,7 +33,7 @@ wl_claim(WlClaimRequest *r, WlClaimed **out)
 		wl_state_require("(claim)", WL_CLAIMED, WL_RUNNING);
 	r->workload_id = NULL;
 	r->role = wl_authz_caller()->role;
-	return wl_store_claim(r, out);
+	return wl_claim_queue(r, out);
 }
 
 /*

@@ -16,6 +16,7 @@ static char *clock_override_text = NULL;
 int			wl_run_authority_ttl_s = 86400;
 char	   *wl_tick_databases = NULL;
 int			wl_tick_interval_ms = 1000;
+int			wl_claim_full_scan_every = 64;
 
 static bool
 check_clock_override(char **newval, void **extra, GucSource source)
@@ -97,6 +98,16 @@ wl_guc_init(void)
 							1000, 10, 3600 * 1000,
 							PGC_SIGHUP,
 							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("workload.claim_full_scan_every",
+							"How often a session's claim scans its queue from the start.",
+							"Other claims start after the last workload the session claimed "
+							"there (claim_resume.c); 1 scans from the start every time.",
+							&wl_claim_full_scan_every,
+							64, 1, 1000000,
+							PGC_USERSET,
+							0,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("workload");

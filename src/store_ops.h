@@ -91,6 +91,14 @@ typedef struct WlFencedCall
 
 extern bool wl_store_fenced(const WlFencedCall *c, WlRow *row);
 
+/* A place in a queue of one tenant and application: its order is priority DESC, created_at, seq. */
+typedef struct WlQueueKey
+{
+	int			priority;
+	TimestampTz created_at;
+	int64		seq;
+} WlQueueKey;
+
 /* A claim: of up to max_items due READY workloads of one tenant, or of one named workload. */
 typedef struct WlClaimRequest
 {
@@ -104,6 +112,9 @@ typedef struct WlClaimRequest
 	int64		workload_seq;	/* and its creation sequence */
 	bool		start;
 	const char *role;
+	/* claim after these points (one per priority, best first; claim_resume.c), or NULL */
+	const WlQueueKey *points;
+	int			npoints;
 } WlClaimRequest;
 
 /* One claimed workload: the row workload_claim returns. */
@@ -118,6 +129,7 @@ typedef struct WlClaimed
 	char	   *definition_revision;
 	Jsonb	   *input;
 	int			checkpoint_sequence;
+	WlQueueKey	key;			/* where it stood in the queue */
 } WlClaimed;
 
 extern int	wl_store_claim(const WlClaimRequest *r, WlClaimed **out);

@@ -154,6 +154,22 @@
 #define HELD_SEQS "(ARRAY(SELECT l.seq FROM workload.leases l))"
 
 /*
+ * A queue row of the tenant and application that this worker may claim now:
+ * due, capabilities held, authorization not revoked, dependencies met.
+ * Unmet dependencies are looked up per candidate that has any, as a scalar
+ * subquery: NOT EXISTS would let the planner hash the whole dependencies
+ * table once per claim.
+ */
+#define CLAIMABLE \
+	" q.available_at <= $3 AND q.capability_snapshot <@ $4 " \
+	"    AND NOT (q.grant_ids && " REVOKED_NOW ") " \
+	"    AND (NOT q.has_dependencies OR (SELECT 1 FROM workload.dependencies d " \
+	"      WHERE d.tenant_id = $1 AND d.workload_id = (SELECT p.workload_id " \
+	"          FROM workload.workloads p WHERE p.seq = q.seq AND p.tenant_id = $1) " \
+	"        AND " DEP_STATE("d.depends_on", "$1") " <> d.required_state " \
+	"      LIMIT 1) IS NULL) "
+
+/*
  * The claim, after `picked` (queue rows locked SKIP LOCKED): lock their
  * workload rows, skipping any another transaction holds (so a claim never
  * waits while it holds queue rows: everything else locks the workload row
@@ -189,13 +205,17 @@
 	"  FROM upd u, (VALUES (1, $12, $13), (2, $13, $9)) x(n, from_state, to_state) " \
 	"  WHERE x.n = 1 OR $10 ORDER BY u.seq, x.n) " \
 	"SELECT u.workload_id, u.claim_id, u.fencing_token, u.lease_expires_at, u.attempt_count, " \
-	"  s.definition_id, s.definition_revision, s.input, u.checkpoint_sequence " \
+	"  s.definition_id, s.definition_revision, s.input, u.checkpoint_sequence, " \
+	"  u.priority, u.created_at, u.seq " \
 	"FROM upd u CROSS JOIN LATERAL (SELECT s.definition_id, s.definition_revision, s.input " \
 	"  FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = u.seq OFFSET 0) s " \
 	"ORDER BY u.priority DESC, u.created_at, u.seq"
 
 #define CLAIM_ARGS 13, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, INTERVALOID, \
 	INT8OID, ST, BOOLOID, TEXTOID, ST, ST}
+#define CLAIM_ARGS_RESUME 18, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, \
+	INTERVALOID, INT8OID, ST, BOOLOID, TEXTOID, ST, ST, INT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, \
+	TIMESTAMPTZARRAYOID, INT8ARRAYOID}
 
 /*
  * Retention: one bounded batch of workloads whose final event (through the
@@ -455,24 +475,35 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  (SELECT w.tenant_id, w.seq FROM workload.workloads w WHERE w.workload_id = $1) "
 		"ORDER BY e.sequence",
 	1, {TEXTOID}},
-	/*
-	 * Unmet dependencies are looked up per candidate that has any, as a
-	 * scalar subquery: NOT EXISTS would let the planner hash the whole
-	 * dependencies table once per claim.
-	 */
+	/* the claim from the start of the queue: best first */
 	[P_CLAIM_MANY] = {
 		"WITH picked AS (SELECT q.seq FROM workload.queue q "
-		"  WHERE q.tenant_id = $1 AND q.application_id = $2 "
-		"    AND q.available_at <= $3 AND q.capability_snapshot <@ $4 "
-		"    AND NOT (q.grant_ids && " REVOKED_NOW ") "
-		"    AND (NOT q.has_dependencies OR (SELECT 1 FROM workload.dependencies d "
-		"      WHERE d.tenant_id = $1 AND d.workload_id = (SELECT p.workload_id "
-		"          FROM workload.workloads p WHERE p.seq = q.seq AND p.tenant_id = $1) "
-		"        AND " DEP_STATE("d.depends_on", "$1") " <> d.required_state "
-		"      LIMIT 1) IS NULL) "
+		"  WHERE q.tenant_id = $1 AND q.application_id = $2 AND " CLAIMABLE
 		"  ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 "
 		"  FOR UPDATE OF q SKIP LOCKED)" CLAIM_TAIL,
 	CLAIM_ARGS},
+	/*
+	 * The claim from points in the queue: segments in queue order ($14..$18,
+	 * one element each, built by wl_store_claim): a range of priorities
+	 * (below hi, above lo) scanned from its start, or one priority p after
+	 * its point (c, s), so a claim does not walk the entries claimed before
+	 * the points (claim_resume.c).
+	 */
+	[P_CLAIM_RESUME] = {
+		"WITH picked AS (SELECT x.seq FROM unnest($14::int8[], $15::int8[], $16::int4[], "
+		"    $17::timestamptz[], $18::int8[]) g(hi, lo, p, c, s) "
+		"  CROSS JOIN LATERAL (SELECT a.seq FROM (SELECT q.seq FROM workload.queue q "
+		"      WHERE g.p IS NULL AND q.tenant_id = $1 AND q.application_id = $2 "
+		"        AND q.priority < g.hi AND q.priority > g.lo AND " CLAIMABLE
+		"      ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 "
+		"      FOR UPDATE OF q SKIP LOCKED) a "
+		"    UNION ALL SELECT b.seq FROM (SELECT q.seq FROM workload.queue q "
+		"      WHERE g.p IS NOT NULL AND q.tenant_id = $1 AND q.application_id = $2 "
+		"        AND q.priority = g.p AND (q.created_at, q.seq) > (g.c, g.s) AND " CLAIMABLE
+		"      ORDER BY q.created_at, q.seq LIMIT $5 "
+		"      FOR UPDATE OF q SKIP LOCKED) b) x "
+		"  LIMIT $5)" CLAIM_TAIL,
+	CLAIM_ARGS_RESUME},
 	/* one named workload, whose row the caller has locked and checked */
 	[P_CLAIM_ONE] = {
 		"WITH picked AS (SELECT q.seq FROM workload.queue q "

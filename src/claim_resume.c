@@ -1,0 +1,286 @@
+/*
+ * claim_resume.c: where a session's next claim in a queue starts.  Layer 3.
+ *
+ * A claim deletes the queue rows it takes.  While any session holds an
+ * older snapshot, those rows cannot be removed and their index entries
+ * cannot be marked dead, so a claim that scans the queue from its start
+ * steps over (and fetches from the heap) every entry claimed since that
+ * snapshot: the longer the snapshot is held, the slower each claim.
+ *
+ * So each session remembers, per tenant, application and capability set,
+ * a point in each priority it claimed from (up to WL_RESUME_POINTS
+ * priorities): the queue key (created_at, seq) of the last workload it took
+ * there.  Its next claim (P_CLAIM_RESUME) scans the queue in order, but each
+ * of those priorities only after its point, and every other priority from
+ * its start: it steps over the entries other sessions claimed since its
+ * last claim there, not every entry claimed since the snapshot.
+ *
+ * The order this keeps: a claim never takes a workload while a claimable
+ * one of higher priority is left in front of a point (priorities are
+ * scanned best first, each from its point or its start); within one
+ * priority it takes the oldest claimable workload after the session's
+ * point.  A workload that became claimable behind a point (a retry, which
+ * keeps its created_at; a not_before or backoff that came due; a released,
+ * expired or rolled-back claim of another session; a dependency met; a
+ * row another claimer held) is taken by the session's next full scan from
+ * the start of the queue, which comes
+ *   - one claim in workload.claim_full_scan_every (64) of the session in
+ *     that queue (1: every claim, the order of a queue without points),
+ *   - whenever the scan from the points finds fewer than max_items (the
+ *     rest of the batch is then claimed by a full scan in the same call,
+ *     and the batch comes back best first),
+ *   - after the session's transaction or subtransaction aborts,
+ *   - on the session's first claim there (and with other capabilities),
+ *     and after the extension was created again.
+ * (A workload created with an earlier created_at than a point, as when the
+ * clock goes back, is behind it too.)
+ * A full scan never moves a point back (everything before it was passed
+ * over already), so the work per claim stays bounded by what other
+ * sessions claimed since this one's last claim in the same priority, plus
+ * one full scan in claim_full_scan_every.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "common/hashfn.h"
+#include "utils/memutils.h"
+
+#include "catalog.h"
+#include "claim_resume.h"
+#include "guc.h"
+
+/* queues a session remembers points in (the least recently used is forgotten) */
+#define WL_RESUME_SLOTS 8
+/* priorities a slot remembers a point in (the least recently moved is forgotten) */
+#define WL_RESUME_POINTS 8
+
+typedef struct ResumePoint
+{
+	WlQueueKey	key;
+	uint64		used;			/* 0: unused */
+} ResumePoint;
+
+typedef struct ResumeSlot
+{
+	char	   *tenant_id;		/* NULL: unused */
+	char	   *application_id;
+	uint32		caps_hash;
+	ResumePoint points[WL_RESUME_POINTS];
+	int			since_full;		/* claims since the last full scan */
+	uint64		used;			/* for least recently used */
+} ResumeSlot;
+
+static ResumeSlot slots[WL_RESUME_SLOTS];
+static uint64 use_clock;
+static bool callbacks_registered;
+static uint64 points_generation;	/* the catalog generation the points belong to */
+
+/* forget every point: after an abort, the rows it claimed are back in the queue */
+static void
+forget_all(void)
+{
+	for (int i = 0; i < WL_RESUME_SLOTS; i++)
+		memset(slots[i].points, 0, sizeof(slots[i].points));
+}
+
+static void
+on_xact(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		forget_all();
+}
+
+static void
+on_subxact(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		forget_all();
+}
+
+static uint32
+caps_hash(ArrayType *caps)
+{
+	if (caps == NULL)
+		return 0;
+	return hash_bytes((const unsigned char *) VARDATA_ANY(caps), VARSIZE_ANY_EXHDR(caps));
+}
+
+/* the slot of this queue and capability set, taking the least recently used one if new */
+static ResumeSlot *
+slot_for(const char *tenant_id, const char *application_id, ArrayType *caps)
+{
+	uint32		h = caps_hash(caps);
+	ResumeSlot *victim = &slots[0];
+
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(on_xact, NULL);
+		RegisterSubXactCallback(on_subxact, NULL);
+		callbacks_registered = true;
+	}
+	/* the extension made again: its sequence starts over, the points mean nothing */
+	if (points_generation != wl_catalog_generation())
+	{
+		forget_all();
+		points_generation = wl_catalog_generation();
+	}
+	for (int i = 0; i < WL_RESUME_SLOTS; i++)
+	{
+		ResumeSlot *s = &slots[i];
+
+		if (s->tenant_id && s->caps_hash == h && strcmp(s->tenant_id, tenant_id) == 0
+			&& strcmp(s->application_id, application_id) == 0)
+		{
+			s->used = ++use_clock;
+			return s;
+		}
+		if (s->used < victim->used)
+			victim = s;
+	}
+	if (victim->tenant_id)
+	{
+		pfree(victim->tenant_id);
+		pfree(victim->application_id);
+	}
+	victim->tenant_id = MemoryContextStrdup(TopMemoryContext, tenant_id);
+	victim->application_id = MemoryContextStrdup(TopMemoryContext, application_id);
+	victim->caps_hash = h;
+	memset(victim->points, 0, sizeof(victim->points));
+	victim->since_full = 0;
+	victim->used = ++use_clock;
+	return victim;
+}
+
+/* queue order: priority DESC, created_at, seq */
+static int
+key_cmp(const WlQueueKey *a, const WlQueueKey *b)
+{
+	if (a->priority != b->priority)
+		return a->priority > b->priority ? -1 : 1;
+	if (a->created_at != b->created_at)
+		return a->created_at < b->created_at ? -1 : 1;
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return 0;
+}
+
+static int
+claimed_cmp(const void *a, const void *b)
+{
+	return key_cmp(&((const WlClaimed *) a)->key, &((const WlClaimed *) b)->key);
+}
+
+/* the two batches as one, best first */
+static WlClaimed *
+merged(WlClaimed *a, int na, WlClaimed *b, int nb)
+{
+	WlClaimed  *all = palloc0(sizeof(WlClaimed) * (na + nb + 1));
+
+	memcpy(all, a, sizeof(WlClaimed) * na);
+	memcpy(all + na, b, sizeof(WlClaimed) * nb);
+	qsort(all, na + nb, sizeof(WlClaimed), claimed_cmp);
+	return all;
+}
+
+/* points_cmp: best priority first */
+static int
+points_cmp(const void *a, const void *b)
+{
+	return key_cmp(a, b);
+}
+
+/* the slot's points, best priority first (n set; none: NULL) */
+static WlQueueKey *
+points_of(const ResumeSlot *s, int *n)
+{
+	WlQueueKey *pt = palloc(sizeof(WlQueueKey) * WL_RESUME_POINTS);
+
+	*n = 0;
+	for (int i = 0; i < WL_RESUME_POINTS; i++)
+	{
+		if (s->points[i].used)
+			pt[(*n)++] = s->points[i].key;
+	}
+	if (*n == 0)
+		return NULL;
+	qsort(pt, *n, sizeof(WlQueueKey), points_cmp);
+	return pt;
+}
+
+/* move the point of c's priority up to c (never back); a new one replaces the least recently moved */
+static void
+move_point(ResumeSlot *s, const WlQueueKey *c)
+{
+	ResumePoint *victim = &s->points[0];
+
+	for (int i = 0; i < WL_RESUME_POINTS; i++)
+	{
+		ResumePoint *p = &s->points[i];
+
+		if (p->used && p->key.priority == c->priority)
+		{
+			if (key_cmp(c, &p->key) > 0)
+			{
+				p->key = *c;
+				p->used = ++use_clock;
+			}
+			return;
+		}
+		if (p->used < victim->used)
+			victim = p;
+	}
+	victim->key = *c;
+	victim->used = ++use_clock;
+}
+
+/* after a claim that took n rows (full: from the start of the queue) */
+static void
+remember(ResumeSlot *s, const WlClaimed *c, int n, bool full)
+{
+	if (full)
+		s->since_full = 0;
+	else
+		s->since_full++;
+	if (n == 0 && full)
+		memset(s->points, 0, sizeof(s->points));
+	for (int i = 0; i < n; i++)
+		move_point(s, &c[i].key);
+}
+
+/*
+ * wl_claim_queue runs the claim of up to r->max_items workloads of r's
+ * queue from this session's points there, or from the start of the queue
+ * (see the top of this file for when), and moves the points.
+ */
+int
+wl_claim_queue(WlClaimRequest *r, WlClaimed **out)
+{
+	ResumeSlot *s = slot_for(r->tenant_id, r->application_id ? r->application_id : "",
+							 r->capabilities);
+	int			want = r->max_items;
+	int			n;
+	bool		full;
+
+	r->points = points_of(s, &r->npoints);
+	full = r->points == NULL || s->since_full >= wl_claim_full_scan_every - 1;
+	if (full)
+		r->points = NULL;
+	n = wl_store_claim(r, out);
+	if (!full && n < want)
+	{
+		WlClaimed  *more;
+		int			m;
+
+		r->points = NULL;
+		r->max_items = want - n;
+		m = wl_store_claim(r, &more);
+		r->max_items = want;
+		if (m > 0)
+			*out = merged(*out, n, more, m);
+		n += m;
+		full = true;
+	}
+	r->points = NULL;
+	remember(s, *out, n, full);
+	return n;
+}
