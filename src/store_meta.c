@@ -479,3 +479,16 @@ wl_store_purge(TimestampTz before, int batch, bool include_dead_letter)
 	}
 	return done;
 }
+
+/*
+ * wl_store_citus_distribute runs workload.citus_distribute_tables() (Citus:
+ * reference and distributed tables) with the raw-write guard open, so that
+ * Citus may copy the rows this node holds into its own shard placements.
+ */
+Jsonb *
+wl_store_citus_distribute(void)
+{
+	SPITupleTable *t = wl_store_run(P_CITUS_DISTRIBUTE, NULL, NULL, 0, SPI_OK_SELECT);
+
+	return wl_store_jsonb(t, 0, 1);
+}

@@ -298,4 +298,15 @@ extern int	wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after,
 extern int	wl_store_heartbeat_due(TimestampTz now, int limit, const WlDue *after, WlDue **out);
 extern uint64 wl_store_purge(TimestampTz before, int batch, bool include_dead_letter);
 
+/* Citus (issue 13) */
+extern Jsonb *wl_store_citus_distribute(void);
+extern bool wl_store_citus(void);
+extern void wl_store_init(void);
+/* store_citus.c */
+extern void wl_store_tenant_remember(const char *workload_id, const char *tenant_id);
+extern const char *wl_store_tenant_hint(const char *workload_id);
+extern const char *wl_store_tenant_of(const char *workload_id);
+extern const char *wl_store_tenant_of_many(char **ids, int n);
+extern int	wl_store_citus_claim(const WlClaimRequest *r, WlClaimed **out);
+
 #endif
