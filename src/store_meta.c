@@ -244,6 +244,20 @@ wl_store_lineage_put(const char *grant_id, const char *parent, const char *tenan
 	args[2] = CStringGetTextDatum(tenant_id);
 	args[3] = CStringGetTextDatum(application_id);
 	args[4] = TimestampTzGetDatum(at);
+	/*
+	 * on Citus a write to a reference table is a two-phase commit on every
+	 * node: a grant already recorded (the common case: one grant creates
+	 * many workloads) is read from this node's copy and not written again
+	 */
+	if (wl_store_citus())
+	{
+		SPITupleTable *t = wl_store_run(P_CITUS_LINEAGE_HAS, args, NULL, 1, SPI_OK_SELECT);
+		bool		known = SPI_processed > 0;
+
+		SPI_freetuptable(t);
+		if (known)
+			return;
+	}
 	wl_store_run(P_LINEAGE_PUT, args, nulls, 0, SPI_OK_INSERT);
 }
 

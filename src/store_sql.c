@@ -843,5 +843,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"SELECT s.workload_seq, s.definition_id, s.definition_revision, s.input "
 		"FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = ANY ($2)",
 	2, {TEXTOID, INT8ARRAYOID}, true},
+	[P_CITUS_LINEAGE_HAS] = {
+		"SELECT 1 FROM workload.grant_lineage l WHERE l.grant_id = $1",
+	1, {TEXTOID}, true},
 };
 
