@@ -419,6 +419,9 @@ dues(SPITupleTable *t, WlDue **out)
 	{
 		(*out)[i].workload_id = wl_store_text(t, i, 1);
 		(*out)[i].at = wl_store_ts(t, i, 2, &isnull);
+		/* on Citus the scan also says each row's tenant, where the lock goes */
+		if (t->tupdesc->natts >= 3)
+			wl_store_tenant_remember((*out)[i].workload_id, wl_store_text(t, i, 3));
 	}
 	SPI_freetuptable(t);
 	return n;

@@ -83,8 +83,15 @@ wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
 	char		nulls[4] = {' ', ' ', ' ', 'n'};
 	SPITupleTable *t;
 	bool		found;
-	const char *tenant = wl_store_tenant_of(workload_id);
+	const char *tenant = wl_store_tenant_hint(workload_id);
 
+	/*
+	 * A remembered tenant is the workload's own: its id is a hash over the
+	 * tenant (and if not, the statement finds nothing: no other tenant's row
+	 * is ever locked).
+	 */
+	if (tenant == NULL)
+		tenant = wl_store_tenant_of(workload_id);
 	args[0] = CStringGetTextDatum(workload_id);
 	caller_args(who, &args[1]);
 	if (tenant)

@@ -194,6 +194,25 @@
 	"WHERE" FENCE_HOLDS tenant " AND w.state = $9 AND NOT w.has_criteria " \
 	"RETURNING " ROW_COLUMNS
 
+#define DEADLINE_DUE_SQL(lock, tenant) \
+	"SELECT w.workload_id, w.deadline_at" tenant " FROM workload.workloads w WHERE w.deadline_at <= $1 " \
+	"  AND (w.deadline_at, w.workload_id) > ($3, $4) " \
+	"ORDER BY w.deadline_at, w.workload_id LIMIT $2" lock
+#define HEARTBEAT_DUE_SQL(held, lock, tenant) \
+	"SELECT w.workload_id, $1::timestamptz" tenant " FROM workload.workloads w " \
+	"WHERE " held "w.claim_id IS NOT NULL " \
+	"  AND w.heartbeat_ms IS NOT NULL " \
+	"  AND w.state <> 'CANCELLATION_REQUESTED' AND w.workload_id > $4 " \
+	"  AND COALESCE(w.last_heartbeat_at, w.claimed_at) " \
+	"      + w.heartbeat_ms * interval '1 millisecond' <= $1 " \
+	"ORDER BY w.workload_id LIMIT $2" lock
+#define EXPIRED_SQL(held, lock, tenant) \
+	"SELECT w.workload_id, w.lease_expires_at" tenant " FROM workload.workloads w " \
+	"WHERE " held "w.claim_id IS NOT NULL " \
+	"  AND w.lease_expires_at <= $1 AND " MAY_TOUCH("w") \
+	"  AND (w.lease_expires_at, w.workload_id) > ($5, $6) " \
+	"ORDER BY w.lease_expires_at, w.workload_id LIMIT $4" lock
+
 /*
  * The grants revoked whose queued work the tick has not dead-lettered yet: a
  * claim never hands such work out (an InitPlan, once per statement; the
@@ -574,13 +593,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * claimed rows (workload.leases), after the keyset ($5, $6) the pass has
 	 * reached, so a pass never selects a row twice, whatever happened to it.
 	 */
-	[P_EXPIRED] = {
-		"SELECT w.workload_id, w.lease_expires_at FROM workload.workloads w "
-		"WHERE w.seq = ANY " HELD_SEQS " AND w.claim_id IS NOT NULL "
-		"  AND w.lease_expires_at <= $1 AND " MAY_TOUCH("w")
-		"  AND (w.lease_expires_at, w.workload_id) > ($5, $6) "
-		"ORDER BY w.lease_expires_at, w.workload_id LIMIT $4 FOR NO KEY UPDATE OF w SKIP LOCKED",
-	6, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
+	[P_EXPIRED] = {EXPIRED_SQL("w.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF w SKIP LOCKED", ""),
+	6, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, EXPIRED_SQL("", "", ", w.tenant_id")},
 	/* which of these workloads (ids[i] of tenants[i]) have a dependent that waits for another final state */
 	[P_DEPENDED_ON] = {
 		"SELECT DISTINCT d.depends_on, d.tenant_id FROM workload.dependencies d "
@@ -677,31 +691,30 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	3, {NAMEOID, TEXTOID, TEXTOID}},
 
 	/* ---- maintenance (recovery.c's passes) ---- */
+	/* on Citus the tick runs on the coordinator only (it reads every node's rows) */
 	[P_TICK_LOCK] = {
 		"SELECT pg_try_advisory_xact_lock(" WL_TICK_LOCK_KEY ")",
-	0, {InvalidOid}},
+	0, {InvalidOid}, false,
+	"SELECT (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g) = 0 "
+	"  AND pg_try_advisory_xact_lock(" WL_TICK_LOCK_KEY ")"},
 	/*
 	 * Rows whose timeout or wait deadline has come, through
 	 * workloads_deadline_idx, after the keyset ($3, $4) the pass has reached.
 	 */
-	[P_DEADLINE_DUE] = {
-		"SELECT w.workload_id, w.deadline_at FROM workload.workloads w WHERE w.deadline_at <= $1 "
-		"  AND (w.deadline_at, w.workload_id) > ($3, $4) "
-		"ORDER BY w.deadline_at, w.workload_id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
-	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
+	/*
+	 * On Citus the maintenance scans read every shard without locking (Citus
+	 * locks rows only in a statement on one shard): each row found is locked
+	 * again, by its tenant, and looked at anew before anything is done to it
+	 * (recovery.c, act_range).
+	 */
+	[P_DEADLINE_DUE] = {DEADLINE_DUE_SQL(" FOR NO KEY UPDATE SKIP LOCKED", ""),
+	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, DEADLINE_DUE_SQL("", ", w.tenant_id")},
 	/*
 	 * Heartbeat timeouts: only rows holding a claim (workload.leases);
 	 * silence counts from the last heartbeat, else from the claim.
 	 */
-	[P_HEARTBEAT_DUE] = {
-		"SELECT w.workload_id, $1::timestamptz FROM workload.workloads w "
-		"WHERE w.seq = ANY " HELD_SEQS " AND w.claim_id IS NOT NULL "
-		"  AND w.heartbeat_ms IS NOT NULL "
-		"  AND w.state <> 'CANCELLATION_REQUESTED' AND w.workload_id > $4 "
-		"  AND COALESCE(w.last_heartbeat_at, w.claimed_at) "
-		"      + w.heartbeat_ms * interval '1 millisecond' <= $1 "
-		"ORDER BY w.workload_id LIMIT $2 FOR NO KEY UPDATE OF w SKIP LOCKED",
-	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
+	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_SQL("w.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF w SKIP LOCKED", ""),
+	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, HEARTBEAT_DUE_SQL("", "", ", w.tenant_id")},
 
 	/* ---- orchestration (checkpoints, waits, compensations) ---- */
 	[P_CHECKPOINT_LAST] = {

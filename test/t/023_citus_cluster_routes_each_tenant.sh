@@ -48,7 +48,9 @@ eq() { [ "$1" = "$2" ] || { echo "#   got '$1', expected '$2'" >&2; return 1; };
 
 export WL_CITUS_LIBS='citus,workload,pg_stat_statements'
 export WL_CITUS_DB=wl
-wl_citus_start >/dev/null
+# the background tick only in the test's own database, and rarely: the
+# regression tests set their own clock and call the tick themselves
+wl_citus_start "workload.database = 'wl'" "workload.tick_interval = '1h'" >/dev/null
 trap 'wl_citus_stop' EXIT
 
 # The regress helpers: a fresh extension, distributed (it notices Citus), and
