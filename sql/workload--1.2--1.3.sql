@@ -511,6 +511,141 @@ END
 $$;
 -- ==== end of Schedules ====
 
+-- ===================================================================
+-- Citus: sharding by tenant (issue 13)
+-- ===================================================================
+-- The raw-write guard as two triggers per table: INSERT/UPDATE/DELETE and
+-- TRUNCATE apart.  Citus creates a table's triggers on its shards only when
+-- they do not include TRUNCATE, and never propagates ENABLE/DISABLE made
+-- after distribution, so both are made (ENABLE ALWAYS) here, before any
+-- distribution.  refuse_raw_write admits, besides our own plans, the
+-- top-level statement Citus sent from another node (its shard copies of a
+-- statement our API ran there, its copies of reference tables).
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['workloads', 'queue', 'leases', 'specs', 'events', 'attempts',
+            'checkpoints', 'results', 'dependencies', 'waits', 'compensations',
+            'signing_keys', 'revoked_grants', 'tenant_members', 'grant_lineage',
+            'channel_secret'] LOOP
+        EXECUTE pg_catalog.format('DROP TRIGGER %I ON workload.%I',
+            t OPERATOR(pg_catalog.||) '_raw_write_trg', t);
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE ON workload.%I '
+            'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
+            t OPERATOR(pg_catalog.||) '_raw_write_trg', t);
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER %I BEFORE TRUNCATE ON workload.%I '
+            'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
+            t OPERATOR(pg_catalog.||) '_raw_truncate_trg', t);
+        EXECUTE pg_catalog.format('ALTER TABLE workload.%I ENABLE ALWAYS TRIGGER %I',
+            t, t OPERATOR(pg_catalog.||) '_raw_write_trg');
+        EXECUTE pg_catalog.format('ALTER TABLE workload.%I ENABLE ALWAYS TRIGGER %I',
+            t, t OPERATOR(pg_catalog.||) '_raw_truncate_trg');
+    END LOOP;
+END
+$$;
+
+-- One signing key set and one channel secret for a cluster: CREATE EXTENSION
+-- on a Citus coordinator runs this script on every worker too (as Citus's
+-- internal connection), where the earlier scripts have just minted keys of
+-- their own.  Those copies forget them; workload_citus_distribute() then
+-- makes the tables reference tables holding the coordinator's.
+DO $$
+BEGIN
+    IF pg_catalog.current_setting('application_name') LIKE 'citus_internal gpid=%' THEN
+        DELETE FROM workload.signing_keys;
+        DELETE FROM workload.channel_secret;
+    END IF;
+END
+$$;
+
+-- workload.citus_distribute_tables(): the body of workload_citus_distribute()
+-- (src/api_citus.c runs it with the raw-write guard open, after checking
+-- that Citus is here and this is its coordinator).  Tables already
+-- distributed are left as they are, so it may be called again.
+CREATE FUNCTION workload.citus_distribute_tables() RETURNS jsonb
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    ref text[] := ARRAY['signing_keys', 'channel_secret', 'revoked_grants', 'tenant_members',
+        'grant_lineage'];
+    -- workloads first: every other table is co-located with it
+    dist text[] := ARRAY['workloads', 'queue', 'leases', 'specs', 'events', 'attempts',
+        'checkpoints', 'results', 'dependencies', 'waits', 'compensations'];
+    t text;
+    made_ref text[] := '{}';
+    made_dist text[] := '{}';
+    local_group integer;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        RAISE EXCEPTION 'WORKLOAD_INVALID: Citus is not installed in this database'
+            USING ERRCODE = 'WL001',
+                  HINT = 'CREATE EXTENSION citus, on the coordinator and on every worker, before distributing.';
+    END IF;
+    EXECUTE 'SELECT groupid FROM pg_dist_local_group' INTO local_group;
+    IF local_group IS DISTINCT FROM 0 THEN
+        RAISE EXCEPTION 'WORKLOAD_INVALID: this node is not the Citus coordinator'
+            USING ERRCODE = 'WL001',
+                  HINT = 'Call workload_citus_distribute() on the coordinator.';
+    END IF;
+    -- our guard triggers go to the shards (refuse_raw_write admits Citus's own writes)
+    PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+    PERFORM set_config('citus.log_remote_commands', 'off', true);
+    FOREACH t IN ARRAY ref LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_partition
+                       WHERE logicalrelid = ('workload.' || t)::regclass) THEN
+            PERFORM create_reference_table(('workload.' || t)::regclass);
+            made_ref := made_ref || t;
+        END IF;
+    END LOOP;
+    FOREACH t IN ARRAY dist LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_partition
+                       WHERE logicalrelid = ('workload.' || t)::regclass) THEN
+            IF t = 'workloads' THEN
+                PERFORM create_distributed_table('workload.workloads'::regclass, 'tenant_id');
+            ELSE
+                PERFORM create_distributed_table(('workload.' || t)::regclass, 'tenant_id',
+                    colocate_with => 'workload.workloads');
+            END IF;
+            made_dist := made_dist || t;
+        END IF;
+    END LOOP;
+    RETURN jsonb_build_object('reference_tables', to_jsonb(ref), 'distributed_tables', to_jsonb(dist),
+        'made_reference', to_jsonb(made_ref), 'made_distributed', to_jsonb(made_dist));
+END
+$$;
+REVOKE ALL ON FUNCTION workload.citus_distribute_tables() FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.workload_citus_distribute() RETURNS jsonb
+    LANGUAGE C VOLATILE AS 'MODULE_PATHNAME', 'workload_citus_distribute';
+COMMENT ON FUNCTION @extschema@.workload_citus_distribute() IS 'on a Citus coordinator: make the per-workload tables distributed by tenant_id (co-located with workload.workloads) and the keys, members and revocations reference tables';
+REVOKE ALL ON FUNCTION @extschema@.workload_citus_distribute() FROM PUBLIC;
+
+-- workload_tenant_node(tenant_id): the node holding a tenant's rows, from
+-- Citus's metadata (any node); no rows when the tables are not distributed.
+CREATE FUNCTION @extschema@.workload_tenant_node(tenant_id text, OUT host text, OUT port integer)
+    RETURNS SETOF record LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE
+        'SELECT n.nodename::text, n.nodeport::integer FROM pg_dist_placement p '
+        'JOIN pg_dist_node n ON n.groupid = p.groupid '
+        'WHERE p.shardid = get_shard_id_for_distribution_column(''workload.workloads'', $1) '
+        '  AND n.noderole = ''primary'' AND EXISTS (SELECT 1 FROM pg_dist_partition d '
+        '    WHERE d.logicalrelid = ''workload.workloads''::regclass)'
+        USING tenant_id;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.workload_tenant_node(text) IS 'on Citus: the host and port of the node that holds a tenant (where its workers connect and listen)';
+REVOKE ALL ON FUNCTION @extschema@.workload_tenant_node(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.workload_tenant_node(text) TO workload_worker, workload_admin;
+-- ===================================================================
+-- end of Citus: sharding by tenant (issue 13)
+-- ===================================================================
+
 -- ============================================================================
 -- Backup and restore (issue 14): pg_dump carries every row, pg_restore brings
 -- them back.  docs/operations.md, "Backup and restore", gives the commands.

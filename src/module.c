@@ -9,6 +9,7 @@
 #include "bgworker.h"
 #include "guc.h"
 #include "catalog.h"
+#include "store_ops.h"
 
 PG_MODULE_MAGIC;
 
@@ -20,4 +21,5 @@ _PG_init(void)
 	wl_guc_init();
 	wl_catalog_init();
 	wl_bgworker_init();
+	wl_store_init();
 }

@@ -19,6 +19,7 @@
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "commands/trigger.h"
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
@@ -32,6 +33,7 @@
 #include "catalog.h"
 #include "errors.h"
 #include "store.h"
+#include "store_ops.h"
 
 /* Backend-lifetime cache: the saved plans, made with the catalog generation. */
 static SPIPlanPtr plans[P_COUNT];
@@ -45,6 +47,16 @@ static uint64 plans_generation = 0;
  */
 #define WL_REPLAN_AFTER_US (60 * USECS_PER_SEC)
 static int	api_writing = 0;
+
+/* Citus (issue 13): whether this database has Citus, per catalog generation */
+static bool citus_here = false;
+static uint64 citus_generation = 0;
+
+/* executors running in this backend (the raw-write guard's test on Citus) */
+static int	exec_nest = 0;
+static ExecutorRun_hook_type prev_run_hook = NULL;
+static ExecutorFinish_hook_type prev_finish_hook = NULL;
+static ExecutorCheckPerms_hook_type prev_perms_hook = NULL;
 
 /*
  * build_by_keys makes the generic plan of a statement now, with the planner
@@ -124,18 +136,25 @@ get_plan(WlPlanId id)
 		/*
 		 * Always the generic plan: a custom plan would be re-planned on every
 		 * call, which for the claim statement costs more than running it.
+		 * On Citus, a statement reading more than one table is planned for
+		 * each call (Citus routes it only with its parameters' values:
+		 * docs/citus-design.md section a).
 		 */
-		plan = SPI_prepare_cursor(def->sql, def->nargs, types, CURSOR_OPT_GENERIC_PLAN);
+		plan = SPI_prepare_cursor(wl_store_citus() && def->citus_sql ? def->citus_sql : def->sql,
+								  def->nargs, types,
+								  wl_store_citus() && !def->one_table ?
+								  CURSOR_OPT_CUSTOM_PLAN : CURSOR_OPT_GENERIC_PLAN);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare workload statement %d: %s", (int) id,
 				 SPI_result_code_string(SPI_result));
 		if (SPI_keepplan(plan) != 0)
 			elog(ERROR, "could not keep workload statement %d", (int) id);
-		build_by_keys(plan);
+		if (!wl_store_citus() || def->one_table)
+			build_by_keys(plan);
 		plans[id] = plan;
 		planned_at[id] = now;
 	}
-	else if (!SPI_plan_is_valid(plans[id]))
+	else if (!SPI_plan_is_valid(plans[id]) && (!wl_store_citus() || wl_plan_defs[id].one_table))
 		build_by_keys(plans[id]);
 	return plans[id];
 }
@@ -161,6 +180,11 @@ wl_store_run(WlPlanId id, Datum *values, const char *nulls, long tcount, int exp
 		api_writing--;
 	}
 	PG_END_TRY();
+	/* a Citus variant returns its rows from a SELECT over the write */
+	if (rc == SPI_OK_SELECT && wl_plan_defs[id].citus_sql && wl_store_citus() &&
+		(expect == SPI_OK_INSERT_RETURNING || expect == SPI_OK_UPDATE_RETURNING ||
+		 expect == SPI_OK_DELETE_RETURNING))
+		rc = expect;
 	if (rc != expect)
 		elog(ERROR, "workload statement %d: expected %s, got %s", (int) id,
 			 SPI_result_code_string(expect), SPI_result_code_string(rc));
@@ -291,6 +315,131 @@ restore_load(TriggerData *td)
 }
 
 /*
+ * wl_store_citus: whether Citus is installed in this database (then the
+ * multi-table statements are planned per call, and the claim runs as one
+ * statement per table).  Asked again when the catalog generation changes.
+ */
+bool
+wl_store_citus(void)
+{
+	uint64		gen = wl_catalog_generation();
+
+	if (gen != citus_generation)
+	{
+		citus_here = OidIsValid(get_extension_oid("citus", true));
+		citus_generation = gen;
+	}
+	return citus_here;
+}
+
+/*
+ * citus_sent: this backend runs a statement Citus sent from another node
+ * (application_name as Citus's IsCitusInternalBackend tests it, or its
+ * rebalancer), and it is the top-level statement of that backend (at most
+ * top executors deep), not one planned inside a function Citus delegated
+ * here.  run_command_on_* ('citus_run_command gpid=') is a user's command
+ * and does not count.  Never true on a single node.
+ */
+static bool
+citus_sent(int top)
+{
+	const char *app;
+
+	if (exec_nest > top)
+		return false;
+	app = GetConfigOption("application_name", true, false);
+	return app != NULL && (strncmp(app, "citus_internal gpid=", 20) == 0 ||
+						   strncmp(app, "citus_rebalancer gpid=", 22) == 0);
+}
+
+static void
+count_run(QueryDesc *qd, ScanDirection dir, uint64 count, bool once)
+{
+	exec_nest++;
+	PG_TRY();
+	{
+		if (prev_run_hook)
+			prev_run_hook(qd, dir, count, once);
+		else
+			standard_ExecutorRun(qd, dir, count, once);
+	}
+	PG_FINALLY();
+	{
+		exec_nest--;
+	}
+	PG_END_TRY();
+}
+
+static void
+count_finish(QueryDesc *qd)
+{
+	exec_nest++;
+	PG_TRY();
+	{
+		if (prev_finish_hook)
+			prev_finish_hook(qd);
+		else
+			standard_ExecutorFinish(qd);
+	}
+	PG_FINALLY();
+	{
+		exec_nest--;
+	}
+	PG_END_TRY();
+}
+
+/*
+ * refuse_where_planned: on Citus, a raw INSERT/UPDATE/DELETE (or COPY FROM)
+ * on one of our tables is refused on the node where it is planned, before
+ * Citus ships it to a worker, where it would arrive as Citus's own top-level
+ * statement (docs/citus-design.md section d).  On a single node the
+ * statement triggers alone decide, as before.
+ */
+static bool
+refuse_where_planned(List *range_table, bool ereport_on_violation)
+{
+	ListCell   *lc;
+	Oid			ns = InvalidOid;
+
+	if (prev_perms_hook && !prev_perms_hook(range_table, ereport_on_violation))
+		return false;
+	if (api_writing > 0 || citus_sent(0))
+		return true;
+	foreach(lc, range_table)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		if (rte->rtekind != RTE_RELATION ||
+			(rte->requiredPerms & (ACL_INSERT | ACL_UPDATE | ACL_DELETE)) == 0)
+			continue;
+		if (!OidIsValid(ns))
+			ns = get_namespace_oid("workload", true);
+		if (!OidIsValid(ns) || get_rel_namespace(rte->relid) != ns)
+			continue;
+		if (creating_extension && CurrentExtensionObject == get_extension_oid("workload", true))
+			return true;
+		if (!IsTransactionState() || !OidIsValid(get_extension_oid("citus", true)))
+			return true;
+		wl_refuse(WL_E_RAW_WRITE_DENIED,
+				  errdetail("Table \"workload.%s\" is written only by the workload_* functions.",
+							get_rel_name(rte->relid)));
+	}
+	return true;
+}
+
+/* wl_store_init installs the executor hooks of the raw-write guard (from _PG_init). */
+void
+wl_store_init(void)
+{
+	prev_run_hook = ExecutorRun_hook;
+	ExecutorRun_hook = count_run;
+	prev_finish_hook = ExecutorFinish_hook;
+	ExecutorFinish_hook = count_finish;
+	prev_perms_hook = ExecutorCheckPerms_hook;
+	ExecutorCheckPerms_hook = refuse_where_planned;
+}
+
+/*
  * workload.refuse_raw_write(): the statement trigger on every table.  A
  * write that does not come from a workload plan (or from the extension's own
  * install or update script, or a superuser's restore: restore_load) is
@@ -304,10 +453,14 @@ workload_refuse_raw_write(PG_FUNCTION_ARGS)
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		elog(ERROR, "workload.refuse_raw_write must be called as a trigger");
-	/* our own install and update scripts write as the extension itself */
+	/*
+	 * our own install and update scripts write as the extension itself; on
+	 * Citus, the statement another node's Citus sent here (the shard's part
+	 * of a statement planned, and checked, there) is the top-level one
+	 */
 	if (api_writing == 0 && !(creating_extension &&
 							  CurrentExtensionObject == get_extension_oid("workload", true)) &&
-		!restore_load(td))
+		!restore_load(td) && !citus_sent(1))
 		wl_refuse(WL_E_RAW_WRITE_DENIED,
 				  errdetail("Table \"workload.%s\" is written only by the workload_* functions.",
 							RelationGetRelationName(td->tg_relation)));

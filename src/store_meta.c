@@ -244,6 +244,20 @@ wl_store_lineage_put(const char *grant_id, const char *parent, const char *tenan
 	args[2] = CStringGetTextDatum(tenant_id);
 	args[3] = CStringGetTextDatum(application_id);
 	args[4] = TimestampTzGetDatum(at);
+	/*
+	 * on Citus a write to a reference table is a two-phase commit on every
+	 * node: a grant already recorded (the common case: one grant creates
+	 * many workloads) is read from this node's copy and not written again
+	 */
+	if (wl_store_citus())
+	{
+		SPITupleTable *t = wl_store_run(P_CITUS_LINEAGE_HAS, args, NULL, 1, SPI_OK_SELECT);
+		bool		known = SPI_processed > 0;
+
+		SPI_freetuptable(t);
+		if (known)
+			return;
+	}
 	wl_store_run(P_LINEAGE_PUT, args, nulls, 0, SPI_OK_INSERT);
 }
 
@@ -405,6 +419,9 @@ dues(SPITupleTable *t, WlDue **out)
 	{
 		(*out)[i].workload_id = wl_store_text(t, i, 1);
 		(*out)[i].at = wl_store_ts(t, i, 2, &isnull);
+		/* on Citus the scan also says each row's tenant, where the lock goes */
+		if (t->tupdesc->natts >= 3)
+			wl_store_tenant_remember((*out)[i].workload_id, wl_store_text(t, i, 3));
 	}
 	SPI_freetuptable(t);
 	return n;
@@ -478,4 +495,17 @@ wl_store_purge(TimestampTz before, int batch, bool include_dead_letter)
 		done += SPI_processed;
 	}
 	return done;
+}
+
+/*
+ * wl_store_citus_distribute runs workload.citus_distribute_tables() (Citus:
+ * reference and distributed tables) with the raw-write guard open, so that
+ * Citus may copy the rows this node holds into its own shard placements.
+ */
+Jsonb *
+wl_store_citus_distribute(void)
+{
+	SPITupleTable *t = wl_store_run(P_CITUS_DISTRIBUTE, NULL, NULL, 0, SPI_OK_SELECT);
+
+	return wl_store_jsonb(t, 0, 1);
 }

@@ -377,5 +377,15 @@ extern void wl_store_schedule_event(const WlSchedule *s, const char *event_type,
 									TimestampTz slot, TimestampTz at, Jsonb *evidence);
 extern bool wl_store_workload_state(const char *workload_id, const char *tenant_id,
 									WlState *state);
+/* Citus (issue 13) */
+extern Jsonb *wl_store_citus_distribute(void);
+extern bool wl_store_citus(void);
+extern void wl_store_init(void);
+/* store_citus.c */
+extern void wl_store_tenant_remember(const char *workload_id, const char *tenant_id);
+extern const char *wl_store_tenant_hint(const char *workload_id);
+extern const char *wl_store_tenant_of(const char *workload_id);
+extern const char *wl_store_tenant_of_many(char **ids, int n);
+extern int	wl_store_citus_claim(const WlClaimRequest *r, WlClaimed **out);
 
 #endif

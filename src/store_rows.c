@@ -79,13 +79,27 @@ row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
 bool
 wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
 {
-	Datum		args[3];
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', 'n'};
 	SPITupleTable *t;
 	bool		found;
+	const char *tenant = wl_store_tenant_hint(workload_id);
 
+	/*
+	 * A remembered tenant is the workload's own: its id is a hash over the
+	 * tenant (and if not, the statement finds nothing: no other tenant's row
+	 * is ever locked).
+	 */
+	if (tenant == NULL)
+		tenant = wl_store_tenant_of(workload_id);
 	args[0] = CStringGetTextDatum(workload_id);
 	caller_args(who, &args[1]);
-	t = wl_store_run(P_LOCK, args, NULL, 1, SPI_OK_SELECT);
+	if (tenant)
+	{
+		args[3] = CStringGetTextDatum(tenant);
+		nulls[3] = ' ';
+	}
+	t = wl_store_run(P_LOCK, args, nulls, 1, SPI_OK_SELECT);
 	found = SPI_processed > 0;
 	if (found)
 		row_read(t, 0, workload_id, row);
@@ -103,11 +117,27 @@ void
 wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *found)
 {
 	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
-	Datum		args[3];
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', 'n'};
 	SPITupleTable *t;
 	int			got;
 	int			id_col;
 	int			k = 0;
+	const char *tenant = NULL;
+
+	/* on Citus, a batch of one tenant is locked on its node; else one by one */
+	if (wl_store_citus())
+	{
+		tenant = wl_store_tenant_of_many(ids, n);
+		if (tenant == NULL)
+		{
+			for (int i = 0; i < n; i++)
+				found[i] = wl_store_lock(ids[i], who, &rows[i]);
+			return;
+		}
+		args[3] = CStringGetTextDatum(tenant);
+		nulls[3] = ' ';
+	}
 
 	for (int i = 0; i < n; i++)
 	{
@@ -116,7 +146,7 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 	}
 	args[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
 	caller_args(who, &args[1]);
-	t = wl_store_run(P_LOCK_MANY, args, NULL, 0, SPI_OK_SELECT);
+	t = wl_store_run(P_LOCK_MANY, args, nulls, 0, SPI_OK_SELECT);
 	got = (int) SPI_processed;
 	id_col = SPI_fnumber(t->tupdesc, "workload_id");
 	/* rows come back in the same byte order as ids: one merge pass */
@@ -177,8 +207,13 @@ queue_sync(WlRow *row)
 		a[6] = PointerGetDatum(row->capability_snapshot);
 		a[7] = PointerGetDatum(row->grant_ids);
 		a[8] = BoolGetDatum(row->has_dependencies);
-		/* the chain is at hand when the row was just created; else its spec has it */
-		wl_store_run(row->grant_ids ? P_QUEUE_PUT : P_QUEUE_PUT_SPEC, a, NULL, 0, SPI_OK_INSERT);
+		/*
+		 * the chain is at hand when the row was just created; else its spec
+		 * has it ($8 unused then, and passed as NULL: Citus copies every
+		 * parameter)
+		 */
+		wl_store_run(row->grant_ids ? P_QUEUE_PUT : P_QUEUE_PUT_SPEC, a,
+					 row->grant_ids ? NULL : "       n ", 0, SPI_OK_INSERT);
 		if (SPI_processed != 1)
 			elog(ERROR, "workload \"%s\" has no spec", row->workload_id);
 	}
@@ -257,12 +292,22 @@ bool
 wl_store_fenced(const WlFencedCall *c, WlRow *row)
 {
 	static const WlPlanId plan[] = {P_FENCED_START, P_FENCED_BEAT, P_FENCED_COMPLETE};
-	Datum		a[11];
-	char		nulls[11];
+	Datum		a[12];
+	char		nulls[12];
 	SPITupleTable *t;
 	bool		found;
+	int			tenant_arg = c->kind == WL_FENCED_COMPLETE ? 11 : 10;
+	const char *tenant = NULL;
 
 	memset(nulls, ' ', sizeof(nulls));
+	/* on Citus: the tenant this backend claimed it for, else the cluster's answer */
+	if (wl_store_citus())
+	{
+		tenant = wl_store_tenant_hint(c->fence->workload_id);
+		if (tenant == NULL)
+			tenant = wl_store_tenant_of(c->fence->workload_id);
+	}
+
 	a[0] = CStringGetTextDatum(c->fence->workload_id);
 	a[1] = CStringGetTextDatum(c->fence->claim_id);
 	a[2] = CStringGetTextDatum(c->fence->worker_id);
@@ -282,6 +327,8 @@ wl_store_fenced(const WlFencedCall *c, WlRow *row)
 		a[9] = wl_catalog_state_datum(c->to);
 		a[10] = CStringGetTextDatum(c->result_id ? c->result_id : "");
 	}
+	a[tenant_arg] = tenant ? CStringGetTextDatum(tenant) : (Datum) 0;
+	nulls[tenant_arg] = tenant ? ' ' : 'n';
 	t = wl_store_run(plan[c->kind], a, nulls, 1, SPI_OK_UPDATE_RETURNING);
 	found = SPI_processed > 0;
 	if (found)
@@ -574,6 +621,7 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, Timesta
 	a[11 + WL_TIMEOUT_COUNT] = TimestampTzGetDatum(first->next_attempt_at);
 	t = wl_store_run(P_ROW_PUT, a, nulls, 1, SPI_OK_INSERT_RETURNING);
 	row_read(t, 0, workload_id, row);
+	wl_store_tenant_remember(workload_id, row->tenant_id);
 	SPI_freetuptable(t);
 	row->queued = WL_QUEUED_NONE;	/* a new row has no queue row yet */
 	row->grant_ids = grant_ids;
@@ -777,6 +825,8 @@ wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 	int			n;
 	bool		isnull;
 
+	if (wl_store_citus())
+		return wl_store_citus_claim(r, out);
 	args[0] = CStringGetTextDatum(r->tenant_id);
 	args[1] = CStringGetTextDatum(r->application_id ? r->application_id : "");
 	args[2] = TimestampTzGetDatum(wl_now());

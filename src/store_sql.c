@@ -42,6 +42,34 @@
 	"'created_at', r.created_at, 'provenance', jsonb_build_object('claim_id', r.claim_id, " \
 	"'worker_id', r.worker_id, 'fencing_token', r.fencing_token, 'attempt', r.attempt_number))"
 
+#define RESULT_PUT_MANY_INSERT \
+	"INSERT INTO workload.results AS r (tenant_id, application_id, result_id, workload_id, " \
+	"  output, output_hash, artifacts, schema_version, claim_id, worker_id, fencing_token, " \
+	"  attempt_number, created_at) " \
+	"SELECT x.tenant_id, x.application_id, x.result_id, x.workload_id, x.output, x.output_hash, " \
+	"  ARRAY(SELECT json_array_elements_text(x.artifacts)), x.schema_version, x.claim_id, " \
+	"  $10, x.fencing_token, x.attempt_number, $11 " \
+	"FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13) " \
+	"  x(result_id, workload_id, output, output_hash, artifacts, schema_version, claim_id, " \
+	"    fencing_token, attempt_number, tenant_id, application_id)"
+
+#define RESULT_PUT_INSERT \
+	"INSERT INTO workload.results AS r (result_id, workload_id, output, output_hash, artifacts, " \
+	"  schema_version, claim_id, worker_id, fencing_token, attempt_number, created_at, " \
+	"  tenant_id, application_id) " \
+	"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING "
+
+#define CHECKPOINT_PUT_INSERT \
+	"INSERT INTO workload.checkpoints AS c (workload_id, sequence, checkpoint_id, " \
+	"  attempt_number, fencing_token, state, state_hash, created_at, key_id, tag, tenant_id, " \
+	"  workload_seq) " \
+	"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) "
+
+#define COMP_PUT_INSERT \
+	"INSERT INTO workload.compensations AS p (workload_id, step, capability_id, input, " \
+	"  input_hash, authorization_digest, attempt_number, fencing_token, created_at, tenant_id) " \
+	"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
+
 #define CHECKPOINT_DOC \
 	"jsonb_build_object('checkpoint_id', c.checkpoint_id, 'workload_id', c.workload_id, " \
 	"'sequence', c.sequence, 'attempt', c.attempt_number, 'fencing_token', c.fencing_token, " \
@@ -140,6 +168,50 @@
 	"  AND w.lease_expires_at > $5 AND (w.claimed_by IS NULL OR $8 OR w.claimed_by = $7::text) " \
 	"  AND " MAY_TOUCH_AS("w", "$6", "$7")
 #define FENCED_ARGS TEXTOID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID, BOOLOID, NAMEOID, BOOLOID
+
+#define LOCK_SQL(tenant) \
+	"SELECT " ROW_COLUMNS \
+	"FROM workload.workloads w WHERE w.workload_id = $1 AND " MAY_TOUCH("w") tenant \
+	" FOR NO KEY UPDATE OF w"
+#define LOCK_MANY_SQL(tenant) \
+	"SELECT " ROW_COLUMNS ", w.workload_id " \
+	"FROM workload.workloads w WHERE w.workload_id = ANY($1) AND " MAY_TOUCH("w") tenant \
+	" ORDER BY w.workload_id COLLATE \"C\" FOR NO KEY UPDATE OF w"
+#define FENCED_START_SQL(tenant) \
+	"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, " \
+	"  started_at = $5, " \
+	"  deadline_at = workload.claim_deadline(w.created_at, $5, NULL, w.execution_ms, w.overall_ms, true) " \
+	"WHERE" FENCE_HOLDS tenant " AND w.state = $9 " \
+	"RETURNING " ROW_COLUMNS
+#define FENCED_BEAT_SQL(tenant) \
+	"UPDATE workload.workloads w SET lease_expires_at = $9, last_heartbeat_at = $5, " \
+	"  updated_at = $5, progress = COALESCE($10, w.progress) " \
+	"WHERE" FENCE_HOLDS tenant \
+	" RETURNING " ROW_COLUMNS
+#define FENCED_COMPLETE_SQL(tenant) \
+	"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, " \
+	"  claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = $11 " \
+	"WHERE" FENCE_HOLDS tenant " AND w.state = $9 AND NOT w.has_criteria " \
+	"RETURNING " ROW_COLUMNS
+
+#define DEADLINE_DUE_SQL(lock, tenant) \
+	"SELECT w.workload_id, w.deadline_at" tenant " FROM workload.workloads w WHERE w.deadline_at <= $1 " \
+	"  AND (w.deadline_at, w.workload_id) > ($3, $4) " \
+	"ORDER BY w.deadline_at, w.workload_id LIMIT $2" lock
+#define HEARTBEAT_DUE_SQL(held, lock, tenant) \
+	"SELECT w.workload_id, $1::timestamptz" tenant " FROM workload.workloads w " \
+	"WHERE " held "w.claim_id IS NOT NULL " \
+	"  AND w.heartbeat_ms IS NOT NULL " \
+	"  AND w.state <> 'CANCELLATION_REQUESTED' AND w.workload_id > $4 " \
+	"  AND COALESCE(w.last_heartbeat_at, w.claimed_at) " \
+	"      + w.heartbeat_ms * interval '1 millisecond' <= $1 " \
+	"ORDER BY w.workload_id LIMIT $2" lock
+#define EXPIRED_SQL(held, lock, tenant) \
+	"SELECT w.workload_id, w.lease_expires_at" tenant " FROM workload.workloads w " \
+	"WHERE " held "w.claim_id IS NOT NULL " \
+	"  AND w.lease_expires_at <= $1 AND " MAY_TOUCH("w") \
+	"  AND (w.lease_expires_at, w.workload_id) > ($5, $6) " \
+	"ORDER BY w.lease_expires_at, w.workload_id LIMIT $4" lock
 
 /*
  * The grants revoked whose queued work the tick has not dead-lettered yet: a
@@ -275,17 +347,15 @@
 	"'created_by', s.created_by, 'created_at', s.created_at, 'updated_at', s.updated_at)"
 
 const WlPlanDef wl_plan_defs[P_COUNT] = {
-	[P_LOCK] = {
-		"SELECT " ROW_COLUMNS
-		"FROM workload.workloads w WHERE w.workload_id = $1 AND " MAY_TOUCH("w")
-		" FOR NO KEY UPDATE OF w",
-	3, {TEXTOID, BOOLOID, NAMEOID}},
+	/*
+	 * $4 is the workload's tenant on Citus (store_citus.c finds it), where
+	 * FOR UPDATE is allowed only on one tenant's shard; unused on one node
+	 */
+	[P_LOCK] = {LOCK_SQL(""), 4, {TEXTOID, BOOLOID, NAMEOID, TEXTOID}, false,
+	LOCK_SQL(" AND w.tenant_id = $4")},
 	/* a batch's rows, locked in workload_id order (byte order, as the C sorts them) */
-	[P_LOCK_MANY] = {
-		"SELECT " ROW_COLUMNS ", w.workload_id "
-		"FROM workload.workloads w WHERE w.workload_id = ANY($1) AND " MAY_TOUCH("w")
-		" ORDER BY w.workload_id COLLATE \"C\" FOR NO KEY UPDATE OF w",
-	3, {TEXTARRAYOID, BOOLOID, NAMEOID}},
+	[P_LOCK_MANY] = {LOCK_MANY_SQL(""), 4, {TEXTARRAYOID, BOOLOID, NAMEOID, TEXTOID}, false,
+	LOCK_MANY_SQL(" AND w.tenant_id = $4")},
 	[P_SAVE] = {
 		"UPDATE workload.workloads SET state = $2, updated_at = $3, state_entered_at = $4, "
 		"  next_attempt_at = $5, attempt_count = $6, retry_count = $7, fencing_token = $8, "
@@ -305,25 +375,13 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * result $11, the claim released; not for a workload with completion
 	 * criteria).  Each returns the row as it is now.
 	 */
-	[P_FENCED_START] = {
-		"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, "
-		"  started_at = $5, "
-		"  deadline_at = workload.claim_deadline(w.created_at, $5, NULL, w.execution_ms, w.overall_ms, true) "
-		"WHERE" FENCE_HOLDS " AND w.state = $9 "
-		"RETURNING " ROW_COLUMNS,
-	10, {FENCED_ARGS, ST, ST}},
-	[P_FENCED_BEAT] = {
-		"UPDATE workload.workloads w SET lease_expires_at = $9, last_heartbeat_at = $5, "
-		"  updated_at = $5, progress = COALESCE($10, w.progress) "
-		"WHERE" FENCE_HOLDS
-		"RETURNING " ROW_COLUMNS,
-	10, {FENCED_ARGS, TIMESTAMPTZOID, JSONBOID}},
-	[P_FENCED_COMPLETE] = {
-		"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, "
-		"  claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = $11 "
-		"WHERE" FENCE_HOLDS " AND w.state = $9 AND NOT w.has_criteria "
-		"RETURNING " ROW_COLUMNS,
-	11, {FENCED_ARGS, ST, ST, TEXTOID}},
+	/* the last parameter is the tenant on Citus (store_citus.c), unused on one node */
+	[P_FENCED_START] = {FENCED_START_SQL(""), 11, {FENCED_ARGS, ST, ST, TEXTOID}, false,
+	FENCED_START_SQL(" AND w.tenant_id = $11 ")},
+	[P_FENCED_BEAT] = {FENCED_BEAT_SQL(""), 11, {FENCED_ARGS, TIMESTAMPTZOID, JSONBOID, TEXTOID}, false,
+	FENCED_BEAT_SQL(" AND w.tenant_id = $11 ")},
+	[P_FENCED_COMPLETE] = {FENCED_COMPLETE_SQL(""), 12, {FENCED_ARGS, ST, ST, TEXTOID, TEXTOID}, false,
+	FENCED_COMPLETE_SQL(" AND w.tenant_id = $12 ")},
 	/* a workload's queue row: inserted when it becomes READY */
 	[P_QUEUE_PUT] = {
 		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "
@@ -436,17 +494,16 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	3, {TEXTOID, BOOLOID, NAMEOID}},
 	[P_DOC_FULL] = {
 		"SELECT jsonb_build_object(" DOC_FIELDS ", "
-		"'attempts', COALESCE((SELECT jsonb_agg(a.doc ORDER BY a.n) FROM ("
-		"  SELECT a.attempt_number AS n, "
+		/* the closed attempts, then the open one (the highest number) */
+		"'attempts', COALESCE((SELECT jsonb_agg("
 		ATTEMPT_DOC("a.attempt_number", "a.claim_id", "a.worker_id", "a.fencing_token",
 					"a.claimed_at", "a.started_at", "a.finished_at", "a.outcome",
-					"a.failure_kind", "a.error") " AS doc "
-		"  FROM workload.attempts a WHERE" CHILD_OF_W("a")
-		"  UNION ALL SELECT w.attempt_count, "
+					"a.failure_kind", "a.error") " ORDER BY a.attempt_number) "
+		"  FROM workload.attempts a WHERE" CHILD_OF_W("a") "), '[]') || "
+		"  CASE WHEN w.claim_id IS NULL THEN '[]'::jsonb ELSE jsonb_build_array("
 		ATTEMPT_DOC("w.attempt_count", "w.claim_id", "w.worker_id", "w.fencing_token",
 					"w.claimed_at", "w.started_at", "NULL::timestamptz", "NULL::text",
-					"NULL::text", "NULL::text")
-		"  WHERE w.claim_id IS NOT NULL) a), '[]'), "
+					"NULL::text", "NULL::text") ") END, "
 		"'checkpoints', COALESCE((SELECT jsonb_agg(" CHECKPOINT_DOC " || jsonb_build_object('state', c.state) "
 		"  ORDER BY c.sequence) FROM workload.checkpoints c WHERE" CHILD_OF_W("c") "), '[]'), "
 		"'result', (SELECT " RESULT_DOC " FROM workload.results r WHERE r.tenant_id = w.tenant_id "
@@ -544,38 +601,26 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	3, {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID}},
 	/* P_RESULT_PUT for n results of one worker; artifacts come as json arrays of strings */
 	[P_RESULT_PUT_MANY] = {
-		"INSERT INTO workload.results AS r (tenant_id, application_id, result_id, workload_id, "
-		"  output, output_hash, artifacts, schema_version, claim_id, worker_id, fencing_token, "
-		"  attempt_number, created_at) "
-		"SELECT x.tenant_id, x.application_id, x.result_id, x.workload_id, x.output, x.output_hash, "
-		"  ARRAY(SELECT json_array_elements_text(x.artifacts)), x.schema_version, x.claim_id, "
-		"  $10, x.fencing_token, x.attempt_number, $11 "
-		"FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13) "
-		"  x(result_id, workload_id, output, output_hash, artifacts, schema_version, claim_id, "
-		"    fencing_token, attempt_number, tenant_id, application_id) "
-		"ON CONFLICT DO NOTHING RETURNING r.workload_id, " RESULT_DOC,
+		RESULT_PUT_MANY_INSERT " ON CONFLICT DO NOTHING RETURNING r.workload_id, " RESULT_DOC,
 	13, {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, JSONARRAYOID, INT4ARRAYOID,
-	TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, TEXTARRAYOID}},
+	TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, TEXTARRAYOID},
+	false, "WITH r AS (" RESULT_PUT_MANY_INSERT " ON CONFLICT DO NOTHING RETURNING r.*) "
+	"SELECT r.workload_id, " RESULT_DOC " FROM r"},
 	[P_RESULT_GET] = {
 		"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC
 		" FROM workload.results r "
 		"WHERE r.tenant_id = $2 AND r.application_id = $3 AND r.result_id = $1",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_RESULT_PUT] = {
-		"INSERT INTO workload.results AS r (result_id, workload_id, output, output_hash, artifacts, "
-		"  schema_version, claim_id, worker_id, fencing_token, attempt_number, created_at, "
-		"  tenant_id, application_id) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING "
-		"RETURNING " RESULT_DOC,
+		RESULT_PUT_INSERT "RETURNING " RESULT_DOC,
 	13, {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID, INT4OID, TEXTOID, TEXTOID, INT8OID,
-	INT4OID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
+	INT4OID, TIMESTAMPTZOID, TEXTOID, TEXTOID},
+	false, "WITH r AS (" RESULT_PUT_INSERT "RETURNING r.*) SELECT " RESULT_DOC " FROM r"},
 	[P_CHECKPOINT_PUT] = {
-		"INSERT INTO workload.checkpoints AS c (workload_id, sequence, checkpoint_id, "
-		"  attempt_number, fencing_token, state, state_hash, created_at, key_id, tag, tenant_id, "
-		"  workload_seq) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING " CHECKPOINT_DOC,
+		CHECKPOINT_PUT_INSERT "RETURNING " CHECKPOINT_DOC,
 	12, {TEXTOID, INT4OID, TEXTOID, INT4OID, INT8OID, JSONBOID, TEXTOID, TIMESTAMPTZOID,
-	TEXTOID, TEXTOID, TEXTOID, INT8OID}},
+	TEXTOID, TEXTOID, TEXTOID, INT8OID},
+	false, "WITH c AS (" CHECKPOINT_PUT_INSERT "RETURNING c.*) SELECT " CHECKPOINT_DOC " FROM c"},
 	[P_POLICY] = {
 		"SELECT s.max_attempts, s.initial_delay_ms, s.max_delay_ms, s.backoff, s.retry_on "
 		"FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = $2",
@@ -592,13 +637,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * claimed rows (workload.leases), after the keyset ($5, $6) the pass has
 	 * reached, so a pass never selects a row twice, whatever happened to it.
 	 */
-	[P_EXPIRED] = {
-		"SELECT w.workload_id, w.lease_expires_at FROM workload.workloads w "
-		"WHERE w.seq = ANY " HELD_SEQS " AND w.claim_id IS NOT NULL "
-		"  AND w.lease_expires_at <= $1 AND " MAY_TOUCH("w")
-		"  AND (w.lease_expires_at, w.workload_id) > ($5, $6) "
-		"ORDER BY w.lease_expires_at, w.workload_id LIMIT $4 FOR NO KEY UPDATE OF w SKIP LOCKED",
-	6, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
+	[P_EXPIRED] = {EXPIRED_SQL("w.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF w SKIP LOCKED", ""),
+	6, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, EXPIRED_SQL("", "", ", w.tenant_id")},
 	/* which of these workloads (ids[i] of tenants[i]) have a dependent that waits for another final state */
 	[P_DEPENDED_ON] = {
 		"SELECT DISTINCT d.depends_on, d.tenant_id FROM workload.dependencies d "
@@ -695,31 +735,30 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	3, {NAMEOID, TEXTOID, TEXTOID}},
 
 	/* ---- maintenance (recovery.c's passes) ---- */
+	/* on Citus the tick runs on the coordinator only (it reads every node's rows) */
 	[P_TICK_LOCK] = {
 		"SELECT pg_try_advisory_xact_lock(" WL_TICK_LOCK_KEY ")",
-	0, {InvalidOid}},
+	0, {InvalidOid}, false,
+	"SELECT (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g) = 0 "
+	"  AND pg_try_advisory_xact_lock(" WL_TICK_LOCK_KEY ")"},
 	/*
 	 * Rows whose timeout or wait deadline has come, through
 	 * workloads_deadline_idx, after the keyset ($3, $4) the pass has reached.
 	 */
-	[P_DEADLINE_DUE] = {
-		"SELECT w.workload_id, w.deadline_at FROM workload.workloads w WHERE w.deadline_at <= $1 "
-		"  AND (w.deadline_at, w.workload_id) > ($3, $4) "
-		"ORDER BY w.deadline_at, w.workload_id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
-	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
+	/*
+	 * On Citus the maintenance scans read every shard without locking (Citus
+	 * locks rows only in a statement on one shard): each row found is locked
+	 * again, by its tenant, and looked at anew before anything is done to it
+	 * (recovery.c, act_range).
+	 */
+	[P_DEADLINE_DUE] = {DEADLINE_DUE_SQL(" FOR NO KEY UPDATE SKIP LOCKED", ""),
+	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, DEADLINE_DUE_SQL("", ", w.tenant_id")},
 	/*
 	 * Heartbeat timeouts: only rows holding a claim (workload.leases);
 	 * silence counts from the last heartbeat, else from the claim.
 	 */
-	[P_HEARTBEAT_DUE] = {
-		"SELECT w.workload_id, $1::timestamptz FROM workload.workloads w "
-		"WHERE w.seq = ANY " HELD_SEQS " AND w.claim_id IS NOT NULL "
-		"  AND w.heartbeat_ms IS NOT NULL "
-		"  AND w.state <> 'CANCELLATION_REQUESTED' AND w.workload_id > $4 "
-		"  AND COALESCE(w.last_heartbeat_at, w.claimed_at) "
-		"      + w.heartbeat_ms * interval '1 millisecond' <= $1 "
-		"ORDER BY w.workload_id LIMIT $2 FOR NO KEY UPDATE OF w SKIP LOCKED",
-	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}},
+	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_SQL("w.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF w SKIP LOCKED", ""),
+	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, HEARTBEAT_DUE_SQL("", "", ", w.tenant_id")},
 
 	/* ---- orchestration (checkpoints, waits, compensations) ---- */
 	[P_CHECKPOINT_LAST] = {
@@ -761,11 +800,10 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"ORDER BY x.workload_id",
 	4, {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID}},
 	[P_COMP_PUT] = {
-		"INSERT INTO workload.compensations AS p (workload_id, step, capability_id, input, "
-		"  input_hash, authorization_digest, attempt_number, fencing_token, created_at, tenant_id) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING " COMP_DOC,
+		COMP_PUT_INSERT "RETURNING " COMP_DOC,
 	10, {TEXTOID, INT4OID, TEXTOID, JSONBOID, TEXTOID, TEXTOID, INT4OID, INT8OID, TIMESTAMPTZOID,
-	TEXTOID}},
+	TEXTOID},
+	false, "WITH p AS (" COMP_PUT_INSERT "RETURNING p.*) SELECT " COMP_DOC " FROM p"},
 	[P_COMP_LIST] = {
 		"SELECT p.step, p.capability_id, p.input, p.authorization_digest, p.compensation_id "
 		"FROM workload.compensations p WHERE p.tenant_id = $2 AND p.workload_id = $1 ORDER BY p.step",
@@ -963,5 +1001,71 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_SCHED_LAST_STATE] = {
 		"SELECT w.state::text FROM workload.workloads w WHERE w.workload_id = $1 AND w.tenant_id = $2",
 	2, {TEXTOID, TEXTOID}},
+	/* Citus (issue 13): the plpgsql body of workload_citus_distribute() */
+	[P_CITUS_DISTRIBUTE] = {
+		"SELECT workload.citus_distribute_tables()",
+	0, {InvalidOid}},
+	/* ---- Citus only (store_citus.c): the claim as one statement per table ---- */
+	[P_CITUS_TENANT_OF] = {
+		"SELECT w.tenant_id FROM workload.workloads w WHERE w.workload_id = $1",
+	1, {TEXTOID}},
+	[P_CITUS_REVOKED_NOW] = {
+		"SELECT " REVOKED_NOW,
+	0, {InvalidOid}, true},
+	[P_CITUS_PICK_MANY] = {
+		"SELECT q.seq FROM workload.queue q "
+		"WHERE q.tenant_id = $1 AND q.application_id = $2 "
+		"  AND q.available_at <= $3 AND q.capability_snapshot <@ $4 "
+		"  AND NOT (q.grant_ids && $6) "
+		"  AND (NOT q.has_dependencies OR (SELECT 1 FROM workload.dependencies d "
+		"    WHERE d.tenant_id = $1 AND d.workload_id = (SELECT p.workload_id "
+		"        FROM workload.workloads p WHERE p.seq = q.seq AND p.tenant_id = $1) "
+		"      AND " DEP_STATE("d.depends_on", "$1") " <> d.required_state "
+		"    LIMIT 1) IS NULL) "
+		"ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 "
+		"FOR UPDATE OF q SKIP LOCKED",
+	6, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTARRAYOID}},
+	[P_CITUS_PICK_ONE] = {
+		"SELECT q.seq FROM workload.queue q WHERE q.tenant_id = $1 AND q.seq = $2 FOR UPDATE OF q",
+	2, {TEXTOID, INT8OID}, true},
+	[P_CITUS_CLAIM_LOCK] = {
+		"SELECT w.workload_id FROM workload.workloads w "
+		"WHERE w.tenant_id = $1 AND w.seq = ANY ($2) AND w.state = $3 "
+		"FOR NO KEY UPDATE OF w SKIP LOCKED",
+	3, {TEXTOID, INT8ARRAYOID, ST}, true},
+	[P_CITUS_CLAIM_UPD] = {
+		"UPDATE workload.workloads w SET state = $6, fencing_token = w.fencing_token + 1, "
+		"  attempt_count = w.attempt_count + 1, worker_id = $4, claimed_by = $8, "
+		"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $4), "
+		"  lease_expires_at = $5, updated_at = $3, state_entered_at = $3, claimed_at = $3, "
+		"  started_at = CASE WHEN $7 THEN $3 END, last_heartbeat_at = NULL, "
+		"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $7) "
+		"WHERE w.tenant_id = $1 AND w.workload_id = ANY ($2) "
+		"RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, "
+		"  w.checkpoint_sequence, w.seq, w.priority, w.created_at",
+	8, {TEXTOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID, ST, BOOLOID, TEXTOID}, true},
+	[P_CITUS_QUEUE_DEL_MANY] = {
+		"DELETE FROM workload.queue q WHERE q.tenant_id = $1 AND q.seq = ANY ($2)",
+	2, {TEXTOID, INT8ARRAYOID}, true},
+	[P_CITUS_LEASE_PUT_MANY] = {
+		"INSERT INTO workload.leases (tenant_id, seq) SELECT $1, s FROM unnest($2::int8[]) s",
+	2, {TEXTOID, INT8ARRAYOID}},
+	[P_CITUS_CLAIM_EVENTS] = {
+		"INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
+		"  db_role, evidence) "
+		"SELECT $1, u.seq, x.from_state, x.to_state, $5, $6, $7, "
+		"  jsonb_build_object('fencing_token', u.token, 'attempt', u.att, 'worker_id', $5::text) "
+		"FROM unnest($2::int8[], $3::int8[], $4::int4[]) u(seq, token, att), "
+		"  (VALUES (1, $8, $9), (2, $9, $10)) x(n, from_state, to_state) "
+		"WHERE x.n = 1 OR $11 ORDER BY u.seq, x.n",
+	11, {TEXTOID, INT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTOID, TIMESTAMPTZOID, TEXTOID,
+	ST, ST, ST, BOOLOID}},
+	[P_CITUS_CLAIM_SPECS] = {
+		"SELECT s.workload_seq, s.definition_id, s.definition_revision, s.input "
+		"FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = ANY ($2)",
+	2, {TEXTOID, INT8ARRAYOID}, true},
+	[P_CITUS_LINEAGE_HAS] = {
+		"SELECT 1 FROM workload.grant_lineage l WHERE l.grant_id = $1",
+	1, {TEXTOID}, true},
 };
 

@@ -108,6 +108,18 @@ typedef enum WlPlanId
 	P_SCHED_FIRED,
 	P_SCHED_EVENT,
 	P_SCHED_LAST_STATE,
+	P_CITUS_DISTRIBUTE,
+	P_CITUS_TENANT_OF,
+	P_CITUS_REVOKED_NOW,
+	P_CITUS_PICK_MANY,
+	P_CITUS_PICK_ONE,
+	P_CITUS_CLAIM_LOCK,
+	P_CITUS_CLAIM_UPD,
+	P_CITUS_QUEUE_DEL_MANY,
+	P_CITUS_LEASE_PUT_MANY,
+	P_CITUS_CLAIM_EVENTS,
+	P_CITUS_CLAIM_SPECS,
+	P_CITUS_LINEAGE_HAS,
 	P_COUNT
 } WlPlanId;
 
@@ -116,6 +128,16 @@ typedef struct WlPlanDef
 	const char *sql;
 	int			nargs;
 	Oid			types[MAX_ARGS];
+	/*
+	 * the statement reads and writes one table, by tenant_id = a parameter:
+	 * Citus routes its generic plan (else, on Citus, it is planned per call)
+	 */
+	bool		one_table;
+	/*
+	 * the statement as Citus runs it, where the text above cannot be (a
+	 * non-immutable function in RETURNING, ...); NULL: the same text
+	 */
+	const char *citus_sql;
 } WlPlanDef;
 
 extern const WlPlanDef wl_plan_defs[P_COUNT];

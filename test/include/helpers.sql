@@ -6,6 +6,15 @@ SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS t CASCADE;
 DROP EXTENSION IF EXISTS workload CASCADE;
 CREATE EXTENSION workload;
+-- On a Citus coordinator (test/t/025_citus_cluster_routes_each_tenant.sh runs
+-- this suite there), the fresh extension is distributed by tenant.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        PERFORM workload_citus_distribute();
+    END IF;
+END
+$$;
 CREATE SCHEMA t;
 
 -- t.unsigned_grant: the grant alone, to sign (or tamper with) by hand.

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# workload on a real Citus cluster (issue 13; docs/citus-design.md): builds
+# Citus 13.2.2 from ../shared/citus, starts a coordinator and two workers on
+# this machine with citus,workload preloaded, creates the extension on the
+# coordinator and distributes it (workload_citus_distribute), then, through
+# the coordinator: one signing key set on every node; two tenants that land
+# on different workers (looked up, never assumed) each run create, claim,
+# start and complete; the claims, starts and completes of each tenant reach
+# its own worker only (counted from both workers' pg_stat_statements); a
+# grant signed on the coordinator verifies on both workers and authorizes
+# the workloads on both; raw writes are refused on the coordinator and on a
+# worker; workload_citus_distribute refuses off the coordinator and without
+# Citus; and the part of the regression suite listed in CITUS_REGRESS runs
+# through the coordinator against its expected output (see the note there
+# for the rest).  Run as root; prints TAP.
+set -u
+WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$WL_ROOT/scripts/citus.sh"
+wl_need_root
+wl_install_deps
+wl_build >/dev/null
+if ! wl_citus_build >"${TMPDIR:-/tmp}/workload-citus-build.log" 2>&1; then
+	echo "not ok 1 - Citus builds from ../shared/citus"
+	tail -n 20 "${TMPDIR:-/tmp}/workload-citus-build.log"
+	exit 1
+fi
+
+n=0
+failed=0
+check() {
+	local desc=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc"
+		failed=$((failed + 1))
+	fi
+}
+# on NODE [psql args]: one node, quiet, tuples only
+on() {
+	local node=$1
+	shift
+	PGOPTIONS='-c client_min_messages=warning' wl_citus_psql "$node" -qAt "$@"
+}
+eq() { [ "$1" = "$2" ] || { echo "#   got '$1', expected '$2'" >&2; return 1; }; }
+
+export WL_CITUS_LIBS='citus,workload,pg_stat_statements'
+export WL_CITUS_DB=wl
+# the background tick only in the test's own database, and rarely: the
+# regression tests set their own clock and call the tick themselves
+wl_citus_start "workload.database = 'wl'" "workload.tick_interval = '1h'" >/dev/null
+trap 'wl_citus_stop' EXIT
+
+# The regress helpers: a fresh extension, distributed (it notices Citus), and
+# the t.* functions (signed grants, specs).
+on coord -c 'CREATE EXTENSION pgcrypto' -c 'CREATE EXTENSION workload' \
+	-c 'CREATE EXTENSION pg_stat_statements' >/dev/null
+on coord -f "$WL_ROOT/test/include/helpers.sql" >/dev/null
+
+check "every per-workload table is distributed by tenant_id, co-located with workloads" \
+	eq "$(on coord -c "SELECT string_agg(logicalrelid::regclass::text || ':' || column_to_column_name(logicalrelid, partkey), ' '
+		ORDER BY logicalrelid::regclass::text)
+		FROM pg_dist_partition WHERE partmethod = 'h' AND colocationid = (SELECT colocationid FROM pg_dist_partition
+		WHERE logicalrelid = 'workload.workloads'::regclass)")" \
+	"workload.attempts:tenant_id workload.checkpoints:tenant_id workload.compensations:tenant_id workload.dependencies:tenant_id workload.events:tenant_id workload.leases:tenant_id workload.queue:tenant_id workload.results:tenant_id workload.specs:tenant_id workload.waits:tenant_id workload.workloads:tenant_id"
+check "keys, channel secret, members, revocations and lineage are reference tables" \
+	eq "$(on coord -c "SELECT string_agg(logicalrelid::regclass::text, ' ' ORDER BY logicalrelid::regclass::text)
+		FROM pg_dist_partition WHERE partmethod = 'n'")" \
+	"workload.channel_secret workload.grant_lineage workload.revoked_grants workload.signing_keys workload.tenant_members"
+keys=$(on coord -c "SELECT string_agg(key_id, ',' ORDER BY key_id) FROM workload.signing_keys")
+check "one signing key set for the cluster: the coordinator's, on both workers" \
+	eq "$(on w1 -c "SELECT string_agg(key_id, ',' ORDER BY key_id) FROM workload.signing_keys")|$(on w2 -c "SELECT string_agg(key_id, ',' ORDER BY key_id) FROM workload.signing_keys")|$(echo "$keys" | tr ',' '\n' | wc -l)" \
+	"$keys|$keys|1"
+check "a second call distributes nothing more" \
+	eq "$(on coord -c "SELECT workload_citus_distribute() -> 'made_distributed'")" "[]"
+check "workload_citus_distribute refuses on a worker (WORKLOAD_INVALID)" \
+	eq "$(on w1 -c "SELECT workload_citus_distribute()" 2>&1 | grep -o 'WORKLOAD_INVALID: this node is not the Citus coordinator')" \
+	"WORKLOAD_INVALID: this node is not the Citus coordinator"
+on coord -d postgres -c 'CREATE DATABASE plain' >/dev/null
+on coord -d plain -c 'CREATE EXTENSION workload CASCADE' >/dev/null
+check "workload_citus_distribute refuses where Citus is absent (WORKLOAD_INVALID)" \
+	eq "$(on coord -d plain -c "SELECT workload_citus_distribute()" 2>&1 | grep -o 'WORKLOAD_INVALID: Citus is not installed in this database')" \
+	"WORKLOAD_INVALID: Citus is not installed in this database"
+
+# Two tenants on different workers, found from Citus's metadata.
+declare -A tenant_on=()
+for i in $(seq 1 64); do
+	port=$(on coord -c "SELECT port FROM workload_tenant_node('tenant$i')")
+	for node in w1 w2; do
+		if [ "$port" = "$(wl_citus_port $node)" ] && [ -z "${tenant_on[$node]:-}" ]; then
+			tenant_on[$node]=tenant$i
+		fi
+	done
+	[ -n "${tenant_on[w1]:-}" ] && [ -n "${tenant_on[w2]:-}" ] && break
+done
+check "two tenants land on different workers (workload_tenant_node)" \
+	test -n "${tenant_on[w1]:-}" -a -n "${tenant_on[w2]:-}"
+echo "# ${tenant_on[w1]:-?} on w1 ($WL_CITUS_W1_PORT), ${tenant_on[w2]:-?} on w2 ($WL_CITUS_W2_PORT)"
+
+# shard_calls NODE: statements on our shards that NODE ran since the last reset
+shard_calls() {
+	on "$1" -c "SELECT COALESCE(sum(calls), 0) FROM pg_stat_statements
+		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		  AND query ~ 'workload\.(workloads|queue|leases|specs|events|attempts|results)_[0-9]+'"
+}
+reset_stats() {
+	on w1 -c 'SELECT pg_stat_statements_reset()' >/dev/null
+	on w2 -c 'SELECT pg_stat_statements_reset()' >/dev/null
+}
+
+for node in w1 w2; do
+	other=$([ $node = w1 ] && echo w2 || echo w1)
+	tenant=${tenant_on[$node]:-none}
+	# created with grants signed on the coordinator (t.spec signs with workload_sign_grant)
+	ids=$(on coord -c "SELECT t.create('k' || i, '{}', '$tenant') FROM generate_series(1, 5) i")
+	check "$tenant: five workloads created through the coordinator with coordinator-signed grants" \
+		eq "$(echo "$ids" | grep -c '^workload_')" 5
+	reset_stats
+	# one session claims, starts and completes them all, as a worker does
+	out=$(on coord <<-SQL
+		SELECT count(*) FROM (
+		  SELECT workload_start(c.workload_id, c.claim_id, 'wk', c.fencing_token),
+		         workload_complete(c.workload_id, c.claim_id, 'wk', c.fencing_token,
+		                           'r-' || c.workload_id, '{"ok": true}')
+		  FROM workload_claim('wk', ARRAY['*'], '$tenant', 'billing', '1 minute', 5) c) x;
+	SQL
+	)
+	check "$tenant: five claimed, started and completed through the coordinator" eq "$out" 5
+	mine=$(shard_calls $node)
+	theirs=$(shard_calls $other)
+	echo "# $tenant: $mine statements on its worker $node, $theirs on $other"
+	check "$tenant: claims, starts and completes ran on its worker" test "$mine" -gt 0
+	check "$tenant: ... and on no other worker" eq "$theirs" 0
+	check "$tenant: all five SUCCEEDED with their results and events" \
+		eq "$(on coord -c "SELECT count(*) FILTER (WHERE d->>'state' = 'SUCCEEDED' AND d->'result'->>'result_id' = 'r-' || id
+			AND jsonb_array_length(d->'events') = 5) FROM unnest(string_to_array('$(echo $ids | tr ' ' ',')', ',')) id,
+			LATERAL workload_get(id) d")" 5
+	check "$tenant: its rows are on $node's shards and nowhere else" \
+		eq "$(on $node -c "SELECT count(*) FROM workload.workloads WHERE tenant_id = '$tenant'")|$(on coord -c "SELECT count(*) FROM workload.workloads WHERE tenant_id = '$tenant'")" "5|5"
+done
+
+signed=$(on coord -c "SELECT t.grant('${tenant_on[w1]:-x}')")
+for node in w1 w2; do
+	check "a grant signed on the coordinator verifies on $node" \
+		eq "$(on $node -v g="$signed" <<<"SELECT workload_verify_grant(:'g'::jsonb)")" t
+done
+check "... and a tampered copy of it does not" \
+	eq "$(on w2 -v g="$signed" <<<"SELECT workload_verify_grant(jsonb_set(:'g'::jsonb, '{grant,capabilities}', '[\"x\"]'))")" f
+check "a raw write is refused on the coordinator" \
+	eq "$(on coord -c "UPDATE workload.workloads SET priority = 9" 2>&1 | grep -o WORKLOAD_RAW_WRITE_DENIED)" WORKLOAD_RAW_WRITE_DENIED
+check "a raw write is refused on a worker (distributed name)" \
+	eq "$(on w1 -c "UPDATE workload.workloads SET priority = 9" 2>&1 | grep -o WORKLOAD_RAW_WRITE_DENIED)" WORKLOAD_RAW_WRITE_DENIED
+shard=$(on w1 -c "SELECT 'workload.workloads_' || shardid FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
+	WHERE logicalrelid = 'workload.workloads'::regclass AND p.groupid = (SELECT groupid FROM pg_dist_local_group) LIMIT 1")
+check "a raw write is refused on a worker (shard name)" \
+	eq "$(on w1 -c "SET citus.enable_manual_changes_to_shards = on; UPDATE $shard SET priority = 9" 2>&1 | grep -o WORKLOAD_RAW_WRITE_DENIED)" WORKLOAD_RAW_WRITE_DENIED
+check "a reference table written raw on the coordinator is refused" \
+	eq "$(on coord -c "INSERT INTO workload.tenant_members VALUES ('x', 'y', 'z')" 2>&1 | grep -o WORKLOAD_RAW_WRITE_DENIED)" WORKLOAD_RAW_WRITE_DENIED
+
+# The regression suite through the coordinator: pg_regress's database is made
+# on every node (Citus does not propagate CREATE DATABASE) and given Citus;
+# each test's helpers recreate the extension and distribute it.
+# CITUS_REGRESS is the part that passes there; test/citus_regress.list
+# names the rest with the reason.
+CITUS_REGRESS=${CITUS_REGRESS:-$(grep -v '^#' "$WL_ROOT/test/citus_regress.list" | tr '\n' ' ')}
+# pg_regress gives its own session PGTZ and PGDATESTYLE; the shard statements
+# Citus runs on the workers build their part of a document in the worker's
+# session, so the workers' database gets the same settings.
+for node in coord w1 w2; do
+	on "$node" -d postgres -c 'CREATE DATABASE contrib_regression' \
+		-c "ALTER DATABASE contrib_regression SET timezone = 'PST8PDT'" \
+		-c "ALTER DATABASE contrib_regression SET datestyle = 'Postgres, MDY'" >/dev/null
+	on "$node" -d contrib_regression -c 'CREATE EXTENSION citus' >/dev/null
+done
+on coord -d contrib_regression -c "SELECT citus_set_coordinator_host('localhost', $WL_CITUS_COORD_PORT)" \
+	-c "SELECT citus_add_node('localhost', $WL_CITUS_W1_PORT)" -c "SELECT citus_add_node('localhost', $WL_CITUS_W2_PORT)" \
+	-c 'CREATE EXTENSION pgcrypto' -c 'CREATE EXTENSION workload' >/dev/null
+out=$(mktemp -d)
+chmod 777 "$out"
+mkdir -p "$out/expected" && cp "$WL_ROOT"/expected/*.out "$out/expected/"
+if (cd "$WL_ROOT" && make -s installcheck-regress REGRESS="$CITUS_REGRESS" \
+	EXTRA_REGRESS_OPTS="--use-existing --outputdir=$out" >"$out/log" 2>&1); then
+	check "regression suite through the coordinator: $(echo $CITUS_REGRESS | wc -w) tests pass" true
+else
+	grep -E 'FAILED|failed|rror' "$out/log" | head -n 20 | sed 's/^/#   /'
+	head -n 80 "$out/regression.diffs" 2>/dev/null | sed 's/^/#   /'
+	check "regression suite through the coordinator" false
+fi
+rm -rf "$out"
+
+echo "1..$n"
+[ "$failed" = 0 ]
