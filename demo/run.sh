@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # demo/run.sh: the demo, as root on Debian 12.  Installs what is missing,
 # builds, starts a throwaway cluster, creates ~300 workloads (priorities,
-# dependencies, deliberate failures), runs four workload-workers on them,
+# dependencies, deliberate failures; 270 of them in one workload_create_many
+# call) and a schedule that fires every 3 seconds, runs four workload-workers,
 # kills one with SIGKILL and pauses another mid-run, and shows the recovery,
 # the fence refusing the late completions, and a summary per state.  About
 # two minutes; everything it starts is stopped on exit.
@@ -57,7 +58,14 @@ q "SELECT '   ' || count(*) || ' ' || kind || CASE kind
         WHEN 'publish' THEN ' (each waits for 3 renders; 2 wait for a corrupt frame)'
         WHEN 'archive' THEN ' (60 s each, priority 5: to be cancelled)' END
    FROM demo.created GROUP BY kind ORDER BY min(seq)"
-echo "   = $N workloads in tenant acme, application media, all READY"
+echo "   = $N workloads in tenant acme, application media, all READY; the first $(q "SELECT items FROM demo.bulk")"
+echo "     were made by one workload_create_many call in $(q "SELECT ms FROM demo.bulk") ms, each item answered on its own"
+
+echo "== a schedule: a media.report workload (priority 20) every 3 seconds (workload_schedule '@every 3 seconds')"
+q "SELECT '   first slot ' || to_char((workload_schedule('acme', 'media', 'media-report', '@every 3 seconds',
+        demo.spec('report', 0, 100, 20) - 'tenant_id' - 'application_id' - 'idempotency_key')
+        ->> 'next_run_at')::timestamptz, 'HH24:MI:SS') || '; the tick fires each slot through the create path,'"
+echo "   with idempotency key schedule:media-report:<slot>, so a slot makes one workload however many ticks race"
 
 echo "== the server's background worker runs workload_tick() every second in this database"
 echo "   (recovering expired leases and enforcing timeouts; nothing else calls it)"
@@ -81,14 +89,15 @@ STATUS_SQL="SELECT count(*) FILTER (WHERE state IN ('SUCCEEDED', 'DEAD_LETTER', 
     (SELECT count(*) FROM workload.attempt_log WHERE outcome = 'WORKER_LOST'),
     count(*) FILTER (WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED') AND NOT EXISTS (
         SELECT 1 FROM workload.dependencies d JOIN workload.workloads x ON x.workload_id = d.depends_on
-        WHERE d.workload_id = w.workload_id AND x.state = 'DEAD_LETTER'))
-  FROM workload.workloads w"
+        WHERE d.workload_id = w.workload_id AND x.state = 'DEAD_LETTER')),
+    (SELECT count(*) FROM workload.specs s WHERE s.idempotency_key LIKE 'schedule:media-report:%')
+  FROM workload.workloads w JOIN demo.created USING (workload_id)"
 
 cancelled_archives=0; killed=0; paused=0; resumed=0; last_print=0; printed=
 paused_id=""
 while :; do
-	IFS='|' read -r done ready running ok dead cancelled lost open < <(q "$STATUS_SQL" | tr -d '\n'; echo)
-	line="$(elapsed)  done $done/$N  ready $ready  running $running  succeeded $ok  dead-letter $dead  cancelled $cancelled  lost $lost"
+	IFS='|' read -r done ready running ok dead cancelled lost open fired < <(q "$STATUS_SQL" | tr -d '\n'; echo)
+	line="$(elapsed)  done $done/$N  ready $ready  running $running  succeeded $ok  dead-letter $dead  cancelled $cancelled  lost $lost  scheduled $fired"
 	if [ "$TTY" = 1 ]; then printf '\r\033[K%s' "$line"
 	elif [ $((SECONDS - last_print)) -ge 3 ]; then echo "$line"; last_print=$SECONDS; printed=$line; fi
 
@@ -157,6 +166,21 @@ q "SELECT '   ' || '$corrupt' || ': ' || workload_cancel('$corrupt', 'operator')
 q "SELECT '   ' || c.kind || ' #' || c.n || ': ' || w.state || ' (' || (SELECT evidence ->> 'cause' FROM workload.event_log e
           WHERE e.workload_id = w.workload_id AND e.to_state = 'CANCELLED') || ')'
    FROM workload.workloads w JOIN demo.created c USING (workload_id) WHERE c.kind = 'publish' AND c.n IN (13, 14) ORDER BY c.n"
+
+echo "== the schedule is paused (workload_schedule_pause); what it fired while the workers ran:"
+q "SELECT '   paused: ' || (workload_schedule_pause('acme', 'media', 'media-report') ->> 'paused')"
+REPORTS_SQL="SELECT substr(s.idempotency_key, length('schedule:media-report:') + 1)::timestamptz AS slot, w.state
+    FROM workload.specs s JOIN workload.workloads w USING (workload_id)
+    WHERE s.idempotency_key LIKE 'schedule:media-report:%'"
+q "SELECT '   ' || count(*) || ' media.report workloads, one per slot (' || count(DISTINCT slot) || ' distinct slots), slots '
+          || to_char(min(slot), 'HH24:MI:SS') || ' .. ' || to_char(max(slot), 'HH24:MI:SS')
+          || coalesce(', ' || (SELECT string_agg(DISTINCT round(extract(epoch FROM g))::text, '/') FROM
+               (SELECT slot - lag(slot) OVER (ORDER BY slot) g FROM ($REPORTS_SQL) x) d WHERE g IS NOT NULL) || ' s apart', '')
+   FROM ($REPORTS_SQL) r"
+q "SELECT '   their states: ' || string_agg(state || ' ' || n, ', ' ORDER BY state)
+   || '; slots skipped (the previous report still open: overlap skip): '
+   || (SELECT count(*) FROM workload.schedule_events WHERE schedule_id = 'media-report' AND event_type = 'schedule.skipped')
+   FROM (SELECT state, count(*) n FROM ($REPORTS_SQL) r GROUP BY state) s"
 
 echo "== stopping the workers with SIGTERM (each lets its command finish, then exits)"
 for id in worker-1 worker-2 worker-4; do

@@ -2,7 +2,7 @@
 # demo/task.sh: the command the demo's workload-workers run, one per workload.
 # It reads the input JSON on stdin, e.g. {"n": 17, "ms": 230, "kind": "render"},
 # and behaves by kind:
-#   render, urgent, publish   work for ms, print the result JSON on stdout
+#   render, urgent, publish, report   work for ms, print the result JSON on stdout
 #   encode           four steps; a checkpoint ({"step": k}) and a progress
 #                    line on fd 3 after each; resumes after $WORKLOAD_CHECKPOINT
 #   upload           storage is "busy" on the first attempt: exit 75 (retried)
@@ -18,7 +18,7 @@ ms=$(field ms)
 nap() { sleep "$(awk -v ms="$1" 'BEGIN { printf "%.3f", ms / 1000 }')"; }
 
 case "$kind" in
-render | urgent | publish)
+render | urgent | publish | report)
 	nap "$ms"
 	printf '{"kind": "%s", "n": %s, "by": "%s"}\n' "$kind" "$n" "$WORKLOAD_WORKER_ID"
 	;;

@@ -1,6 +1,7 @@
 -- demo/workloads.sql: the demo's database side, run once by demo/run.sh.
 -- Creates the extension, a login role for the workers that holds only
--- workload_worker, and ~300 workloads in tenant "acme", application "media":
+-- workload_worker, and ~300 workloads in tenant "acme", application "media"
+-- (the first 270 in one workload_create_many call):
 -- renders, checkpointed encodes, flaky uploads, corrupt frames, poison pills,
 -- legacy thumbnails that print no JSON, publishes that depend on renders,
 -- long archives (to be cancelled) and urgent renders, created last with a
@@ -51,9 +52,9 @@ BEGIN
 END
 $$;
 
--- demo.create(kind, n, ms, priority, deps): one workload; returns its id.
-CREATE FUNCTION demo.create(kind text, n integer, ms integer, priority integer DEFAULT 0,
-        deps text[] DEFAULT '{}') RETURNS text LANGUAGE plpgsql AS $$
+-- demo.spec(kind, n, ms, priority, deps): the create spec of one workload.
+CREATE FUNCTION demo.spec(kind text, n integer, ms integer, priority integer DEFAULT 0,
+        deps text[] DEFAULT '{}') RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
     spec jsonb := jsonb_build_object(
         'tenant_id', 'acme', 'application_id', 'media', 'environment', 'demo',
@@ -66,17 +67,29 @@ DECLARE
         'retry_policy', jsonb_build_object('max_attempts', 3, 'initial_delay_ms', 500,
                                            'backoff', 'exponential'),
         'idempotency_key', kind || '-' || n);
-    id text;
 BEGIN
     IF cardinality(deps) > 0 THEN
         spec := spec || jsonb_build_object('dependencies',
             (SELECT jsonb_agg(jsonb_build_object('workload_id', d)) FROM unnest(deps) d));
     END IF;
-    id := workload_create(spec) ->> 'workload_id';
+    RETURN spec;
+END
+$$;
+
+-- demo.create(kind, n, ms, priority, deps): one workload; returns its id.
+CREATE FUNCTION demo.create(kind text, n integer, ms integer, priority integer DEFAULT 0,
+        deps text[] DEFAULT '{}') RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    id text;
+BEGIN
+    id := workload_create(demo.spec(kind, n, ms, priority, deps)) ->> 'workload_id';
     INSERT INTO demo.created (workload_id, kind, n, priority) VALUES (id, kind, n, priority);
     RETURN id;
 END
 $$;
+
+-- demo.bulk: how the bulk was created (one workload_create_many call)
+CREATE TABLE demo.bulk (items integer, created integer, ms numeric);
 
 -- demo.try_complete: send a completion; the answer, or the refusal's SQLSTATE and message.
 CREATE FUNCTION demo.try_complete(id text, claim text, worker text, token bigint,
@@ -91,18 +104,35 @@ $$;
 DO $$
 DECLARE
     i integer;
-    k text;
+    made integer;
+    t0 timestamptz;
 BEGIN
-    -- the bulk, in order of creation, with failures spread through it
-    FOR i IN 1..270 LOOP
-        k := CASE WHEN i % 60 = 23 THEN 'poison'
-                  WHEN i % 90 = 47 THEN 'legacy'
-                  WHEN i % 30 = 11 THEN 'corrupt'
-                  WHEN i % 18 = 5 THEN 'upload'
-                  WHEN i % 13 = 0 THEN 'encode'
-                  ELSE 'render' END;
-        PERFORM demo.create(k, i, CASE k WHEN 'encode' THEN 300 ELSE 120 + (i * 53) % 300 END);
-    END LOOP;
+    -- the bulk, in order of creation, with failures spread through it: 270 workloads
+    -- made by one workload_create_many call (each item answered on its own)
+    t0 := clock_timestamp();
+    CREATE TEMP TABLE bulk_items ON COMMIT DROP AS
+    SELECT g.x AS ord, g.x AS n,
+           CASE WHEN g.x % 60 = 23 THEN 'poison'
+                WHEN g.x % 90 = 47 THEN 'legacy'
+                WHEN g.x % 30 = 11 THEN 'corrupt'
+                WHEN g.x % 18 = 5 THEN 'upload'
+                WHEN g.x % 13 = 0 THEN 'encode'
+                ELSE 'render' END AS kind
+    FROM generate_series(1, 270) g(x);
+    INSERT INTO demo.created (workload_id, kind, n, priority)
+    SELECT r.workload_id, b.kind, b.n, 0
+    FROM workload_create_many((SELECT jsonb_agg(demo.spec(b.kind, b.n,
+             CASE b.kind WHEN 'encode' THEN 300 ELSE 120 + (b.n * 53) % 300 END) ORDER BY b.ord)
+             FROM bulk_items b)) r
+    JOIN bulk_items b ON b.ord = r.ord
+    WHERE r.outcome = 'created'
+    ORDER BY r.ord;
+    GET DIAGNOSTICS made = ROW_COUNT;
+    IF made <> 270 THEN
+        RAISE EXCEPTION 'workload_create_many created % of 270', made;
+    END IF;
+    INSERT INTO demo.bulk VALUES (270, made,
+        round(extract(epoch FROM clock_timestamp() - t0)::numeric * 1000, 1));
     -- publishes wait for three renders each; two wait for a corrupt frame
     FOR i IN 1..12 LOOP
         PERFORM demo.create('publish', i, 100, 0, ARRAY(

@@ -67,10 +67,9 @@ key_args(FunctionCallInfo fcinfo, char **tenant, char **app, char **id)
 	*id = wl_arg_id(fcinfo, 2, "schedule_id");
 }
 
-/* workload_schedule_pause(tenant_id, application_id, schedule_id) -> jsonb: the schedule. */
-PG_FUNCTION_INFO_V1(workload_schedule_pause);
-Datum
-workload_schedule_pause(PG_FUNCTION_ARGS)
+/* act_on: one schedule named by its key, acted on by act; answers the schedule. */
+static Datum
+act_on(FunctionCallInfo fcinfo, Jsonb *(*act) (const char *, const char *, const char *))
 {
 	WlApi		api;
 	char	   *tenant;
@@ -80,9 +79,17 @@ workload_schedule_pause(PG_FUNCTION_ARGS)
 
 	key_args(fcinfo, &tenant, &app, &id);
 	wl_api_begin(fcinfo, &api);
-	doc = wl_api_transfer(wl_schedule_pause(tenant, app, id));
+	doc = wl_api_transfer(act(tenant, app, id));
 	wl_api_end(&api);
 	PG_RETURN_JSONB_P(doc);
+}
+
+/* workload_schedule_pause(tenant_id, application_id, schedule_id) -> jsonb: the schedule. */
+PG_FUNCTION_INFO_V1(workload_schedule_pause);
+Datum
+workload_schedule_pause(PG_FUNCTION_ARGS)
+{
+	return act_on(fcinfo, wl_schedule_pause);
 }
 
 /* workload_schedule_resume(tenant_id, application_id, schedule_id) -> jsonb: the schedule. */
@@ -90,17 +97,7 @@ PG_FUNCTION_INFO_V1(workload_schedule_resume);
 Datum
 workload_schedule_resume(PG_FUNCTION_ARGS)
 {
-	WlApi		api;
-	char	   *tenant;
-	char	   *app;
-	char	   *id;
-	Jsonb	   *doc;
-
-	key_args(fcinfo, &tenant, &app, &id);
-	wl_api_begin(fcinfo, &api);
-	doc = wl_api_transfer(wl_schedule_resume(tenant, app, id));
-	wl_api_end(&api);
-	PG_RETURN_JSONB_P(doc);
+	return act_on(fcinfo, wl_schedule_resume);
 }
 
 /* workload_schedule_drop(tenant_id, application_id, schedule_id): drops it. */
