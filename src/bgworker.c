@@ -11,6 +11,8 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -18,6 +20,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lmgr.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -63,6 +66,29 @@ wl_bgworker_init(void)
 	RegisterBackgroundWorker(&w);
 }
 
+/*
+ * locked_api_schema: the API schema, with the extension locked against
+ * DROP EXTENSION until this transaction ends; InvalidOid when it is not
+ * installed.  DROP EXTENSION holds AccessExclusiveLock on the extension
+ * from its start (get_object_address), so without this lock a pass that
+ * began while a drop was under way would find the tables gone half-way
+ * and end the worker with an error.  The lock waits for such a drop;
+ * taking it accepts the invalidations of what the drop did, so the second
+ * look sees the extension gone.
+ */
+static Oid
+locked_api_schema(void)
+{
+	Oid			extoid = get_extension_oid("workload", true);
+
+	if (!OidIsValid(extoid))
+		return InvalidOid;
+	LockDatabaseObject(ExtensionRelationId, extoid, 0, AccessShareLock);
+	if (get_extension_oid("workload", true) != extoid)
+		return InvalidOid;
+	return wl_catalog_api_schema();
+}
+
 /* run_pass runs workload_tick() once in its own transaction. */
 static WlPass
 run_pass(void)
@@ -74,7 +100,7 @@ run_pass(void)
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	schema = wl_catalog_api_schema();
+	schema = locked_api_schema();
 	if (OidIsValid(schema))
 	{
 		char	   *sql = psprintf("SELECT %s.workload_tick()",
