@@ -24,6 +24,7 @@
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
 #include "tcop/pquery.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -32,6 +33,7 @@
 
 #include "catalog.h"
 #include "errors.h"
+#include "states.h"
 #include "store.h"
 #include "store_ops.h"
 
@@ -94,6 +96,61 @@ build_by_keys(SPIPlanPtr plan)
 	AtEOXact_GUC(true, nest);
 }
 
+/* the state sets a statement may name (store_sql.h), from the transition table */
+static const struct
+{
+	const char *marker;
+	bool		(*member) (WlState);
+}			state_sets[] = {
+	{SQL_FINAL, wl_state_is_final},
+	{SQL_HOLDS_CLAIM, wl_state_holds_claim},
+	{SQL_CAN_TIME_OUT, wl_state_can_time_out},
+};
+
+/* append_states: "('A', 'B')", the states of one set, in the type's order */
+static void
+append_states(StringInfo out, bool (*member) (WlState))
+{
+	const char *sep = "(";
+
+	for (int s = 0; s < WL_STATE_COUNT; s++)
+	{
+		if (!member((WlState) s))
+			continue;
+		appendStringInfo(out, "%s'%s'", sep, wl_state_name((WlState) s));
+		sep = ", ";
+	}
+	appendStringInfoChar(out, ')');
+}
+
+/* with_state_sets: sql with each state-set marker replaced by its list */
+static char *
+with_state_sets(const char *sql)
+{
+	StringInfoData out;
+
+	initStringInfo(&out);
+	while (*sql)
+	{
+		int			i;
+
+		for (i = 0; i < lengthof(state_sets); i++)
+		{
+			size_t		len = strlen(state_sets[i].marker);
+
+			if (strncmp(sql, state_sets[i].marker, len) == 0)
+			{
+				append_states(&out, state_sets[i].member);
+				sql += len;
+				break;
+			}
+		}
+		if (i == lengthof(state_sets))
+			appendStringInfoChar(&out, *sql++);
+	}
+	return out.data;
+}
+
 /* forget every saved plan: they were typed with OIDs that changed */
 static void
 forget_plans(void)
@@ -140,7 +197,8 @@ get_plan(WlPlanId id)
 		 * each call (Citus routes it only with its parameters' values:
 		 * docs/citus-design.md section a).
 		 */
-		plan = SPI_prepare_cursor(wl_store_citus() && def->citus_sql ? def->citus_sql : def->sql,
+		plan = SPI_prepare_cursor(with_state_sets(wl_store_citus() && def->citus_sql ?
+												  def->citus_sql : def->sql),
 								  def->nargs, types,
 								  wl_store_citus() && !def->one_table ?
 								  CURSOR_OPT_CUSTOM_PLAN : CURSOR_OPT_GENERIC_PLAN);

@@ -202,7 +202,7 @@
 	"SELECT w.workload_id, $1::timestamptz" tenant " FROM workload.workloads w " \
 	"WHERE " held "w.claim_id IS NOT NULL " \
 	"  AND w.heartbeat_ms IS NOT NULL " \
-	"  AND w.state <> 'CANCELLATION_REQUESTED' AND w.workload_id > $4 " \
+	"  AND w.state IN " SQL_CAN_TIME_OUT " AND w.workload_id > $4 " \
 	"  AND COALESCE(w.last_heartbeat_at, w.claimed_at) " \
 	"      + w.heartbeat_ms * interval '1 millisecond' <= $1 " \
 	"ORDER BY w.workload_id LIMIT $2" lock
@@ -313,7 +313,7 @@
 	"        AND p.state = e.to_state AND p.state_entered_at < $1 " \
 	"        AND NOT EXISTS (SELECT 1 FROM workload.dependencies d " \
 	"          WHERE d.tenant_id = e.tenant_id AND d.depends_on = p.workload_id " \
-	"            AND " DEP_STATE("d.workload_id", "d.tenant_id") " NOT IN ('SUCCEEDED', 'CANCELLED')) " \
+	"            AND " DEP_STATE("d.workload_id", "d.tenant_id") " NOT IN " SQL_FINAL ") " \
 	"      ORDER BY e.at LIMIT $2) " \
 	"    AND w.state IN " final_states " AND w.state_entered_at < $1 " \
 	"  FOR UPDATE OF w SKIP LOCKED), " \
@@ -649,7 +649,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WHERE d.tenant_id = $3 AND d.depends_on = $1 AND d.required_state <> $2 "
 		"ORDER BY d.workload_id",
 	3, {TEXTOID, ST, TEXTOID}},
-	[P_PURGE] = {PURGE("('SUCCEEDED', 'CANCELLED')"), 2, {TIMESTAMPTZOID, INT4OID}},
+	[P_PURGE] = {PURGE(SQL_FINAL), 2, {TIMESTAMPTZOID, INT4OID}},
 	[P_PURGE_DEAD] = {PURGE("('DEAD_LETTER')"), 2, {TIMESTAMPTZOID, INT4OID}},
 	[P_KEY_CURRENT] = {
 		"SELECT k.key_id, k.secret FROM workload.signing_keys k WHERE k.retired_at IS NULL "
@@ -709,7 +709,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  WHERE w.workload_id > $2 ORDER BY w.workload_id LIMIT $3) "
 		"SELECT (SELECT max(workload_id) FROM slice), (SELECT count(*) FROM slice), "
 		"  ARRAY(SELECT s.workload_id FROM slice s WHERE s.grant_ids @> ARRAY[$1] "
-		"    AND s.state NOT IN ('SUCCEEDED', 'CANCELLED', 'DEAD_LETTER') ORDER BY s.workload_id)",
+		"    AND s.state NOT IN " SQL_FINAL " AND s.state <> 'DEAD_LETTER' ORDER BY s.workload_id)",
 	3, {TEXTOID, TEXTOID, INT4OID}},
 	[P_REVOKED_PROGRESS] = {
 		"UPDATE workload.revoked_grants SET sweep_after = $2, swept_at = $3 WHERE grant_id = $1",
@@ -830,7 +830,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  'ready_delayed', (SELECT count(*) FROM w WHERE w.state = 'READY' AND w.next_attempt_at > $3), "
 		"  'oldest_due_ready_age_ms', (SELECT floor(extract(epoch FROM $3 - min(w.next_attempt_at)) * 1000)::bigint "
 		"    FROM w WHERE w.state = 'READY' AND w.next_attempt_at <= $3), "
-		"  'held', (SELECT count(*) FROM w WHERE w.state IN ('CLAIMED', 'RUNNING', 'CHECKPOINTED', 'CANCELLATION_REQUESTED')), "
+		"  'held', (SELECT count(*) FROM w WHERE w.state IN " SQL_HOLDS_CLAIM "), "
 		"  'dead_letters', (SELECT count(*) FROM w WHERE w.state = 'DEAD_LETTER'), "
 		"  'completed_last_minute', (SELECT count(*) FROM w WHERE w.state = 'SUCCEEDED' "
 		"    AND w.state_entered_at > $3 - interval '1 minute'), "

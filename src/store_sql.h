@@ -13,6 +13,15 @@
 #define MAX_ARGS 29
 
 /*
+ * A set of states in a statement is written as one of these markers; when
+ * the statement is prepared, store.c puts in its place the list the
+ * transition table gives (states.c), so no SQL text spells a set itself.
+ */
+#define SQL_FINAL "{final}"			/* no edge leaves them */
+#define SQL_HOLDS_CLAIM "{holds_claim}" /* a worker holds the workload */
+#define SQL_CAN_TIME_OUT "{can_time_out}"	/* an edge to TIMED_OUT */
+
+/*
  * The advisory lock that makes workload_tick a single runner ('workload' in
  * ASCII, as a bigint).  Defined here and nowhere else.
  */
