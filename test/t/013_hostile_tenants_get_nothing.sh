@@ -172,6 +172,8 @@ is "$(code ht_a_client "SELECT workload_retry('$q1', 'ops')")" WL017 "and it can
 old_a=$(su "SELECT 'workload_' || left(encode(digest('ta:app', 'sha256'), 'hex'), 32)")
 is "$(code ht_nobody "SELECT workload_channel('ta', 'app')")" WL002 \
 	"a role with no rights cannot ask for tenant a's channel (1.1: answered)"
+is "$(code ht_b_worker "SELECT workload_channel('ta', 'app')")" WL002 \
+	"nor can a member of tenant b (1.1: answered)"
 new_a=$(as ht_a_worker "SELECT workload_channel('ta', 'app')")
 [ "$new_a" != "$old_a" ] && ok "the channel is no longer derived from public names" \
 	|| not_ok "the channel is no longer derived from public names"
@@ -201,6 +203,9 @@ is "$(code ht_a_client "SELECT ht_e.peek('te')")" 00000 "it reads tenant e's, wi
 is "$(as ht_reader "SELECT (SELECT count(*) FROM workload.signing_keys) + (SELECT count(*) FROM workload.channel_secret)")" 0 \
 	"pg_read_all_data sees no signing key and no channel secret (1.1: every key)"
 is "$(as ht_reader "SELECT count(*) > 0 FROM workload.workloads")" t "while it still reads the workloads it is meant to"
+is "$(as ht_reader "SELECT count(*) FILTER (WHERE authorization_snapshot ? 'signature' OR run_authority ? 'signature')
+	|| '/' || count(*) FILTER (WHERE authorization_snapshot ? 'signature_sha256') FROM workload.specs")" "0/$(su "SELECT count(*) FROM workload.specs")" \
+	"it finds every stored grant and run authority in workload.specs by its signature's SHA-256, none with its signature"
 
 # ---- approvals need a second pair of eyes --------------------------------
 p1=$(create ht_a_client ta approve-1 a)
@@ -218,11 +223,18 @@ is "$(su "SELECT approver_role FROM workload.waits WHERE workload_id = '$p1'")" 
 f1=$(create ht_a_client ta fence-1 a)
 read -r _ f1c f1t <<<"$(as ht_a_worker "SELECT workload_id || ' ' || claim_id || ' ' || fencing_token
 	FROM workload_claim_id('$f1', 'wa', '{}', '10 minutes')")"
-is "$(code ht_a_worker2 "SELECT workload_complete(d ->> 'workload_id', d -> 'current_claim' ->> 'claim_id',
-	d -> 'current_claim' ->> 'worker_id', (d -> 'current_claim' ->> 'fencing_token')::bigint, 'x', '{}')
-	FROM workload_get('$f1') d")" WL007 \
-	"another worker role presenting the triple it read from workload_get is refused (1.1: completed)"
-is "$(code ht_a_worker "SELECT workload_start('$f1', '$f1c', 'wa', $f1t)")" 00000 "the claim's own role goes on"
+as ht_a_worker "SELECT workload_start('$f1', '$f1c', 'wa', $f1t)" >/dev/null
+# the triple of a RUNNING claim, as workload_get shows it to any worker of the tenant
+triple="d ->> 'workload_id', d -> 'current_claim' ->> 'claim_id', d -> 'current_claim' ->> 'worker_id',
+	(d -> 'current_claim' ->> 'fencing_token')::bigint"
+is "$(code ht_a_worker2 "SELECT workload_complete($triple, 'x', '{}') FROM workload_get('$f1') d")" WL007 \
+	"another worker role presenting the triple it read from workload_get cannot complete the claim (1.1: completed)"
+is "$(code ht_a_worker2 "SELECT workload_heartbeat($triple, '1 minute') FROM workload_get('$f1') d")" WL007 \
+	"... nor heartbeat it (1.1: extended the lease)"
+is "$(su "SELECT state || ' ' || (result_id IS NULL) FROM workload.workloads w WHERE workload_id = '$f1'")" "RUNNING true" \
+	"the claim is untouched"
+is "$(code ht_a_worker "SELECT workload_complete('$f1', '$f1c', 'wa', $f1t, 'r-$f1', '{}')")" 00000 \
+	"the claim's own role completes it"
 
 # ---- bulk work stays in the caller's tenants --------------------------------
 is "$(as ht_a_client "SELECT string_agg(outcome || ':' || coalesce(code, '-'), ',' ORDER BY ord)
@@ -239,18 +251,26 @@ is "$(code ht_a_client "SELECT * FROM workload_redrive('tb', 'app', 'ops')")" WL
 is "$(code ht_admin "SELECT workload_sign_grant(ht.grant('ta:x', 'g-colon'))")" WL001 "a grant for tenant \"ta:x\" is refused"
 is "$(code ht_a_client "SELECT workload_create(ht.spec('ta:x', 'colon', $(G a)))")" WL001 "so is a spec naming it"
 is "$(code ht_a_worker "SELECT * FROM workload_claim('w', '{}', 'ta', 'app:x')")" WL001 "and a claim naming application \"app:x\""
+is "$(code ht_admin "SELECT workload_add_tenant_member('ht_a_client', 'ta:x', 'app')")" WL001 "and a membership in tenant \"ta:x\""
+is "$(code ht_a_client "SELECT workload_channel('ta', 'app:x')")" WL001 "and the channel of application \"app:x\""
+is "$(code ht_a_client "SELECT count(*) FROM workload_list('ta:x', 'app')")" WL001 "and a list of tenant \"ta:x\""
 
 # ---- grant times are absolute RFC 3339 with an offset ---------------------
 for t in tomorrow now infinity '2027-01-01 00:00:00' '2027-01-01'; do
 	is "$(code ht_admin "SELECT workload_sign_grant(ht.grant('ta', 'g-time') || jsonb_build_object('expires_at', '$t'))")" WL001 \
 		"expires_at '$t' is refused at sign time"
 done
+for t in yesterday epoch '2020-01-01'; do
+	is "$(code ht_admin "SELECT workload_sign_grant(ht.grant('ta', 'g-time') || jsonb_build_object('issued_at', '$t'))")" WL001 \
+		"issued_at '$t' is refused at sign time"
+done
 is "$(code ht_admin "SELECT workload_sign_grant(ht.grant('ta', 'g-time') || '{\"expires_at\": \"2027-01-01T00:00:00+02:00\"}')")" 00000 \
 	"expires_at '2027-01-01T00:00:00+02:00' is accepted"
 
 # ---- secrets, in their common spellings and in every field ----------------
 for k in db_password clientSecret stripe-api-key apiKey access_token refreshToken \
-	'ｐａｓｓｗｏｒｄ' AWS_SECRET_ACCESS_KEY gcp.credentials Session-Token; do
+	'ｐａｓｓｗｏｒｄ' AWS_SECRET_ACCESS_KEY gcp.credentials Session-Token \
+	user_passwd ssh_private_key auth_token Bearer-Token id_token TOKEN; do
 	is "$(code ht_a_client "SELECT workload_create(ht.spec('ta', 'sk1', $(G a), jsonb_build_object('input', jsonb_build_object('$k', 'x'))))")" WL010 \
 		"an input key \"$k\" is refused"
 done
@@ -259,7 +279,8 @@ for k in max_tokens token_count next_page_token secret_ref password_policy; do
 		"an input key \"$k\" is allowed"
 done
 for v in '-----BEGIN RSA PRIVATE KEY-----' '-----BEGIN OPENSSH PRIVATE KEY-----' '-----BEGIN ENCRYPTED PRIVATE KEY-----' \
-	'Bearer sk-live-123' '  SK-abc' 'FDB_LIVE_x'; do
+	'-----BEGIN EC PRIVATE KEY-----' '-----BEGIN DSA PRIVATE KEY-----' 'key: -----BEGIN PRIVATE KEY-----' \
+	'Bearer sk-live-123' '  SK-abc' 'FDB_LIVE_x' 'Bearer fdb_live_y'; do
 	is "$(code ht_a_client "SELECT workload_create(ht.spec('ta', 'sv1', $(G a), jsonb_build_object('input', jsonb_build_object('note', '$v'))))")" WL010 \
 		"an input string \"$v\" is refused"
 done
@@ -269,6 +290,28 @@ is "$(code ht_a_client "SELECT workload_create(ht.spec('ta', 'crit', $(G a), '{\
 	"a secret as a completion_criteria value is refused"
 is "$(code ht_a_client "SELECT workload_create(ht.spec('ta', 'defn', $(G a), '{\"definition_id\": \"Bearer sk-1\"}'))")" WL010 \
 	"a secret as definition_id is refused"
+# every value a caller stores after the create is checked the same way
+s1=$(create ht_a_client ta secret-run a)
+read -r _ s1c s1t <<<"$(as ht_a_worker "SELECT workload_id || ' ' || claim_id || ' ' || fencing_token
+	FROM workload_claim_id('$s1', 'wa', '{}', '10 minutes')")"
+as ht_a_worker "SELECT workload_start('$s1', '$s1c', 'wa', $s1t)" >/dev/null
+F="'$s1', '$s1c', 'wa', $s1t"
+is "$(code ht_a_worker "SELECT workload_heartbeat($F, '1 minute', '{\"access_token\": \"x\"}')")" WL010 \
+	"heartbeat progress with an access_token key is refused"
+is "$(code ht_a_worker "SELECT workload_checkpoint($F, '{\"step\": {\"clientSecret\": \"x\"}}')")" WL010 \
+	"a checkpoint state with a clientSecret key is refused"
+is "$(code ht_a_worker "SELECT workload_add_compensation($F, 'refund', '{\"apiKey\": \"x\"}')")" WL010 \
+	"a compensation input with an apiKey key is refused"
+is "$(code ht_a_worker "SELECT workload_fail($F, 'transient', 'Bearer sk-live-9')")" WL010 \
+	"a failure error text holding a Bearer sk- token is refused"
+is "$(code ht_a_worker "SELECT workload_complete($F, 'r-secret', '{\"db_password\": \"x\"}')")" WL010 \
+	"an output with a db_password key is refused"
+is "$(su "SELECT state || ' ' || (SELECT count(*) FROM workload.checkpoints c WHERE c.workload_id = w.workload_id)
+	FROM workload.workloads w WHERE workload_id = '$s1'")" "RUNNING 0" "none of them changed the workload"
+is "$(code ht_a_client "SELECT workload_signal('ta', 'app', 'k', '{\"refreshToken\": \"x\"}')")" WL010 \
+	"a signal payload with a refreshToken key is refused"
+is "$(code ht_a_client2 "SELECT workload_approve('$p1', 'human:carol', true, '-----BEGIN EC PRIVATE KEY-----')")" WL010 \
+	"an approval note holding a private key is refused"
 
 # ---- schedules (1.3): the same membership and grant rules ------------------
 tpl() {	# tpl GRANT: a schedule template under that grant
