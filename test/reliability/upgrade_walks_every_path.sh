@@ -69,6 +69,12 @@ walk() {
 	                  SELECT workload_cancel('$id', 'up');
 	                  SELECT workload_confirm_cancel('$id', '$claim', 'up-s', $token)" >/dev/null
 
+	# what a deployment of $start holds outside the tables: a grant signed by its
+	# key (an application keeps it) and the channel its workers LISTEN on
+	local grant_before chan_before chan_after heard
+	grant_before=$(rl_psql db "$db" "SELECT rl.grant('grant-before')::text")
+	chan_before=$(rl_psql db "$db" "SELECT workload_channel('t1', 'app')")
+
 	for step in "$@"; do
 		lib_of "$step"
 		if rl_psql db "$db" "ALTER EXTENSION workload UPDATE TO '$step'" >"$RL_TMP/alter.log" 2>&1; then
@@ -79,6 +85,34 @@ walk() {
 		RL_INV_LABEL="$label: after the update to $step every invariant holds" rl_invariants db "$db"
 	done
 	is "$(rl_psql db "$db" "SELECT extversion FROM pg_extension WHERE extname = 'workload'")" "$default" "$label: now at $default"
+
+	# existing data keeps working: the run authorities and grants of the held
+	# claims verify, a grant signed before the upgrade is accepted, and the
+	# result ids recorded before it replay
+	is "$(rl_psql db "$db" "SELECT count(*) FILTER (WHERE workload_execution_context(workload_id, claim_id, 'up-w',
+	      fencing_token) ->> 'workload_id' = workload_id) || '/' || count(*) FROM workload.workloads WHERE state = 'RUNNING'")" \
+		"5/5" "$label: the 5 claims held through the upgrade pass workload_execution_context (grant and run authority verify)"
+	is "$(rl_psql db "$db" "SELECT workload_create(rl.spec('after-up') || jsonb_build_object('authorization_snapshot',
+	      '$grant_before'::jsonb)) ->> 'state'" 2>&1)" "READY" "$label: a grant signed under $start creates work after the update"
+	n=0
+	heard=0
+	while IFS='|' read -r id claim token; do
+		n=$((n + 1))
+		[ $n -le 5 ] || break
+		[ "$(rl_psql db "$db" "SELECT workload_complete('$id', '$claim', 'up-w', $token, 'r-$id', '{\"before\": true}') ->> 'outcome'" 2>&1)" \
+			= succeeded ] && heard=$((heard + 1))
+	done <"$RL_TMP/held-$db"
+	is "$heard" 5 "$label: the 5 completions made under $start replay with their result ids (idempotent)"
+	# workers that LISTEN ask for the channel again: from 1.2 on it is a secret name
+	chan_after=$(rl_psql db "$db" "SELECT workload_channel('t1', 'app')")
+	if [ "$(printf '%s\n' "$start" 1.2 | sort -V | head -n 1)" != 1.2 ]; then
+		is "$([ "$chan_after" != "$chan_before" ] && echo differs)" differs \
+			"$label: workload_channel names a new channel after the update to 1.2 or later"
+	fi
+	heard=$(timeout 60 psql -X -qAt -h "$RL_TMP/db" -p "${RL_NODE_PORT[db]}" -U postgres -d "$db" \
+		-c "LISTEN \"$chan_after\"" -c "SELECT count(workload_create(rl.spec('after-up-2')))" -c "SELECT 1" 2>&1 \
+		| grep -c "notification \"$chan_after\" with payload \"")
+	is "$heard" 1 "$label: a worker LISTENing on that name is woken by a new workload"
 
 	# the held ones' leases, taken under $start, extended by a 1.1 function
 	is "$(rl_psql db "$db" "SELECT string_agg(outcome, ',') FROM (SELECT DISTINCT outcome FROM workload_heartbeat_many('up-w',
