@@ -12,7 +12,6 @@
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "commands/async.h"
 #include "common/hashfn.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
@@ -28,6 +27,7 @@
 #include "jsonb_util.h"
 #include "keys.h"
 #include "store_ops.h"
+#include "transition.h"
 
 /* A tenant and application the batch named, and whether the caller may act in it. */
 typedef struct Member
@@ -321,7 +321,7 @@ flush(Batch *b)
 		WlCreateItem *it = &b->items[b->pending_item[i]];
 
 		if (w->written)
-			Async_Notify(channel(b, w->spec), w->workload_id);
+			wl_transition_ready_notify(channel(b, w->spec), w->workload_id);
 		else
 			isolated(b, it, NULL, recheck);
 	}

@@ -100,7 +100,7 @@ build_by_keys(SPIPlanPtr plan)
 static const struct
 {
 	const char *marker;
-	bool		(*member) (WlState);
+	bool		(*has) (WlState);
 }			state_sets[] = {
 	{SQL_FINAL, wl_state_is_final},
 	{SQL_HOLDS_CLAIM, wl_state_holds_claim},
@@ -109,13 +109,13 @@ static const struct
 
 /* append_states: "('A', 'B')", the states of one set, in the type's order */
 static void
-append_states(StringInfo out, bool (*member) (WlState))
+append_states(StringInfo out, bool (*has) (WlState))
 {
 	const char *sep = "(";
 
 	for (int s = 0; s < WL_STATE_COUNT; s++)
 	{
-		if (!member((WlState) s))
+		if (!has((WlState) s))
 			continue;
 		appendStringInfo(out, "%s'%s'", sep, wl_state_name((WlState) s));
 		sep = ", ";
@@ -140,7 +140,7 @@ with_state_sets(const char *sql)
 
 			if (strncmp(sql, state_sets[i].marker, len) == 0)
 			{
-				append_states(&out, state_sets[i].member);
+				append_states(&out, state_sets[i].has);
 				sql += len;
 				break;
 			}
@@ -335,6 +335,14 @@ wl_store_array(SPITupleTable *t, int row, int col)
 	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
 
 	return isnull ? NULL : DatumGetArrayTypePCopy(d);
+}
+
+/* wl_store_ts_arg: a timestamptz parameter, NULL (in *null) when ts is 0. */
+Datum
+wl_store_ts_arg(TimestampTz ts, char *null)
+{
+	*null = ts != 0 ? ' ' : 'n';
+	return TimestampTzGetDatum(ts);
 }
 
 /* wl_store_state_arg: a workload_state parameter. */

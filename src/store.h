@@ -1,7 +1,7 @@
 /*
  * store.h: running the statements of store_sql.c, for the typed wrappers of
- * the storage layer only (store_rows.c, store_parts.c, store_meta.c,
- * store_sched.c).  The
+ * the storage layer only (store_rows.c, store_create.c, store_claim.c,
+ * store_parts.c, store_meta.c, store_bulk.c, store_sched.c, store_citus.c).  The
  * layers above call store_ops.h.
  */
 #ifndef WL_STORE_H
@@ -22,5 +22,6 @@ extern Datum wl_store_datum(SPITupleTable *t, int row, int col, bool *isnull);
 extern Jsonb *wl_store_jsonb(SPITupleTable *t, int row, int col);
 extern ArrayType *wl_store_array(SPITupleTable *t, int row, int col);
 extern Datum wl_store_state_arg(int state);
+extern Datum wl_store_ts_arg(TimestampTz ts, char *null);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * store_ops.h: the storage layer's typed interface: one wrapper per
- * statement (store_rows.c: workload rows, events, creation, claims;
+ * statement (store_rows.c: workload rows and events; store_create.c:
+ * creation and the dependency graph; store_claim.c: the claim;
  * store_parts.c: specs, attempts, results, checkpoints, waits, compensation
  * steps; store_meta.c: documents, keys, revocations, members, maintenance
  * scans; store_sched.c: schedules and their events).  Each wrapper copies what it returns into the current memory
@@ -45,15 +46,17 @@ extern void wl_store_event(const WlRow *row, const WlState *from, WlState to,
 						   const char *actor, const char *role, Jsonb *evidence);
 extern void wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to,
 							   const char *actor, const char *role, Jsonb **evidence);
+extern void wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq,
+							 TimestampTz now, ArrayType *grant_ids, const WlRow *first,
+							 WlRow *row);
+
+/* ---- store_create.c ---- */
 extern char *wl_store_idempotent(const char *tenant_id, const char *application_id,
 								 const char *idempotency_key, TimestampTz *not_before);
 extern int64 wl_store_next_seq(void);
 extern bool wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
 							  const char *input_hash, const char *role, Jsonb *run_authority,
 							  ArrayType *grant_ids);
-extern void wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq,
-							 TimestampTz now, ArrayType *grant_ids, const WlRow *first,
-							 WlRow *row);
 extern void wl_store_dependency_put(const char *tenant_id, const char *workload_id,
 									const char *depends_on, WlState required);
 extern bool wl_store_dependency_state(const char *depends_on, const char *tenant_id,

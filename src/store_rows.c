@@ -1,8 +1,10 @@
 /*
  * store_rows.c: typed wrappers over the statements on workload rows: lock
- * (one or a batch, membership decided in the statement), save, events,
- * creation (idempotency, spec, row, dependencies), the dependency graph and
- * the claim statement.  Layer 2: it writes what it is told.
+ * (one or a batch, membership decided in the statement), save (one or a
+ * batch, with the row's queue entry), the fenced calls' conditional
+ * statement, events.  Creation and the dependency graph are in
+ * store_create.c, the claim in store_claim.c.  Layer 2: it writes what it
+ * is told.
  */
 #include "postgres.h"
 
@@ -222,12 +224,6 @@ queue_sync(WlRow *row)
 	row->queued = want;
 }
 
-static Datum
-ts_or_null(TimestampTz ts, char *null)
-{
-	*null = ts != 0 ? ' ' : 'n';
-	return TimestampTzGetDatum(ts);
-}
 
 /*
  * wl_store_save writes the row's mutable columns, and keeps its queue row in
@@ -256,7 +252,7 @@ wl_store_save(WlRow *row)
 	}
 	else
 		nulls[9] = nulls[10] = 'n';
-	args[11] = ts_or_null(row->lease_expires_at, &nulls[11]);
+	args[11] = wl_store_ts_arg(row->lease_expires_at, &nulls[11]);
 	args[12] = TimestampTzGetDatum(row->last_heartbeat_at);
 	nulls[12] = row->has_heartbeat ? ' ' : 'n';
 	args[13] = BoolGetDatum(row->failure_changed);
@@ -271,8 +267,8 @@ wl_store_save(WlRow *row)
 	/* a claim belongs to its role while held; released, to nobody */
 	args[19] = CStringGetTextDatum(row->claimed_by ? row->claimed_by : "");
 	nulls[19] = row->claim_id && row->claimed_by ? ' ' : 'n';
-	args[20] = ts_or_null(row->claimed_at, &nulls[20]);
-	args[21] = ts_or_null(row->started_at, &nulls[21]);
+	args[20] = wl_store_ts_arg(row->claimed_at, &nulls[20]);
+	args[21] = wl_store_ts_arg(row->started_at, &nulls[21]);
 	args[22] = CStringGetTextDatum(row->result_id ? row->result_id : "");
 	nulls[22] = row->result_id ? ' ' : 'n';
 	args[23] = CStringGetTextDatum(row->tenant_id);
@@ -501,90 +497,6 @@ wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to, const c
 }
 
 /*
- * wl_store_idempotent: the workload already created under this key, or NULL;
- * *not_before its spec's not_before (0 when it has none).
- */
-char *
-wl_store_idempotent(const char *tenant_id, const char *application_id,
-					const char *idempotency_key, TimestampTz *not_before)
-{
-	bool		isnull;
-
-	Datum		args[3];
-	SPITupleTable *t;
-	char	   *found = NULL;
-
-	args[0] = CStringGetTextDatum(tenant_id);
-	args[1] = CStringGetTextDatum(application_id);
-	args[2] = CStringGetTextDatum(idempotency_key);
-	t = wl_store_run(P_IDEM, args, NULL, 1, SPI_OK_SELECT);
-	*not_before = 0;
-	if (SPI_processed > 0)
-	{
-		found = wl_store_text(t, 0, 1);
-		*not_before = wl_store_ts(t, 0, 2, &isnull);
-		if (isnull)
-			*not_before = 0;
-	}
-	SPI_freetuptable(t);
-	return found;
-}
-
-/* wl_store_spec_put writes the spec row; false when a concurrent create won the key. */
-bool
-wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
-				  const char *input_hash, const char *role, Jsonb *run_authority,
-				  ArrayType *grant_ids)
-{
-	Datum		a[28];
-	char		nulls[28];
-
-	memset(nulls, ' ', sizeof(nulls));
-	a[0] = CStringGetTextDatum(workload_id);
-	a[1] = CStringGetTextDatum(spec->tenant_id);
-	a[2] = CStringGetTextDatum(spec->application_id);
-	a[3] = CStringGetTextDatum(spec->idempotency_key);
-	a[4] = CStringGetTextDatum(spec->environment);
-	a[5] = CStringGetTextDatum(spec->definition_id);
-	a[6] = CStringGetTextDatum(spec->definition_revision);
-	a[7] = CStringGetTextDatum(spec->trigger);
-	a[8] = JsonbPGetDatum(spec->input);
-	a[9] = CStringGetTextDatum(input_hash);
-	a[10] = JsonbPGetDatum(spec->requested_by);
-	a[11] = JsonbPGetDatum(spec->authorization_snapshot);
-	a[12] = PointerGetDatum(spec->connection_scopes);
-	a[13] = Int32GetDatum(spec->policy.max_attempts);
-	a[14] = Int64GetDatum(spec->policy.initial_delay_ms);
-	a[15] = Int64GetDatum(spec->policy.max_delay_ms);
-	a[16] = CStringGetTextDatum(spec->backoff);
-	a[17] = PointerGetDatum(spec->policy.retry_on);
-	a[18] = JsonbPGetDatum(spec->timeouts);
-	a[19] = JsonbPGetDatum(spec->dependencies);
-	a[20] = JsonbPGetDatum(spec->completion_criteria);
-	a[21] = PointerGetDatum(spec->governing_snapshots);
-	if (spec->governing_snapshots == NULL)
-		nulls[21] = 'n';
-	a[22] = Int32GetDatum(WL_CONTRACT_VERSION);
-	a[23] = DirectFunctionCall1(namein, CStringGetDatum(role));
-	a[24] = JsonbPGetDatum(run_authority);
-	a[25] = Int64GetDatum(seq);
-	a[26] = PointerGetDatum(grant_ids);
-	a[27] = ts_or_null(spec->has_not_before ? spec->not_before : 0, &nulls[27]);
-	wl_store_run(P_SPEC_PUT, a, nulls, 0, SPI_OK_INSERT);
-	return SPI_processed == 1;
-}
-
-/*
- * wl_store_next_seq draws a new workload's creation sequence: the key its
- * spec, events, attempts and checkpoints are stored under.
- */
-int64
-wl_store_next_seq(void)
-{
-	return nextval_internal(wl_catalog_workload_seq(), false);
-}
-
-/*
  * wl_store_row_put inserts the workload row, created at now and already in
  * the state first (and the deadline) its creation leads to, with its
  * authorization chain; row is the row as inserted, its queue row in step.
@@ -616,7 +528,7 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, Timesta
 	a[7 + WL_TIMEOUT_COUNT] = BoolGetDatum(JsonContainerSize(&spec->completion_criteria->root) > 0);
 	a[8 + WL_TIMEOUT_COUNT] = Int64GetDatum(seq);
 	a[9 + WL_TIMEOUT_COUNT] = wl_catalog_state_datum(first->state);
-	a[10 + WL_TIMEOUT_COUNT] = ts_or_null(first->has_deadline ? first->deadline_at : 0,
+	a[10 + WL_TIMEOUT_COUNT] = wl_store_ts_arg(first->has_deadline ? first->deadline_at : 0,
 										  &nulls[10 + WL_TIMEOUT_COUNT]);
 	a[11 + WL_TIMEOUT_COUNT] = TimestampTzGetDatum(first->next_attempt_at);
 	t = wl_store_run(P_ROW_PUT, a, nulls, 1, SPI_OK_INSERT_RETURNING);
@@ -626,243 +538,4 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, Timesta
 	row->queued = WL_QUEUED_NONE;	/* a new row has no queue row yet */
 	row->grant_ids = grant_ids;
 	queue_sync(row);
-}
-
-void
-wl_store_dependency_put(const char *tenant_id, const char *workload_id, const char *depends_on,
-						WlState required)
-{
-	Datum		d[4];
-
-	d[0] = CStringGetTextDatum(workload_id);
-	d[1] = CStringGetTextDatum(depends_on);
-	d[2] = wl_catalog_state_datum(required);
-	d[3] = CStringGetTextDatum(tenant_id);
-	wl_store_run(P_DEP_PUT, d, NULL, 0, SPI_OK_INSERT);
-}
-
-/*
- * wl_store_dependency_state locks a dependency FOR KEY SHARE (so it cannot
- * be purged under us) and reads its state; false when it is not a workload
- * of this tenant and application.
- */
-bool
-wl_store_dependency_state(const char *depends_on, const char *tenant_id,
-						  const char *application_id, WlState *state)
-{
-	Datum		args[3];
-	SPITupleTable *t;
-	bool		found;
-
-	args[0] = CStringGetTextDatum(depends_on);
-	args[1] = CStringGetTextDatum(tenant_id);
-	args[2] = CStringGetTextDatum(application_id);
-	t = wl_store_run(P_DEP_STATE, args, NULL, 1, SPI_OK_SELECT);
-	found = SPI_processed > 0;
-	if (found)
-	{
-		bool		isnull;
-
-		*state = wl_catalog_state_from_oid(DatumGetObjectId(wl_store_datum(t, 0, 1, &isnull)));
-	}
-	SPI_freetuptable(t);
-	return found;
-}
-
-/* wl_store_unmet_dependencies counts the dependencies not in their required state. */
-int64
-wl_store_unmet_dependencies(const WlRow *row)
-{
-	Datum		args[2];
-	SPITupleTable *t;
-	int64		n;
-
-	args[0] = CStringGetTextDatum(row->workload_id);
-	args[1] = CStringGetTextDatum(row->tenant_id);
-	t = wl_store_run(P_DEPS_UNMET, args, NULL, 1, SPI_OK_SELECT);
-	n = wl_store_int(t, 0, 1);
-	SPI_freetuptable(t);
-	return n;
-}
-
-static char **
-ids_of(SPITupleTable *t, int *n)
-{
-	char	  **ids;
-
-	*n = (int) SPI_processed;
-	ids = palloc(sizeof(char *) * (*n + 1));
-	for (int i = 0; i < *n; i++)
-		ids[i] = wl_store_text(t, i, 1);
-	SPI_freetuptable(t);
-	return ids;
-}
-
-/*
- * wl_store_depended_on: which of the n rows have a dependent waiting for
- * another state than final (held[i]).
- */
-void
-wl_store_depended_on(WlRow **rows, int n, WlState final, bool *held)
-{
-	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
-	Datum	   *tn = palloc(sizeof(Datum) * (n + 1));
-	Datum		a[3];
-	SPITupleTable *t;
-
-	for (int i = 0; i < n; i++)
-	{
-		d[i] = CStringGetTextDatum(rows[i]->workload_id);
-		tn[i] = CStringGetTextDatum(rows[i]->tenant_id);
-		held[i] = false;
-	}
-	a[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
-	a[1] = wl_catalog_state_datum(final);
-	a[2] = PointerGetDatum(wl_array_of(tn, NULL, n, TEXTOID));
-	t = wl_store_run(P_DEPENDED_ON, a, NULL, 0, SPI_OK_SELECT);
-	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		char	   *id = wl_store_text(t, r, 1);
-		char	   *tenant = wl_store_text(t, r, 2);
-
-		for (int i = 0; i < n; i++)
-		{
-			if (strcmp(rows[i]->workload_id, id) == 0 && strcmp(rows[i]->tenant_id, tenant) == 0)
-				held[i] = true;
-		}
-	}
-	SPI_freetuptable(t);
-}
-
-/* wl_store_dependents: the dependents of a workload that wait for another state than final. */
-char **
-wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final, int *n)
-{
-	Datum		a[3];
-
-	a[0] = CStringGetTextDatum(workload_id);
-	a[1] = wl_catalog_state_datum(final);
-	a[2] = CStringGetTextDatum(tenant_id);
-	return ids_of(wl_store_run(P_DEPENDENTS, a, NULL, 0, SPI_OK_SELECT), n);
-}
-
-/* one_d: a one-dimensional array of n datums of a type, with nulls */
-static Datum
-one_d(Datum *d, bool *nulls, int n, Oid type, int len, bool byval, char align)
-{
-	int			dims[1] = {n};
-	int			lbs[1] = {1};
-
-	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, type, len, byval, align));
-}
-
-/*
- * claim_segments: the queue, in its order, as P_CLAIM_RESUME's segments
- * (hi, lo, p, c, s): before, between and after the points (priorities best
- * first, all different), a range of priorities from its start; at each
- * point, its priority after it.  Empty ranges are left out.
- */
-static void
-claim_segments(const WlQueueKey *pt, int n, Datum *out)
-{
-	int			max = 2 * n + 1;
-	Datum	   *hi = palloc(sizeof(Datum) * max),
-			   *lo = palloc(sizeof(Datum) * max),
-			   *p = palloc(sizeof(Datum) * max),
-			   *c = palloc(sizeof(Datum) * max),
-			   *sq = palloc(sizeof(Datum) * max);
-	bool	   *no_range = palloc(sizeof(bool) * max),	/* nulls of hi, lo */
-			   *no_point = palloc(sizeof(bool) * max);	/* nulls of p, c, s */
-	int			k = 0;
-	int64		above = (int64) PG_INT32_MAX + 1;
-
-	for (int i = 0; i <= n; i++)
-	{
-		int64		below = i < n ? pt[i].priority : (int64) PG_INT32_MIN - 1;
-
-		if (above - below > 1)
-		{
-			hi[k] = Int64GetDatum(above);
-			lo[k] = Int64GetDatum(below);
-			no_range[k] = false;
-			no_point[k] = true;
-			p[k] = c[k] = sq[k] = (Datum) 0;
-			k++;
-		}
-		if (i == n)
-			break;
-		p[k] = Int32GetDatum(pt[i].priority);
-		c[k] = TimestampTzGetDatum(pt[i].created_at);
-		sq[k] = Int64GetDatum(pt[i].seq);
-		hi[k] = lo[k] = (Datum) 0;
-		no_range[k] = true;
-		no_point[k] = false;
-		k++;
-		above = pt[i].priority;
-	}
-	out[0] = one_d(hi, no_range, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	out[1] = one_d(lo, no_range, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	out[2] = one_d(p, no_point, k, INT4OID, 4, true, TYPALIGN_INT);
-	out[3] = one_d(c, no_point, k, TIMESTAMPTZOID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	out[4] = one_d(sq, no_point, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-}
-
-/*
- * wl_store_claim runs the claim statement: up to r->max_items claimable
- * workloads of the tenant and application (or the one named, by its
- * creation sequence), from the start of the queue or after r->points
- * (claim_segments), locked SKIP LOCKED, moved to CLAIMED (and, with
- * r->start, on to RUNNING) with their attempts opened and events appended,
- * in one statement.  This statement is the one state change made in SQL:
- * the caller asks the transition table first (claim.c), and a regress test
- * checks the events it writes against the table.
- */
-int
-wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
-{
-	Datum		args[18];
-	SPITupleTable *t;
-	int			n;
-	bool		isnull;
-
-	if (wl_store_citus())
-		return wl_store_citus_claim(r, out);
-	args[0] = CStringGetTextDatum(r->tenant_id);
-	args[1] = CStringGetTextDatum(r->application_id ? r->application_id : "");
-	args[2] = TimestampTzGetDatum(wl_now());
-	args[3] = PointerGetDatum(r->capabilities);
-	args[4] = Int32GetDatum(r->max_items);
-	args[5] = CStringGetTextDatum(r->worker_id);
-	args[6] = IntervalPGetDatum(r->lease);
-	args[7] = Int64GetDatum(r->workload_seq);
-	args[8] = wl_catalog_state_datum(r->start ? WL_RUNNING : WL_CLAIMED);
-	args[9] = BoolGetDatum(r->start);
-	args[10] = CStringGetTextDatum(r->role);
-	args[11] = wl_catalog_state_datum(WL_READY);
-	args[12] = wl_catalog_state_datum(WL_CLAIMED);
-	if (r->points)
-		claim_segments(r->points, r->npoints, args + 13);
-	t = wl_store_run(r->workload_id ? P_CLAIM_ONE : r->points ? P_CLAIM_RESUME : P_CLAIM_MANY,
-					 args, NULL, 0, SPI_OK_SELECT);
-	n = (int) SPI_processed;
-	*out = palloc0(sizeof(WlClaimed) * (n + 1));
-	for (int i = 0; i < n; i++)
-	{
-		WlClaimed  *c = &(*out)[i];
-
-		c->workload_id = wl_store_text(t, i, 1);
-		c->claim_id = wl_store_text(t, i, 2);
-		c->fencing_token = wl_store_int(t, i, 3);
-		c->lease_expires_at = wl_store_ts(t, i, 4, &isnull);
-		c->attempt = (int) wl_store_int(t, i, 5);
-		c->definition_id = wl_store_text(t, i, 6);
-		c->definition_revision = wl_store_text(t, i, 7);
-		c->input = wl_store_jsonb(t, i, 8);
-		c->checkpoint_sequence = (int) wl_store_int(t, i, 9);
-		c->key.priority = (int) wl_store_int(t, i, 10);
-		c->key.created_at = wl_store_ts(t, i, 11, &isnull);
-		c->key.seq = wl_store_int(t, i, 12);
-	}
-	SPI_freetuptable(t);
-	return n;
 }

@@ -1,8 +1,8 @@
 /*
  * store_sql.c: the text of every SQL statement workload runs against its
  * tables, one entry per plan.  store.c prepares each once per backend and
- * runs it; the typed wrappers (store_rows.c, store_parts.c, store_meta.c,
- * store_sched.c) are the only code that knows a statement's parameters and columns.
+ * runs it; the typed wrappers (store_rows.c, store_create.c, store_claim.c,
+ * store_parts.c, store_meta.c, store_bulk.c, store_sched.c, store_citus.c) are the only code that knows a statement's parameters and columns.
  * Nothing else in src/ spells SQL for our tables.  Layer 2.
  */
 #include "postgres.h"

@@ -1,12 +1,20 @@
 /*
- * transition.c: the one path every state change takes (the claim
- * statement's in-SQL move of READY rows is the one exception; see
- * store_rows.c).  It asks the transition table, sets the deadline the tick
- * keeps for the new state, saves the row, appends the event, closes a wait
- * the workload leaves unanswered, sends NOTIFY on READY, and on a final
- * state cancels the dependents that waited for another outcome: through an
- * explicit stack, depth first, whatever the chain's length or fan-out.
- * Layer 3.
+ * transition.c: the one path every state change takes.  It asks the
+ * transition table, sets the deadline the tick keeps for the new state,
+ * saves the row, appends the event, closes a wait the workload leaves
+ * unanswered, sends NOTIFY on READY, and on a final state cancels the
+ * dependents that waited for another outcome: through an explicit stack,
+ * depth first, whatever the chain's length or fan-out.  Layer 3.
+ *
+ * The one exception is the claim statement (store_claim.c), which picks its
+ * READY rows in SQL and moves them to CLAIMED (and RUNNING) itself; claim.c
+ * asks the table first, and claim_statement_moves_only_along_the_table
+ * checks the events it writes.  Two other statements write a move in the
+ * statement that tests its condition, but only one this file was asked
+ * for: a fenced start or complete (wl_fence_try asks the table, then
+ * wl_transition_applied appends the event and does what follows), and
+ * create_many's bulk insert of new READY rows (create_many.c asks the
+ * table, and sends their NOTIFY through wl_transition_ready_notify).
  */
 #include "postgres.h"
 
@@ -64,6 +72,18 @@ push_final(WlStack *s, const char *workload_id, WlState final, char **dependents
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * wl_transition_ready_notify: what a move to READY sends: the workload id on
+ * the channel of its tenant and application.  For each row a transition
+ * moves (after), and for the rows create_many.c's bulk insert wrote as
+ * READY, with their channel looked up once per tenant and application.
+ */
+void
+wl_transition_ready_notify(const char *channel, const char *workload_id)
+{
+	Async_Notify(channel, workload_id);
+}
+
 /* after: what follows a saved transition besides its event. */
 static void
 after(const WlRow *row, WlState from, WlState to)
@@ -72,7 +92,8 @@ after(const WlRow *row, WlState from, WlState to)
 		wl_store_wait_close(row, to == WL_CANCELLED ? "cancelled" :
 							to == WL_TIMED_OUT ? "timed_out" : "woken");
 	if (to == WL_READY)
-		Async_Notify(wl_keys_channel(row->tenant_id, row->application_id), row->workload_id);
+		wl_transition_ready_notify(wl_keys_channel(row->tenant_id, row->application_id),
+								   row->workload_id);
 }
 
 /*

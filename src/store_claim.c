@@ -1,0 +1,138 @@
+/*
+ * store_claim.c: the claim statement's typed wrapper (from the start of the
+ * queue or from a session's points in it).  Layer 2: it writes what it is
+ * told.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "commands/sequence.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "clock.h"
+#include "jsonb_util.h"
+#include "store.h"
+#include "store_ops.h"
+
+/* one_d: a one-dimensional array of n datums of a type, with nulls */
+static Datum
+one_d(Datum *d, bool *nulls, int n, Oid type, int len, bool byval, char align)
+{
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, type, len, byval, align));
+}
+
+/*
+ * claim_segments: the queue, in its order, as P_CLAIM_RESUME's segments
+ * (hi, lo, p, c, s): before, between and after the points (priorities best
+ * first, all different), a range of priorities from its start; at each
+ * point, its priority after it.  Empty ranges are left out.
+ */
+static void
+claim_segments(const WlQueueKey *pt, int n, Datum *out)
+{
+	int			max = 2 * n + 1;
+	Datum	   *hi = palloc(sizeof(Datum) * max),
+			   *lo = palloc(sizeof(Datum) * max),
+			   *p = palloc(sizeof(Datum) * max),
+			   *c = palloc(sizeof(Datum) * max),
+			   *sq = palloc(sizeof(Datum) * max);
+	bool	   *no_range = palloc(sizeof(bool) * max),	/* nulls of hi, lo */
+			   *no_point = palloc(sizeof(bool) * max);	/* nulls of p, c, s */
+	int			k = 0;
+	int64		above = (int64) PG_INT32_MAX + 1;
+
+	for (int i = 0; i <= n; i++)
+	{
+		int64		below = i < n ? pt[i].priority : (int64) PG_INT32_MIN - 1;
+
+		if (above - below > 1)
+		{
+			hi[k] = Int64GetDatum(above);
+			lo[k] = Int64GetDatum(below);
+			no_range[k] = false;
+			no_point[k] = true;
+			p[k] = c[k] = sq[k] = (Datum) 0;
+			k++;
+		}
+		if (i == n)
+			break;
+		p[k] = Int32GetDatum(pt[i].priority);
+		c[k] = TimestampTzGetDatum(pt[i].created_at);
+		sq[k] = Int64GetDatum(pt[i].seq);
+		hi[k] = lo[k] = (Datum) 0;
+		no_range[k] = true;
+		no_point[k] = false;
+		k++;
+		above = pt[i].priority;
+	}
+	out[0] = one_d(hi, no_range, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	out[1] = one_d(lo, no_range, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	out[2] = one_d(p, no_point, k, INT4OID, 4, true, TYPALIGN_INT);
+	out[3] = one_d(c, no_point, k, TIMESTAMPTZOID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	out[4] = one_d(sq, no_point, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+}
+
+/*
+ * wl_store_claim runs the claim statement: up to r->max_items claimable
+ * workloads of the tenant and application (or the one named, by its
+ * creation sequence), from the start of the queue or after r->points
+ * (claim_segments), locked SKIP LOCKED, moved to CLAIMED (and, with
+ * r->start, on to RUNNING) with their attempts opened and events appended,
+ * in one statement.  This statement is the one state change made in SQL:
+ * the caller asks the transition table first (claim.c), and a regress test
+ * checks the events it writes against the table.
+ */
+int
+wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
+{
+	Datum		args[18];
+	SPITupleTable *t;
+	int			n;
+	bool		isnull;
+
+	if (wl_store_citus())
+		return wl_store_citus_claim(r, out);
+	args[0] = CStringGetTextDatum(r->tenant_id);
+	args[1] = CStringGetTextDatum(r->application_id ? r->application_id : "");
+	args[2] = TimestampTzGetDatum(wl_now());
+	args[3] = PointerGetDatum(r->capabilities);
+	args[4] = Int32GetDatum(r->max_items);
+	args[5] = CStringGetTextDatum(r->worker_id);
+	args[6] = IntervalPGetDatum(r->lease);
+	args[7] = Int64GetDatum(r->workload_seq);
+	args[8] = wl_catalog_state_datum(r->start ? WL_RUNNING : WL_CLAIMED);
+	args[9] = BoolGetDatum(r->start);
+	args[10] = CStringGetTextDatum(r->role);
+	args[11] = wl_catalog_state_datum(WL_READY);
+	args[12] = wl_catalog_state_datum(WL_CLAIMED);
+	if (r->points)
+		claim_segments(r->points, r->npoints, args + 13);
+	t = wl_store_run(r->workload_id ? P_CLAIM_ONE : r->points ? P_CLAIM_RESUME : P_CLAIM_MANY,
+					 args, NULL, 0, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	*out = palloc0(sizeof(WlClaimed) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		WlClaimed  *c = &(*out)[i];
+
+		c->workload_id = wl_store_text(t, i, 1);
+		c->claim_id = wl_store_text(t, i, 2);
+		c->fencing_token = wl_store_int(t, i, 3);
+		c->lease_expires_at = wl_store_ts(t, i, 4, &isnull);
+		c->attempt = (int) wl_store_int(t, i, 5);
+		c->definition_id = wl_store_text(t, i, 6);
+		c->definition_revision = wl_store_text(t, i, 7);
+		c->input = wl_store_jsonb(t, i, 8);
+		c->checkpoint_sequence = (int) wl_store_int(t, i, 9);
+		c->key.priority = (int) wl_store_int(t, i, 10);
+		c->key.created_at = wl_store_ts(t, i, 11, &isnull);
+		c->key.seq = wl_store_int(t, i, 12);
+	}
+	SPI_freetuptable(t);
+	return n;
+}

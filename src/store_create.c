@@ -1,0 +1,220 @@
+/*
+ * store_create.c: typed wrappers over the statements that create a
+ * workload (idempotency lookup, spec, row, dependencies) and read the
+ * dependency graph (a dependency's state, unmet dependencies, dependents
+ * waiting on a final state).  Layer 2: it writes what it is told.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "commands/sequence.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "clock.h"
+#include "jsonb_util.h"
+#include "store.h"
+#include "store_ops.h"
+
+/*
+ * wl_store_idempotent: the workload already created under this key, or NULL;
+ * *not_before its spec's not_before (0 when it has none).
+ */
+char *
+wl_store_idempotent(const char *tenant_id, const char *application_id,
+					const char *idempotency_key, TimestampTz *not_before)
+{
+	bool		isnull;
+
+	Datum		args[3];
+	SPITupleTable *t;
+	char	   *found = NULL;
+
+	args[0] = CStringGetTextDatum(tenant_id);
+	args[1] = CStringGetTextDatum(application_id);
+	args[2] = CStringGetTextDatum(idempotency_key);
+	t = wl_store_run(P_IDEM, args, NULL, 1, SPI_OK_SELECT);
+	*not_before = 0;
+	if (SPI_processed > 0)
+	{
+		found = wl_store_text(t, 0, 1);
+		*not_before = wl_store_ts(t, 0, 2, &isnull);
+		if (isnull)
+			*not_before = 0;
+	}
+	SPI_freetuptable(t);
+	return found;
+}
+
+/* wl_store_spec_put writes the spec row; false when a concurrent create won the key. */
+bool
+wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
+				  const char *input_hash, const char *role, Jsonb *run_authority,
+				  ArrayType *grant_ids)
+{
+	Datum		a[28];
+	char		nulls[28];
+
+	memset(nulls, ' ', sizeof(nulls));
+	a[0] = CStringGetTextDatum(workload_id);
+	a[1] = CStringGetTextDatum(spec->tenant_id);
+	a[2] = CStringGetTextDatum(spec->application_id);
+	a[3] = CStringGetTextDatum(spec->idempotency_key);
+	a[4] = CStringGetTextDatum(spec->environment);
+	a[5] = CStringGetTextDatum(spec->definition_id);
+	a[6] = CStringGetTextDatum(spec->definition_revision);
+	a[7] = CStringGetTextDatum(spec->trigger);
+	a[8] = JsonbPGetDatum(spec->input);
+	a[9] = CStringGetTextDatum(input_hash);
+	a[10] = JsonbPGetDatum(spec->requested_by);
+	a[11] = JsonbPGetDatum(spec->authorization_snapshot);
+	a[12] = PointerGetDatum(spec->connection_scopes);
+	a[13] = Int32GetDatum(spec->policy.max_attempts);
+	a[14] = Int64GetDatum(spec->policy.initial_delay_ms);
+	a[15] = Int64GetDatum(spec->policy.max_delay_ms);
+	a[16] = CStringGetTextDatum(spec->backoff);
+	a[17] = PointerGetDatum(spec->policy.retry_on);
+	a[18] = JsonbPGetDatum(spec->timeouts);
+	a[19] = JsonbPGetDatum(spec->dependencies);
+	a[20] = JsonbPGetDatum(spec->completion_criteria);
+	a[21] = PointerGetDatum(spec->governing_snapshots);
+	if (spec->governing_snapshots == NULL)
+		nulls[21] = 'n';
+	a[22] = Int32GetDatum(WL_CONTRACT_VERSION);
+	a[23] = DirectFunctionCall1(namein, CStringGetDatum(role));
+	a[24] = JsonbPGetDatum(run_authority);
+	a[25] = Int64GetDatum(seq);
+	a[26] = PointerGetDatum(grant_ids);
+	a[27] = wl_store_ts_arg(spec->has_not_before ? spec->not_before : 0, &nulls[27]);
+	wl_store_run(P_SPEC_PUT, a, nulls, 0, SPI_OK_INSERT);
+	return SPI_processed == 1;
+}
+
+/*
+ * wl_store_next_seq draws a new workload's creation sequence: the key its
+ * spec, events, attempts and checkpoints are stored under.
+ */
+int64
+wl_store_next_seq(void)
+{
+	return nextval_internal(wl_catalog_workload_seq(), false);
+}
+
+void
+wl_store_dependency_put(const char *tenant_id, const char *workload_id, const char *depends_on,
+						WlState required)
+{
+	Datum		d[4];
+
+	d[0] = CStringGetTextDatum(workload_id);
+	d[1] = CStringGetTextDatum(depends_on);
+	d[2] = wl_catalog_state_datum(required);
+	d[3] = CStringGetTextDatum(tenant_id);
+	wl_store_run(P_DEP_PUT, d, NULL, 0, SPI_OK_INSERT);
+}
+
+/*
+ * wl_store_dependency_state locks a dependency FOR KEY SHARE (so it cannot
+ * be purged under us) and reads its state; false when it is not a workload
+ * of this tenant and application.
+ */
+bool
+wl_store_dependency_state(const char *depends_on, const char *tenant_id,
+						  const char *application_id, WlState *state)
+{
+	Datum		args[3];
+	SPITupleTable *t;
+	bool		found;
+
+	args[0] = CStringGetTextDatum(depends_on);
+	args[1] = CStringGetTextDatum(tenant_id);
+	args[2] = CStringGetTextDatum(application_id);
+	t = wl_store_run(P_DEP_STATE, args, NULL, 1, SPI_OK_SELECT);
+	found = SPI_processed > 0;
+	if (found)
+	{
+		bool		isnull;
+
+		*state = wl_catalog_state_from_oid(DatumGetObjectId(wl_store_datum(t, 0, 1, &isnull)));
+	}
+	SPI_freetuptable(t);
+	return found;
+}
+
+/* wl_store_unmet_dependencies counts the dependencies not in their required state. */
+int64
+wl_store_unmet_dependencies(const WlRow *row)
+{
+	Datum		args[2];
+	SPITupleTable *t;
+	int64		n;
+
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = CStringGetTextDatum(row->tenant_id);
+	t = wl_store_run(P_DEPS_UNMET, args, NULL, 1, SPI_OK_SELECT);
+	n = wl_store_int(t, 0, 1);
+	SPI_freetuptable(t);
+	return n;
+}
+
+static char **
+ids_of(SPITupleTable *t, int *n)
+{
+	char	  **ids;
+
+	*n = (int) SPI_processed;
+	ids = palloc(sizeof(char *) * (*n + 1));
+	for (int i = 0; i < *n; i++)
+		ids[i] = wl_store_text(t, i, 1);
+	SPI_freetuptable(t);
+	return ids;
+}
+
+/*
+ * wl_store_depended_on: which of the n rows have a dependent waiting for
+ * another state than final (held[i]).
+ */
+void
+wl_store_depended_on(WlRow **rows, int n, WlState final, bool *held)
+{
+	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
+	Datum	   *tn = palloc(sizeof(Datum) * (n + 1));
+	Datum		a[3];
+	SPITupleTable *t;
+
+	for (int i = 0; i < n; i++)
+	{
+		d[i] = CStringGetTextDatum(rows[i]->workload_id);
+		tn[i] = CStringGetTextDatum(rows[i]->tenant_id);
+		held[i] = false;
+	}
+	a[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
+	a[1] = wl_catalog_state_datum(final);
+	a[2] = PointerGetDatum(wl_array_of(tn, NULL, n, TEXTOID));
+	t = wl_store_run(P_DEPENDED_ON, a, NULL, 0, SPI_OK_SELECT);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		char	   *id = wl_store_text(t, r, 1);
+		char	   *tenant = wl_store_text(t, r, 2);
+
+		for (int i = 0; i < n; i++)
+		{
+			if (strcmp(rows[i]->workload_id, id) == 0 && strcmp(rows[i]->tenant_id, tenant) == 0)
+				held[i] = true;
+		}
+	}
+	SPI_freetuptable(t);
+}
+
+/* wl_store_dependents: the dependents of a workload that wait for another state than final. */
+char **
+wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final, int *n)
+{
+	Datum		a[3];
+
+	a[0] = CStringGetTextDatum(workload_id);
+	a[1] = wl_catalog_state_datum(final);
+	a[2] = CStringGetTextDatum(tenant_id);
+	return ids_of(wl_store_run(P_DEPENDENTS, a, NULL, 0, SPI_OK_SELECT), n);
+}
