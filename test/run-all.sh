@@ -27,7 +27,7 @@ run_suite() {
 	local ok bad
 	ok=$(grep -cE '^ok |\.\.\. ok' "$log" || true)
 	bad=$(grep -cE '^not ok |\.\.\. FAILED' "$log" || true)
-	if [ "$rc" != 0 ]; then
+	if [ "$rc" != 0 ] || [ "$bad" -gt 0 ]; then
 		status=1
 		# a suite that died without reporting a failed test still counts as one
 		[ "$bad" -gt 0 ] || { bad=1; tail -n 5 "$log"; }
@@ -62,147 +62,9 @@ done
 export RL_NO_BUILD=1
 run_suite reliability bash "$WL_ROOT/test/reliability/run.sh"
 
-# The documentation must match the installed extension and run as written:
-# the error table (README.md, and any other copy) equals workload_error_codes();
-# docs/reference.md gives every API function with its exact signature and
-# result, and the docs name no function that does not exist; the README's
-# quick start completes its workload on a fresh database; every sql block of
-# docs/reference.md and docs/worker.md runs after it with exactly the refusals
-# it announces ("-- refused: CODE"), in order; every relative link resolves.
-docs_sql_blocks() {	# docs_sql_blocks FILE [SECTION]: the ```sql blocks (of one "## " section)
-	awk -v sec="${2:-}" '
-		BEGIN { insec = (sec == "") }
-		!fence && /^## / { insec = (sec == "" || $0 == "## " sec) }
-		/^```sql$/ && insec && !fence { code = 1; fence = 1; next }
-		/^```/ { if (fence) { fence = 0; code = 0 } else fence = 1; next }
-		code' "$1"
-}
-
-docs_refusals() {	# docs_refusals OUT: the code of every error psql reported, in order
-	awk '/^psql:[^ ]*:[0-9]+: / {
-			sub(/^psql:[^ ]*:[0-9]+: /, "")
-			if ($0 ~ /^(NOTICE|WARNING|INFO|LOG|DEBUG)/) next
-			if ($0 ~ /^ERROR:  /) { sub(/^ERROR:  /, ""); sub(/[^A-Za-z_].*/, "") }
-			print
-		}' "$1"
-}
-
-docs_anchors() {	# docs_anchors FILE: the anchor of every heading, as GitHub makes them
-	awk '/^```/ { fence = !fence; next }
-		!fence && /^#+ / {
-			h = $0; sub(/^#+ +/, "", h); h = tolower(h)
-			gsub(/[^a-z0-9 _-]/, "", h); gsub(/ /, "-", h)
-			n = seen[h]++; print (n ? h "-" n : h)
-		}' "$1"
-}
-
-docs_check() {
-	local files=("$WL_ROOT/README.md" "$WL_ROOT"/docs/*.md "$WL_ROOT/CHANGELOG.md"
-		"$WL_ROOT/bench/README.md" "$WL_ROOT/test/reliability/README.md")
-	local db=wl_docs_check f name args result missing unknown
-	psql -X -qAt -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null 2>&1
-	psql -X -qAt -d $db -c "CREATE EXTENSION workload CASCADE" >/dev/null 2>&1
-
-	# the error table, wherever a copy of it is
-	psql -X -qAt -d $db -c "SELECT code || ' ' || sqlstate FROM workload_error_codes()" \
-		| LC_ALL=C sort >"$WL_TMP/codes.db"
-	local tables=0 differ=""
-	for f in "${files[@]}"; do
-		grep -qE '^\| `[A-Z_]+` \| `WL[0-9]{3}`' "$f" || continue
-		tables=$((tables + 1))
-		grep -oE '^\| `[A-Z_]+` \| `WL[0-9]{3}`' "$f" \
-			| sed -E 's/^\| `([A-Z_]+)` \| `(WL[0-9]+)`/\1 \2/' | LC_ALL=C sort >"$WL_TMP/codes.doc"
-		diff "$WL_TMP/codes.db" "$WL_TMP/codes.doc" >/dev/null || differ="$differ ${f#$WL_ROOT/}"
-	done
-	if grep -qE '^\| `[A-Z_]+` \| `WL[0-9]{3}`' "$WL_ROOT/README.md" && [ -z "$differ" ]; then
-		echo "ok - the error table in README.md (and in $((tables - 1)) other files) matches workload_error_codes()"
-	else
-		echo "not ok - error table missing from README.md or differs from workload_error_codes():$differ"
-		diff "$WL_TMP/codes.db" "$WL_TMP/codes.doc"
-	fi
-
-	# every API function, with its signature and result exactly as \df shows them
-	psql -X -qAt -F '|' -d $db -c "SELECT p.proname, pg_get_function_arguments(p.oid),
-			pg_get_function_result(p.oid) FROM pg_proc p
-			JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
-			JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'workload'
-			WHERE p.pronamespace <> 'workload'::regnamespace ORDER BY 1" \
-		| sed 's/timestamp with time zone/timestamptz/g' >"$WL_TMP/functions"
-	missing=""
-	while IFS='|' read -r name args result; do
-		grep -qF "\`$name($args) → $result\`" "$WL_ROOT/docs/reference.md" || missing="$missing $name"
-	done <"$WL_TMP/functions"
-	if [ -z "$missing" ]; then
-		echo "ok - docs/reference.md gives every API function's signature and result ($(wc -l <"$WL_TMP/functions") functions)"
-	else
-		echo "not ok - docs/reference.md lacks the exact signature of:$missing"
-	fi
-	unknown=""
-	for name in $(cat "${files[@]}" | grep -oE '`workload_[a-z_]+\(' | tr -d '`(' | LC_ALL=C sort -u); do
-		cut -d'|' -f1 "$WL_TMP/functions" | grep -qx "$name" || unknown="$unknown $name"
-	done
-	if [ -z "$unknown" ]; then
-		echo "ok - the docs call no function the extension lacks"
-	else
-		echo "not ok - the docs call functions that do not exist:$unknown"
-	fi
-
-	# the README's quick start runs as written on a fresh database and completes its workload
-	docs_sql_blocks "$WL_ROOT/README.md" "Quick start" >"$WL_TMP/quick.sql"
-	{ cat "$WL_TMP/quick.sql"; echo "SELECT 'quick start: ' || (workload_get(:'workload_id') ->> 'state');"; } \
-		>"$WL_TMP/quick-check.sql"
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS wl_quick_start" -c "CREATE DATABASE wl_quick_start" >/dev/null 2>&1
-	if psql -X -q -v ON_ERROR_STOP=1 -d wl_quick_start -f "$WL_TMP/quick-check.sql" >"$WL_TMP/quick.out" 2>&1 \
-		&& grep -q '"outcome": "succeeded"' "$WL_TMP/quick.out" \
-		&& grep -q 'quick start: SUCCEEDED' "$WL_TMP/quick.out"; then
-		echo "ok - README quick start runs and completes its workload"
-	else
-		echo "not ok - README quick start fails:"; cat "$WL_TMP/quick.out"
-	fi
-
-	# each file's sql blocks run after the quick start with exactly the refusals they announce
-	for f in reference worker; do
-		docs_sql_blocks "$WL_ROOT/docs/$f.md" >"$WL_TMP/$f.sql"
-		cat "$WL_TMP/quick.sql" "$WL_TMP/$f.sql" >"$WL_TMP/$f-all.sql"
-		psql -X -q -d postgres -c "DROP DATABASE IF EXISTS wl_docs_$f" -c "CREATE DATABASE wl_docs_$f" >/dev/null 2>&1
-		psql -X -q -d wl_docs_$f -f "$WL_TMP/$f-all.sql" >"$WL_TMP/$f.out" 2>&1 || true
-		grep -oE -- '-- refused: [A-Z_]+' "$WL_TMP/$f.sql" | awk '{print $3}' >"$WL_TMP/$f.announced"
-		docs_refusals "$WL_TMP/$f.out" >"$WL_TMP/$f.raised"
-		if [ -s "$WL_TMP/$f.sql" ] && diff "$WL_TMP/$f.announced" "$WL_TMP/$f.raised" >/dev/null; then
-			echo "ok - docs/$f.md examples run with the $(wc -l <"$WL_TMP/$f.announced") refusals they announce"
-		else
-			echo "not ok - docs/$f.md examples: announced and raised refusals differ"
-			diff "$WL_TMP/$f.announced" "$WL_TMP/$f.raised"
-			grep -B2 -A3 'ERROR:' "$WL_TMP/$f.out"
-		fi
-		psql -X -q -d postgres -c "DROP DATABASE wl_docs_$f" >/dev/null
-	done
-
-	# every relative link between the files resolves, anchors included
-	local broken="" link target anchor dir
-	for f in "${files[@]}"; do
-		dir=$(dirname "$f")
-		for link in $(awk '/^```/ { fence = !fence; next } !fence { gsub(/`[^`]*`/, ""); print }' "$f" \
-				| grep -oE '\]\([^) ]+\)' | sed -E 's/^\]\((.*)\)$/\1/' | grep -vE '^[a-z]+:'); do
-			target=${link%%#*}
-			anchor=""
-			[ "$target" = "$link" ] || anchor=${link#*#}
-			if [ -z "$target" ]; then target=$f; else target=$dir/$target; fi
-			if [ ! -e "$target" ]; then
-				broken="$broken ${f#$WL_ROOT/}:$link"
-			elif [ -n "$anchor" ] && ! docs_anchors "$target" | grep -qx -- "$anchor"; then
-				broken="$broken ${f#$WL_ROOT/}:$link"
-			fi
-		done
-	done
-	if [ -z "$broken" ]; then
-		echo "ok - every relative link in the docs resolves"
-	else
-		echo "not ok - broken links:$broken"
-	fi
-	psql -X -qAt -d postgres -c "DROP DATABASE wl_quick_start" -c "DROP DATABASE $db" >/dev/null
-}
-run_suite docs docs_check
+# The documentation must match the installed extension and run as written
+# (test/docs_check.sh says how).
+run_suite docs bash "$WL_ROOT/test/docs_check.sh"
 
 # The Debian package: built with dpkg-buildpackage, installed into the system
 # PostgreSQL 15, its regress suite run against the installed files, purged.
