@@ -10,6 +10,7 @@
 #include "guc.h"
 #include "catalog.h"
 #include "store_ops.h"
+#include "transition.h"
 
 PG_MODULE_MAGIC;
 
@@ -22,4 +23,5 @@ _PG_init(void)
 	wl_catalog_init();
 	wl_bgworker_init();
 	wl_store_init();
+	wl_transition_init();
 }

@@ -18,6 +18,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "commands/async.h"
 #include "utils/memutils.h"
 
@@ -73,15 +74,105 @@ push_final(WlStack *s, const char *workload_id, WlState final, char **dependents
 }
 
 /*
+ * The wakes of this transaction: a move to READY is announced when the
+ * transaction commits, not while its statement runs.  On one node that is
+ * what NOTIFY does anyway.  On Citus a call runs on the node that holds its
+ * tenant and commits there, so its wakes reach the listeners of that node;
+ * a transaction that Citus commits in two phases (it wrote on two nodes)
+ * may not NOTIFY at all, and commits without its wakes (workers find the
+ * work by polling) instead of failing.  Each wake remembers the
+ * subtransaction it was made in, and goes if that one rolls back.
+ */
+typedef struct WlWake
+{
+	char	   *channel;
+	char	   *workload_id;
+	int			level;			/* GetCurrentTransactionNestLevel() when made */
+} WlWake;
+
+static List *wakes = NIL;		/* of WlWake *, in TopTransactionContext */
+
+static void
+wakes_xact(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			foreach(lc, wakes)
+			{
+				WlWake	   *w = (WlWake *) lfirst(lc);
+
+				Async_Notify(w->channel, w->workload_id);
+			}
+			wakes = NIL;
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+			wakes = NIL;		/* their memory goes with the transaction */
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+wakes_subxact(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid,
+			  void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+	ListCell   *lc;
+
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		foreach(lc, wakes)
+		{
+			if (((WlWake *) lfirst(lc))->level >= level)
+				wakes = foreach_delete_current(wakes, lc);
+		}
+	}
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		/* what a committed subtransaction made now belongs to its parent */
+		foreach(lc, wakes)
+		{
+			WlWake	   *w = (WlWake *) lfirst(lc);
+
+			if (w->level >= level)
+				w->level = level - 1;
+		}
+	}
+}
+
+/* wl_transition_init registers the callbacks that send the wakes (_PG_init). */
+void
+wl_transition_init(void)
+{
+	RegisterXactCallback(wakes_xact, NULL);
+	RegisterSubXactCallback(wakes_subxact, NULL);
+}
+
+/*
  * wl_transition_ready_notify: what a move to READY sends: the workload id on
- * the channel of its tenant and application.  For each row a transition
- * moves (after), and for the rows create_many.c's bulk insert wrote as
- * READY, with their channel looked up once per tenant and application.
+ * the channel of its tenant and application, at commit.  For each row a
+ * transition moves (after), and for the rows create_many.c's bulk insert
+ * wrote as READY, with their channel looked up once per tenant and
+ * application.
  */
 void
 wl_transition_ready_notify(const char *channel, const char *workload_id)
 {
-	Async_Notify(channel, workload_id);
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	WlWake	   *w = palloc(sizeof(WlWake));
+
+	w->channel = pstrdup(channel);
+	w->workload_id = pstrdup(workload_id);
+	w->level = GetCurrentTransactionNestLevel();
+	wakes = lappend(wakes, w);
+	MemoryContextSwitchTo(old);
 }
 
 /* after: what follows a saved transition besides its event. */

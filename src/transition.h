@@ -9,6 +9,7 @@ extern void wl_transition_many(WlRow **rows, int n, WlState to, const char *acto
 							   Jsonb **evidence);
 extern void wl_transition_applied(WlRow *row, WlState from, const char *actor, Jsonb *evidence);
 extern void wl_transition_created(const WlRow *row, const char *actor);
+extern void wl_transition_init(void);
 extern void wl_transition_ready_notify(const char *channel, const char *workload_id);
 
 #endif
