@@ -576,6 +576,8 @@ DECLARE
     t text;
     made_ref text[] := '{}';
     made_dist text[] := '{}';
+    made_fn text[] := '{}';
+    f regprocedure;
     local_group integer;
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
@@ -611,8 +613,20 @@ BEGIN
             made_dist := made_dist || t;
         END IF;
     END LOOP;
+    -- the routed calls, delegated by their tenant to the node that holds it
+    FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
+             WHERE p.pronamespace = 'workload'::regnamespace AND p.proname LIKE 'route\_%'
+             ORDER BY p.proname LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_object o WHERE o.classid = 'pg_proc'::regclass
+                       AND o.objid = f::oid AND o.distribution_argument_index IS NOT NULL) THEN
+            PERFORM create_distributed_function(f, '$1', colocate_with => 'workload.workloads',
+                force_delegation => true);
+            made_fn := made_fn || f::text;
+        END IF;
+    END LOOP;
     RETURN jsonb_build_object('reference_tables', to_jsonb(ref), 'distributed_tables', to_jsonb(dist),
-        'made_reference', to_jsonb(made_ref), 'made_distributed', to_jsonb(made_dist));
+        'made_reference', to_jsonb(made_ref), 'made_distributed', to_jsonb(made_dist),
+        'made_routed', to_jsonb(made_fn));
 END
 $$;
 REVOKE ALL ON FUNCTION workload.citus_distribute_tables() FROM PUBLIC;
@@ -642,6 +656,62 @@ $$;
 COMMENT ON FUNCTION @extschema@.workload_tenant_node(text) IS 'on Citus: the host and port of the node that holds a tenant (where its workers connect and listen)';
 REVOKE ALL ON FUNCTION @extschema@.workload_tenant_node(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.workload_tenant_node(text) TO workload_worker, workload_admin;
+
+-- A call for one tenant runs on one node (SPEC section 1; src/api_route.c).
+-- Tenant-first overloads of the calls a worker makes by workload id: the
+-- original with tenant_id in front (its defaults, result, volatility and
+-- grants), which looks for the workload in that tenant only.  And for those
+-- and for workload_create and workload_claim, workload.route_<name>(tenant,
+-- <the original's arguments>, caller): on Citus the API sends a call made on
+-- a node that does not hold its tenant to the node that does through it
+-- (workload_citus_distribute() makes them distributed functions, delegated
+-- by the tenant).  Only the extension's owner may call a route_* function.
+DO $$
+DECLARE
+    f pg_catalog.regprocedure;
+    r record;
+    overloads text[] := ARRAY[
+        'workload_start(text, text, text, bigint)',
+        'workload_heartbeat(text, text, text, bigint, interval, jsonb)',
+        'workload_heartbeat_many(text, jsonb, interval)',
+        'workload_checkpoint(text, text, text, bigint, jsonb)',
+        'workload_complete(text, text, text, bigint, text, jsonb, text[], integer)',
+        'workload_complete_many(text, jsonb)',
+        'workload_fail(text, text, text, bigint, text, text)',
+        'workload_confirm_cancel(text, text, text, bigint)',
+        'workload_execution_context(text, text, text, bigint, text[])',
+        'workload_resume(text, text, text, bigint, jsonb)',
+        'workload_wait(text, text, text, bigint, text, text, timestamptz)'];
+    routed text[] := overloads || ARRAY['workload_create(jsonb)',
+        'workload_claim(text, text[], text, text, interval, integer, boolean)'];
+    sig text;
+BEGIN
+    FOREACH sig IN ARRAY routed LOOP
+        f := ('@extschema@.' OPERATOR(pg_catalog.||) sig)::pg_catalog.regprocedure;
+        SELECT p.proname, pg_catalog.pg_get_function_arguments(p.oid) AS args,
+               pg_catalog.pg_get_function_identity_arguments(p.oid) AS ident,
+               pg_catalog.pg_get_function_result(p.oid) AS result,
+               CASE p.provolatile WHEN 's' THEN 'STABLE' ELSE 'VOLATILE' END AS vol
+          INTO r FROM pg_catalog.pg_proc p WHERE p.oid OPERATOR(pg_catalog.=) f;
+        IF sig OPERATOR(pg_catalog.=) ANY (overloads) THEN
+            EXECUTE pg_catalog.format('CREATE FUNCTION @extschema@.%I(tenant_id text, %s) RETURNS %s '
+                'LANGUAGE C %s SET search_path = pg_catalog, pg_temp SET jit = off '
+                'AS %L, %L', r.proname, r.args, r.result, r.vol, 'MODULE_PATHNAME', 'workload_tenant_first');
+            EXECUTE pg_catalog.format('COMMENT ON FUNCTION @extschema@.%I(text, %s) IS %L', r.proname, r.ident,
+                pg_catalog.format('%s, with the tenant first (the workload must be in it)', r.proname));
+            EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION @extschema@.%I(text, %s) FROM PUBLIC', r.proname, r.ident);
+            EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION @extschema@.%I(text, %s) TO workload_worker',
+                r.proname, r.ident);
+        END IF;
+        EXECUTE pg_catalog.format('CREATE FUNCTION workload.%I(tenant text, %s, caller text) RETURNS %s '
+            'LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp SET jit = off '
+            'AS %L, %L', 'route_' OPERATOR(pg_catalog.||) r.proname, r.ident, r.result,
+            'MODULE_PATHNAME', 'workload_routed');
+        EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION workload.%I(text, %s, text) FROM PUBLIC',
+            'route_' OPERATOR(pg_catalog.||) r.proname, r.ident);
+    END LOOP;
+END
+$$;
 -- ===================================================================
 -- end of Citus: sharding by tenant (issue 13)
 -- ===================================================================

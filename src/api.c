@@ -58,7 +58,10 @@ called_as_definer(FunctionCallInfo fcinfo)
 void
 wl_api_begin(FunctionCallInfo fcinfo, WlApi *api)
 {
-	Oid			caller = called_as_definer(fcinfo) ? GetOuterUserId() : GetUserId();
+	Oid			caller = wl_api_routed_caller();
+
+	if (!OidIsValid(caller))
+		caller = called_as_definer(fcinfo) ? GetOuterUserId() : GetUserId();
 
 	wl_authz_set_caller(caller);
 	GetUserIdAndSecContext(&api->saved_user, &api->saved_context);

@@ -22,4 +22,21 @@ extern void wl_api_report_item(ReturnSetInfo *rsinfo, const char *workload_id,
 							   const char *done, WlErr err, Jsonb *doc);
 extern void wl_api_put_text(ReturnSetInfo *rsinfo, const char *s);
 
+/* api_route.c */
+extern Oid	wl_api_routed_caller(void);
+extern bool wl_api_route(FunctionCallInfo fcinfo, const char *tenant, const char *workload_id,
+						 Datum *result);
+
+/*
+ * WL_API_ROUTE: where the call's tenant lives on another node of a Citus
+ * cluster, the call is made there and its answer returned (api_route.c).
+ * Before a set-returning function's InitMaterializedSRF.
+ */
+#define WL_API_ROUTE(fcinfo, tenant, workload_id) \
+	do { \
+		Datum		wl_routed_; \
+		if (wl_api_route((fcinfo), (tenant), (workload_id), &wl_routed_)) \
+			return wl_routed_; \
+	} while (0)
+
 #endif

@@ -16,6 +16,7 @@
 #include "compat.h"
 #include "jsonb_util.h"
 #include "payload.h"
+#include "store_ops.h"
 
 /* emit_claims puts the claimed rows into the set the function returns. */
 static void
@@ -70,6 +71,7 @@ workload_claim(PG_FUNCTION_ARGS)
 				  errdetail("Argument \"max_items\" must be from 1 to %d.", WL_MAX_BATCH));
 	r.start = PG_GETARG_BOOL(6);
 
+	WL_API_ROUTE(fcinfo, r.tenant_id, NULL);
 	InitMaterializedSRF(fcinfo, 0);
 	wl_api_begin(fcinfo, &api);
 	n = wl_claim(&r, &claimed);
@@ -118,6 +120,7 @@ workload_start(PG_FUNCTION_ARGS)
 	WlFence		fence;
 
 	wl_arg_fence(fcinfo, 0, &fence);
+	WL_API_ROUTE(fcinfo, NULL, fence.workload_id);
 	wl_api_begin(fcinfo, &api);
 	wl_start(&fence);
 	wl_api_end(&api);
@@ -147,6 +150,7 @@ workload_heartbeat(PG_FUNCTION_ARGS)
 		progress = PG_GETARG_JSONB_P(5);
 		wl_payload_check(progress, "progress", WL_MAX_PROGRESS_BYTES);
 	}
+	WL_API_ROUTE(fcinfo, NULL, fence.workload_id);
 	wl_api_begin(fcinfo, &api);
 	answer = wl_api_transfer(wl_heartbeat(&fence, until, progress));
 	wl_api_end(&api);
@@ -221,6 +225,7 @@ workload_heartbeat_many(PG_FUNCTION_ARGS)
 		}
 	}
 
+	WL_API_ROUTE(fcinfo, wl_store_call_tenant(), NULL);
 	InitMaterializedSRF(fcinfo, 0);
 	wl_api_begin(fcinfo, &api);
 	wl_heartbeat_batch(beats, n, until);

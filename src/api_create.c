@@ -15,6 +15,7 @@
 #include "create.h"
 #include "create_many.h"
 #include "payload.h"
+#include "store_ops.h"
 #include "spec.h"
 
 /*
@@ -32,6 +33,7 @@ workload_create(PG_FUNCTION_ARGS)
 
 	wl_args_require(fcinfo, "spec");
 	wl_spec_parse(PG_GETARG_JSONB_P(0), &spec);
+	WL_API_ROUTE(fcinfo, spec.tenant_id, NULL);
 	wl_api_begin(fcinfo, &api);
 	doc = wl_api_transfer(wl_create(&spec));
 	wl_api_end(&api);

@@ -23,6 +23,7 @@
 #include "finish.h"
 #include "jsonb_util.h"
 #include "payload.h"
+#include "store_ops.h"
 
 /*
  * workload_checkpoint(workload_id, claim_id, worker_id, fencing_token, state)
@@ -42,6 +43,7 @@ workload_checkpoint(PG_FUNCTION_ARGS)
 	wl_args_require(fcinfo, NULL, NULL, NULL, NULL, "state");
 	state = PG_GETARG_JSONB_P(4);
 	wl_payload_check(state, "checkpoint state", WL_MAX_PAYLOAD_BYTES);
+	WL_API_ROUTE(fcinfo, NULL, fence.workload_id);
 	wl_api_begin(fcinfo, &api);
 	doc = wl_api_transfer(wl_checkpoint_append(&fence, state));
 	wl_api_end(&api);
@@ -71,6 +73,7 @@ workload_complete(PG_FUNCTION_ARGS)
 	c.schema_version = PG_GETARG_INT32(7);
 	if (c.schema_version < 1)
 		wl_refuse(WL_E_INVALID, errdetail("Argument \"schema_version\" must be 1 or more."));
+	WL_API_ROUTE(fcinfo, NULL, c.fence.workload_id);
 	wl_api_begin(fcinfo, &api);
 	doc = wl_api_transfer(wl_complete(&c, &unmet));
 	wl_api_end(&api);
@@ -166,6 +169,7 @@ workload_complete_many(PG_FUNCTION_ARGS)
 		k++;
 	}
 
+	WL_API_ROUTE(fcinfo, wl_store_call_tenant(), NULL);
 	InitMaterializedSRF(fcinfo, 0);
 	wl_api_begin(fcinfo, &api);
 	wl_complete_batch(batch, n);
@@ -197,6 +201,7 @@ workload_fail(PG_FUNCTION_ARGS)
 	kind = wl_arg_id(fcinfo, 4, "kind");
 	error = text_to_cstring(PG_GETARG_TEXT_PP(5));
 	wl_payload_check_text(error, "error", WL_MAX_ERROR_LEN);
+	WL_API_ROUTE(fcinfo, NULL, fence.workload_id);
 	wl_api_begin(fcinfo, &api);
 	end = wl_fail(&fence, kind, error);
 	wl_api_end(&api);
@@ -212,6 +217,7 @@ workload_confirm_cancel(PG_FUNCTION_ARGS)
 	WlFence		fence;
 
 	wl_arg_fence(fcinfo, 0, &fence);
+	WL_API_ROUTE(fcinfo, NULL, fence.workload_id);
 	wl_api_begin(fcinfo, &api);
 	wl_confirm_cancel(&fence);
 	wl_api_end(&api);
@@ -245,6 +251,7 @@ workload_execution_context(PG_FUNCTION_ARGS)
 					  errdetail("Item %d of argument \"secret_references\" is not a %s reference.",
 								i + 1, WL_SECRET_SCHEME));
 	}
+	WL_API_ROUTE(fcinfo, NULL, fence.workload_id);
 	wl_api_begin(fcinfo, &api);
 	answer = wl_api_transfer(wl_execution_context(&fence, refs));
 	wl_api_end(&api);

@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "compat.h"
 #include "payload.h"
+#include "store_ops.h"
 #include "saga.h"
 #include "waits.h"
 
@@ -37,6 +38,7 @@ workload_resume(PG_FUNCTION_ARGS)
 
 	wl_arg_fence(fcinfo, 0, &fence);
 	expected = PG_ARGISNULL(4) ? NULL : PG_GETARG_JSONB_P(4);
+	WL_API_ROUTE(fcinfo, NULL, fence.workload_id);
 	wl_api_begin(fcinfo, &api);
 	answer = wl_api_transfer(wl_checkpoint_resume(&fence, expected));
 	wl_api_end(&api);
@@ -72,6 +74,7 @@ workload_wait(PG_FUNCTION_ARGS)
 	deadline = PG_GETARG_TIMESTAMPTZ(6);
 	if (TIMESTAMP_NOT_FINITE(deadline) || deadline <= wl_now())
 		wl_refuse(WL_E_INVALID, errdetail("Argument \"deadline\" must be a time in the future."));
+	WL_API_ROUTE(fcinfo, NULL, fence.workload_id);
 	wl_api_begin(fcinfo, &api);
 	end = wl_wait_enter(&fence, kind, key, deadline);
 	wl_api_end(&api);

@@ -10,6 +10,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -38,6 +39,115 @@ typedef struct TenantEntry
 } TenantEntry;
 
 static HTAB *tenants = NULL;
+
+/*
+ * The tenant the current call named (a tenant-first overload, a routed
+ * call): every row the call locks is looked for in that tenant, so a
+ * workload of another tenant is not found.  Set and cleared by the entry
+ * point around the call.
+ */
+static char *call_tenant = NULL;
+
+const char *
+wl_store_call_tenant(void)
+{
+	return call_tenant;
+}
+
+void
+wl_store_set_call_tenant(const char *tenant_id)
+{
+	if (call_tenant)
+		pfree(call_tenant);
+	call_tenant = tenant_id ? MemoryContextStrdup(TopMemoryContext, tenant_id) : NULL;
+}
+
+/*
+ * wl_store_touch_arg: the applications of tenant_id that who may act in, the
+ * last parameter of a MAY_TOUCH statement on Citus (MAY_TOUCH_CITUS); NULL
+ * (*null = 'n') on one node, for a caller who acts everywhere, or when the
+ * tenant is not known (the statement then finds nothing).
+ */
+Datum
+wl_store_touch_arg(const WlCaller *who, const char *tenant_id, char *null)
+{
+	Datum		a[2];
+	SPITupleTable *t;
+	Datum		apps;
+
+	*null = 'n';
+	if (!wl_store_citus() || who == NULL || who->admin || tenant_id == NULL)
+		return (Datum) 0;
+	a[0] = DirectFunctionCall1(namein, CStringGetDatum(who->role ? who->role : ""));
+	a[1] = CStringGetTextDatum(tenant_id);
+	t = wl_store_run(P_MEMBER_APPS, a, NULL, 1, SPI_OK_SELECT);
+	apps = PointerGetDatum(wl_store_array(t, 0, 1));
+	SPI_freetuptable(t);
+	*null = ' ';
+	return apps;
+}
+
+/* whether the tables are distributed, per catalog generation (Citus's metadata) */
+static bool distributed = false;
+static uint64 distributed_generation = 0;
+
+/*
+ * wl_store_citus_distributed: whether this database runs on Citus with
+ * workload_citus_distribute() done (the tables distributed by tenant).
+ */
+bool
+wl_store_citus_distributed(void)
+{
+	SPITupleTable *t;
+
+	if (!wl_store_citus())
+		return false;
+	if (distributed_generation == wl_catalog_generation() && distributed)
+		return true;
+	t = wl_store_run(P_CITUS_DISTRIBUTED, NULL, NULL, 1, SPI_OK_SELECT);
+	distributed = wl_store_bool(t, 0, 1);
+	SPI_freetuptable(t);
+	distributed_generation = wl_catalog_generation();
+	return distributed;
+}
+
+/* wl_store_citus_tenant_local: whether this node holds the tenant's shard. */
+bool
+wl_store_citus_tenant_local(const char *tenant_id)
+{
+	Datum		a[1];
+	SPITupleTable *t;
+	bool		local;
+
+	a[0] = CStringGetTextDatum(tenant_id);
+	t = wl_store_run(P_CITUS_TENANT_LOCAL, a, NULL, 1, SPI_OK_SELECT);
+	local = wl_store_bool(t, 0, 1);
+	SPI_freetuptable(t);
+	return local;
+}
+
+/*
+ * wl_store_citus_route runs workload.route_<function>($1, ..., $nargs) (the
+ * tenant first, the caller last), which Citus delegates to the node holding
+ * the tenant (force_delegation: docs/citus-design.md section b).  Planned for
+ * this call (a generic plan would not be delegated) and not saved: one per
+ * call.  Returns its rows, valid until SPI_finish.
+ */
+SPITupleTable *
+wl_store_citus_route(const char *function, int nargs, Oid *types, Datum *values,
+					 const char *nulls)
+{
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT * FROM workload.route_%s(", function);
+	for (int i = 0; i < nargs; i++)
+		appendStringInfo(&sql, "%s$%d", i ? ", " : "", i + 1);
+	appendStringInfoChar(&sql, ')');
+	if (SPI_execute_with_args(sql.data, nargs, types, values, nulls, false, 0) < 0)
+		elog(ERROR, "could not route %s", function);
+	return SPI_tuptable;
+}
 
 void
 wl_store_tenant_remember(const char *workload_id, const char *tenant_id)
@@ -75,6 +185,8 @@ wl_store_tenant_hint(const char *workload_id)
 {
 	TenantEntry *e;
 
+	if (call_tenant)
+		return call_tenant;
 	if (tenants == NULL || workload_id == NULL || strlen(workload_id) >= TENANT_KEY_LEN)
 		return NULL;
 	e = hash_search(tenants, workload_id, HASH_FIND, NULL);

@@ -29,14 +29,25 @@ name_arg(const char *s)
 Jsonb *
 wl_store_document(const char *workload_id, bool full, const WlCaller *who)
 {
-	Datum		args[3];
+	Datum		args[5];
+	char		nulls[5] = {' ', ' ', ' ', 'n', 'n'};
 	SPITupleTable *t;
 	Jsonb	   *doc = NULL;
+	const char *tenant = wl_store_tenant_hint(workload_id);
 
+	/* on Citus: read on the tenant's node only (none: there is no such workload) */
+	if (tenant == NULL && wl_store_citus() && (tenant = wl_store_tenant_of(workload_id)) == NULL)
+		return NULL;
 	args[0] = CStringGetTextDatum(workload_id);
 	args[1] = BoolGetDatum(who == NULL || who->admin);
 	args[2] = name_arg(who && who->role ? who->role : "");
-	t = wl_store_run(full ? P_DOC_FULL : P_DOC, args, NULL, 1, SPI_OK_SELECT);
+	if (tenant)
+	{
+		args[3] = CStringGetTextDatum(tenant);
+		nulls[3] = ' ';
+	}
+	args[4] = wl_store_touch_arg(who, tenant, &nulls[4]);
+	t = wl_store_run(full ? P_DOC_FULL : P_DOC, args, nulls, 1, SPI_OK_SELECT);
 	if (SPI_processed > 0)
 		doc = wl_store_jsonb(t, 0, 1);
 	SPI_freetuptable(t);

@@ -386,6 +386,14 @@ extern bool wl_store_citus(void);
 extern void wl_store_init(void);
 /* store_citus.c */
 extern void wl_store_tenant_remember(const char *workload_id, const char *tenant_id);
+extern const char *wl_store_call_tenant(void);
+extern Datum wl_store_touch_arg(const WlCaller *who, const char *tenant_id, char *null);
+extern void wl_store_set_call_tenant(const char *tenant_id);
+extern bool wl_store_citus_distributed(void);
+extern bool wl_store_citus_tenant_local(const char *tenant_id);
+/* the rows of a routed call, for the entry point to return (valid until SPI_finish) */
+extern struct SPITupleTable *wl_store_citus_route(const char *function, int nargs, Oid *types,
+												  Datum *values, const char *nulls);
 extern const char *wl_store_tenant_hint(const char *workload_id);
 extern const char *wl_store_tenant_of(const char *workload_id);
 extern const char *wl_store_tenant_of_many(char **ids, int n);

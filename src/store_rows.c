@@ -81,8 +81,8 @@ row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
 bool
 wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
 {
-	Datum		args[4];
-	char		nulls[4] = {' ', ' ', ' ', 'n'};
+	Datum		args[5];
+	char		nulls[5] = {' ', ' ', ' ', 'n', 'n'};
 	SPITupleTable *t;
 	bool		found;
 	const char *tenant = wl_store_tenant_hint(workload_id);
@@ -101,6 +101,7 @@ wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
 		args[3] = CStringGetTextDatum(tenant);
 		nulls[3] = ' ';
 	}
+	args[4] = wl_store_touch_arg(who, tenant, &nulls[4]);
 	t = wl_store_run(P_LOCK, args, nulls, 1, SPI_OK_SELECT);
 	found = SPI_processed > 0;
 	if (found)
@@ -119,8 +120,8 @@ void
 wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *found)
 {
 	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
-	Datum		args[4];
-	char		nulls[4] = {' ', ' ', ' ', 'n'};
+	Datum		args[5];
+	char		nulls[5] = {' ', ' ', ' ', 'n', 'n'};
 	SPITupleTable *t;
 	int			got;
 	int			id_col;
@@ -128,7 +129,13 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 	const char *tenant = NULL;
 
 	/* on Citus, a batch of one tenant is locked on its node; else one by one */
-	if (wl_store_citus())
+	if (wl_store_call_tenant())
+	{
+		tenant = wl_store_call_tenant();
+		args[3] = CStringGetTextDatum(tenant);
+		nulls[3] = ' ';
+	}
+	else if (wl_store_citus())
 	{
 		tenant = wl_store_tenant_of_many(ids, n);
 		if (tenant == NULL)
@@ -148,6 +155,7 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 	}
 	args[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
 	caller_args(who, &args[1]);
+	args[4] = wl_store_touch_arg(who, tenant, &nulls[4]);
 	t = wl_store_run(P_LOCK_MANY, args, nulls, 0, SPI_OK_SELECT);
 	got = (int) SPI_processed;
 	id_col = SPI_fnumber(t->tupdesc, "workload_id");
@@ -288,21 +296,21 @@ bool
 wl_store_fenced(const WlFencedCall *c, WlRow *row)
 {
 	static const WlPlanId plan[] = {P_FENCED_START, P_FENCED_BEAT, P_FENCED_COMPLETE};
-	Datum		a[12];
-	char		nulls[12];
+	Datum		a[13];
+	char		nulls[13];
 	SPITupleTable *t;
 	bool		found;
 	int			tenant_arg = c->kind == WL_FENCED_COMPLETE ? 11 : 10;
 	const char *tenant = NULL;
 
 	memset(nulls, ' ', sizeof(nulls));
-	/* on Citus: the tenant this backend claimed it for, else the cluster's answer */
-	if (wl_store_citus())
-	{
-		tenant = wl_store_tenant_hint(c->fence->workload_id);
-		if (tenant == NULL)
-			tenant = wl_store_tenant_of(c->fence->workload_id);
-	}
+	/*
+	 * The tenant the call named; on Citus, else the one this backend claimed
+	 * it for, else the cluster's answer
+	 */
+	tenant = wl_store_tenant_hint(c->fence->workload_id);
+	if (tenant == NULL)
+		tenant = wl_store_tenant_of(c->fence->workload_id);
 
 	a[0] = CStringGetTextDatum(c->fence->workload_id);
 	a[1] = CStringGetTextDatum(c->fence->claim_id);
@@ -325,6 +333,7 @@ wl_store_fenced(const WlFencedCall *c, WlRow *row)
 	}
 	a[tenant_arg] = tenant ? CStringGetTextDatum(tenant) : (Datum) 0;
 	nulls[tenant_arg] = tenant ? ' ' : 'n';
+	a[tenant_arg + 1] = wl_store_touch_arg(c->who, tenant, &nulls[tenant_arg + 1]);
 	t = wl_store_run(plan[c->kind], a, nulls, 1, SPI_OK_UPDATE_RETURNING);
 	found = SPI_processed > 0;
 	if (found)

@@ -101,12 +101,21 @@
 	"  'error', " err ")"
 
 /* a workload's child rows: keyed by its tenant and creation sequence */
-#define CHILD_OF_W(x) " " x ".tenant_id = w.tenant_id AND " x ".workload_seq = w.seq "
+#define CHILD_OF_W(x) CHILD_OF(x, "w.tenant_id")
+#define CHILD_OF(x, t) " " x ".tenant_id = " t " AND " x ".workload_seq = w.seq "
 
 /* a workload row and its spec, looked up by its key for each row (OFFSET 0: never a join plan) */
 #define FROM_DOC \
 	" FROM workload.workloads w CROSS JOIN LATERAL (SELECT * FROM workload.specs s " \
 	"  WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq OFFSET 0) s "
+/*
+ * ... on Citus, which runs a statement on one node only when every table in
+ * it is constrained by a tenant it can read off the statement ($4, not
+ * w.tenant_id), and not through a LATERAL with OFFSET
+ */
+#define FROM_DOC_CITUS \
+	" FROM workload.workloads w JOIN workload.specs s " \
+	"  ON s.tenant_id = $4 AND s.workload_seq = w.seq "
 
 /*
  * Statements reach rows by key, and say so in a way no plan can undo: a
@@ -141,18 +150,28 @@
  * member (itself or through a role it belongs to) of the row's tenant and
  * application.  A row the caller may not touch is never locked.
  */
-#define MAY_TOUCH(w) \
-	"($2 OR EXISTS (SELECT 1 FROM workload.tenant_members m " \
-	"  JOIN pg_catalog.pg_roles r ON r.rolname = m.role " \
-	"  WHERE m.tenant_id = " w ".tenant_id AND m.application_id = " w ".application_id " \
-	"    AND pg_catalog.pg_has_role($3, r.oid, 'MEMBER')))"
+#define MAY_TOUCH(w) MAY_TOUCH_AS(w, "$2", "$3")
 
-/* MAY_TOUCH with the caller in other parameters */
+/*
+ * MAY_TOUCH with the caller in other parameters.  A membership of a role
+ * that no longer exists counts for nobody (to_regrole is NULL, and so is
+ * pg_has_role); the role is looked up by name, not joined to pg_roles, so
+ * that Citus runs the statement on the one node of its tenant (a join with
+ * a local catalog is planned across the cluster).
+ */
 #define MAY_TOUCH_AS(w, admin, role) \
 	"(" admin " OR EXISTS (SELECT 1 FROM workload.tenant_members m " \
-	"  JOIN pg_catalog.pg_roles r ON r.rolname = m.role " \
 	"  WHERE m.tenant_id = " w ".tenant_id AND m.application_id = " w ".application_id " \
-	"    AND pg_catalog.pg_has_role(" role ", r.oid, 'MEMBER')))"
+	"    AND " HAS_ROLE(role, "m.role") "))"
+/*
+ * ... on Citus: a statement Citus delegates must not mix a distributed
+ * table with a reference table (tenant_members), so the applications of the
+ * row's tenant that the caller may act in come as a parameter (read before,
+ * P_MEMBER_APPS)
+ */
+#define MAY_TOUCH_CITUS(w, admin, apps) "(" admin " OR " w ".application_id = ANY(" apps "))"
+#define HAS_ROLE(who, role) \
+	"pg_catalog.pg_has_role(" who ", pg_catalog.to_regrole(" role "::text)::oid, 'MEMBER')"
 
 /*
  * A fenced call's one conditional statement (store_rows.c,
@@ -163,35 +182,39 @@
  * touch the row ($6: acts everywhere).  The same checks, in the order SPEC
  * section 4 gives them, are what fence.c decides when this matches nothing.
  */
-#define FENCE_HOLDS \
+#define FENCE_HOLDS(touch) \
 	" w.workload_id = $1 AND w.claim_id = $2 AND w.worker_id = $3 AND w.fencing_token = $4 " \
 	"  AND w.lease_expires_at > $5 AND (w.claimed_by IS NULL OR $8 OR w.claimed_by = $7::text) " \
-	"  AND " MAY_TOUCH_AS("w", "$6", "$7")
+	"  AND " touch
+#define FENCE_TOUCH MAY_TOUCH_AS("w", "$6", "$7")
 #define FENCED_ARGS TEXTOID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID, BOOLOID, NAMEOID, BOOLOID
 
-#define LOCK_SQL(tenant) \
+/* on one node: the tenant the call named, if it named one */
+#define ANY_TENANT(p) " AND (" p "::text IS NULL OR w.tenant_id = " p ") "
+
+#define LOCK_SQL(touch, tenant) \
 	"SELECT " ROW_COLUMNS \
-	"FROM workload.workloads w WHERE w.workload_id = $1 AND " MAY_TOUCH("w") tenant \
+	"FROM workload.workloads w WHERE w.workload_id = $1 AND " touch tenant \
 	" FOR NO KEY UPDATE OF w"
-#define LOCK_MANY_SQL(tenant) \
+#define LOCK_MANY_SQL(touch, tenant) \
 	"SELECT " ROW_COLUMNS ", w.workload_id " \
-	"FROM workload.workloads w WHERE w.workload_id = ANY($1) AND " MAY_TOUCH("w") tenant \
+	"FROM workload.workloads w WHERE w.workload_id = ANY($1) AND " touch tenant \
 	" ORDER BY w.workload_id COLLATE \"C\" FOR NO KEY UPDATE OF w"
-#define FENCED_START_SQL(tenant) \
+#define FENCED_START_SQL(touch, tenant) \
 	"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, " \
 	"  started_at = $5, " \
 	"  deadline_at = workload.claim_deadline(w.created_at, $5, NULL, w.execution_ms, w.overall_ms, true) " \
-	"WHERE" FENCE_HOLDS tenant " AND w.state = $9 " \
+	"WHERE" FENCE_HOLDS(touch) tenant " AND w.state = $9 " \
 	"RETURNING " ROW_COLUMNS
-#define FENCED_BEAT_SQL(tenant) \
+#define FENCED_BEAT_SQL(touch, tenant) \
 	"UPDATE workload.workloads w SET lease_expires_at = $9, last_heartbeat_at = $5, " \
 	"  updated_at = $5, progress = COALESCE($10, w.progress) " \
-	"WHERE" FENCE_HOLDS tenant \
+	"WHERE" FENCE_HOLDS(touch) tenant \
 	" RETURNING " ROW_COLUMNS
-#define FENCED_COMPLETE_SQL(tenant) \
+#define FENCED_COMPLETE_SQL(touch, tenant) \
 	"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, " \
 	"  claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = $11 " \
-	"WHERE" FENCE_HOLDS tenant " AND w.state = $9 AND NOT w.has_criteria " \
+	"WHERE" FENCE_HOLDS(touch) tenant " AND w.state = $9 AND NOT w.has_criteria " \
 	"RETURNING " ROW_COLUMNS
 
 #define DEADLINE_DUE_SQL(lock, tenant) \
@@ -346,16 +369,57 @@
 	"'last_workload_id', s.last_workload_id, 'last_error', s.last_error, " \
 	"'created_by', s.created_by, 'created_at', s.created_at, 'updated_at', s.updated_at)"
 
+/* a workload's document: the row and its spec; the full one adds attempts, checkpoints,
+ * result, events, waits and compensation steps (the closed attempts, then the open one) */
+#define DOC_SQL(from, touch, tenant) \
+	"SELECT jsonb_build_object(" DOC_FIELDS ")" from "WHERE w.workload_id = $1 AND " \
+	touch tenant
+#define DOC_FULL_SQL(from, t, touch, tenant) \
+	"SELECT jsonb_build_object(" DOC_FIELDS ", " \
+	"'attempts', COALESCE((SELECT jsonb_agg(" \
+	ATTEMPT_DOC("a.attempt_number", "a.claim_id", "a.worker_id", "a.fencing_token", \
+	"a.claimed_at", "a.started_at", "a.finished_at", "a.outcome", \
+	"a.failure_kind", "a.error") " ORDER BY a.attempt_number) " \
+	"  FROM workload.attempts a WHERE" CHILD_OF("a", t) "), '[]') || " \
+	"  CASE WHEN w.claim_id IS NULL THEN '[]'::jsonb ELSE jsonb_build_array(" \
+	ATTEMPT_DOC("w.attempt_count", "w.claim_id", "w.worker_id", "w.fencing_token", \
+	"w.claimed_at", "w.started_at", "NULL::timestamptz", "NULL::text", \
+	"NULL::text", "NULL::text") ") END, " \
+	"'checkpoints', COALESCE((SELECT jsonb_agg(" CHECKPOINT_DOC " || jsonb_build_object('state', c.state) " \
+	"  ORDER BY c.sequence) FROM workload.checkpoints c WHERE" CHILD_OF("c", t) "), '[]'), " \
+	"'result', (SELECT " RESULT_DOC " FROM workload.results r WHERE r.tenant_id = " t " " \
+	"  AND r.application_id = w.application_id AND r.result_id = w.result_id), " \
+	"'events', COALESCE((SELECT jsonb_agg(jsonb_build_object('sequence', e.sequence, " \
+	"  'event_type', workload.event_type(e.to_state), 'from_state', e.from_state, " \
+	"  'to_state', e.to_state, 'actor', e.actor, 'at', e.at, 'db_role', e.db_role, " \
+	"  'evidence', e.evidence) ORDER BY e.sequence) FROM workload.events e " \
+	"  WHERE" CHILD_OF("e", t) "), '[]'), " \
+	"'waits', COALESCE((SELECT jsonb_agg(" WAIT_DOC " ORDER BY x.wait_number) " \
+	"  FROM workload.waits x WHERE x.tenant_id = " t " AND x.workload_id = w.workload_id), '[]'), " \
+	"'compensations', COALESCE((SELECT jsonb_agg(" COMP_DOC " ORDER BY p.step) " \
+	"  FROM workload.compensations p WHERE p.tenant_id = " t " " \
+	"    AND p.workload_id = w.workload_id), '[]'))" \
+	from "WHERE w.workload_id = $1 AND " touch tenant
+
 const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/*
 	 * $4 is the workload's tenant on Citus (store_citus.c finds it), where
-	 * FOR UPDATE is allowed only on one tenant's shard; unused on one node
+	 * FOR UPDATE is allowed only on one tenant's shard; on one node, the
+	 * tenant the call named (a tenant-first overload), or NULL
 	 */
-	[P_LOCK] = {LOCK_SQL(""), 4, {TEXTOID, BOOLOID, NAMEOID, TEXTOID}, false,
-	LOCK_SQL(" AND w.tenant_id = $4")},
+	/*
+	 * $4 is the workload's tenant on Citus (store_citus.c finds it), where
+	 * FOR UPDATE is allowed only on one tenant's shard; on one node, the
+	 * tenant the call named (a tenant-first overload), or NULL.  $5: on
+	 * Citus, the applications of that tenant the caller may act in
+	 */
+	[P_LOCK] = {LOCK_SQL(MAY_TOUCH("w"), ANY_TENANT("$4")), 5,
+		{TEXTOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
+	LOCK_SQL(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4")},
 	/* a batch's rows, locked in workload_id order (byte order, as the C sorts them) */
-	[P_LOCK_MANY] = {LOCK_MANY_SQL(""), 4, {TEXTARRAYOID, BOOLOID, NAMEOID, TEXTOID}, false,
-	LOCK_MANY_SQL(" AND w.tenant_id = $4")},
+	[P_LOCK_MANY] = {LOCK_MANY_SQL(MAY_TOUCH("w"), ANY_TENANT("$4")), 5,
+		{TEXTARRAYOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
+	LOCK_MANY_SQL(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4")},
 	[P_SAVE] = {
 		"UPDATE workload.workloads SET state = $2, updated_at = $3, state_entered_at = $4, "
 		"  next_attempt_at = $5, attempt_count = $6, retry_count = $7, fencing_token = $8, "
@@ -375,13 +439,16 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * result $11, the claim released; not for a workload with completion
 	 * criteria).  Each returns the row as it is now.
 	 */
-	/* the last parameter is the tenant on Citus (store_citus.c), unused on one node */
-	[P_FENCED_START] = {FENCED_START_SQL(""), 11, {FENCED_ARGS, ST, ST, TEXTOID}, false,
-	FENCED_START_SQL(" AND w.tenant_id = $11 ")},
-	[P_FENCED_BEAT] = {FENCED_BEAT_SQL(""), 11, {FENCED_ARGS, TIMESTAMPTZOID, JSONBOID, TEXTOID}, false,
-	FENCED_BEAT_SQL(" AND w.tenant_id = $11 ")},
-	[P_FENCED_COMPLETE] = {FENCED_COMPLETE_SQL(""), 12, {FENCED_ARGS, ST, ST, TEXTOID, TEXTOID}, false,
-	FENCED_COMPLETE_SQL(" AND w.tenant_id = $12 ")},
+	/* the last parameter is the tenant, as $4 of P_LOCK */
+	[P_FENCED_START] = {FENCED_START_SQL(FENCE_TOUCH, ANY_TENANT("$11")), 12,
+		{FENCED_ARGS, ST, ST, TEXTOID, TEXTARRAYOID}, false,
+	FENCED_START_SQL(MAY_TOUCH_CITUS("w", "$6", "$12"), " AND w.tenant_id = $11 ")},
+	[P_FENCED_BEAT] = {FENCED_BEAT_SQL(FENCE_TOUCH, ANY_TENANT("$11")), 12,
+		{FENCED_ARGS, TIMESTAMPTZOID, JSONBOID, TEXTOID, TEXTARRAYOID}, false,
+	FENCED_BEAT_SQL(MAY_TOUCH_CITUS("w", "$6", "$12"), " AND w.tenant_id = $11 ")},
+	[P_FENCED_COMPLETE] = {FENCED_COMPLETE_SQL(FENCE_TOUCH, ANY_TENANT("$12")), 13,
+		{FENCED_ARGS, ST, ST, TEXTOID, TEXTOID, TEXTARRAYOID}, false,
+	FENCED_COMPLETE_SQL(MAY_TOUCH_CITUS("w", "$6", "$13"), " AND w.tenant_id = $12 ")},
 	/* a workload's queue row: inserted when it becomes READY */
 	[P_QUEUE_PUT] = {
 		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "
@@ -488,38 +555,13 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"INSERT INTO workload.dependencies (tenant_id, workload_id, depends_on, required_state) "
 		"VALUES ($4, $1, $2, $3)",
 	4, {TEXTOID, TEXTOID, ST, TEXTOID}},
-	[P_DOC] = {
-		"SELECT jsonb_build_object(" DOC_FIELDS ")" FROM_DOC "WHERE w.workload_id = $1 AND "
-		MAY_TOUCH("w"),
-	3, {TEXTOID, BOOLOID, NAMEOID}},
-	[P_DOC_FULL] = {
-		"SELECT jsonb_build_object(" DOC_FIELDS ", "
-		/* the closed attempts, then the open one (the highest number) */
-		"'attempts', COALESCE((SELECT jsonb_agg("
-		ATTEMPT_DOC("a.attempt_number", "a.claim_id", "a.worker_id", "a.fencing_token",
-					"a.claimed_at", "a.started_at", "a.finished_at", "a.outcome",
-					"a.failure_kind", "a.error") " ORDER BY a.attempt_number) "
-		"  FROM workload.attempts a WHERE" CHILD_OF_W("a") "), '[]') || "
-		"  CASE WHEN w.claim_id IS NULL THEN '[]'::jsonb ELSE jsonb_build_array("
-		ATTEMPT_DOC("w.attempt_count", "w.claim_id", "w.worker_id", "w.fencing_token",
-					"w.claimed_at", "w.started_at", "NULL::timestamptz", "NULL::text",
-					"NULL::text", "NULL::text") ") END, "
-		"'checkpoints', COALESCE((SELECT jsonb_agg(" CHECKPOINT_DOC " || jsonb_build_object('state', c.state) "
-		"  ORDER BY c.sequence) FROM workload.checkpoints c WHERE" CHILD_OF_W("c") "), '[]'), "
-		"'result', (SELECT " RESULT_DOC " FROM workload.results r WHERE r.tenant_id = w.tenant_id "
-		"  AND r.application_id = w.application_id AND r.result_id = w.result_id), "
-		"'events', COALESCE((SELECT jsonb_agg(jsonb_build_object('sequence', e.sequence, "
-		"  'event_type', workload.event_type(e.to_state), 'from_state', e.from_state, "
-		"  'to_state', e.to_state, 'actor', e.actor, 'at', e.at, 'db_role', e.db_role, "
-		"  'evidence', e.evidence) ORDER BY e.sequence) FROM workload.events e "
-		"  WHERE" CHILD_OF_W("e") "), '[]'), "
-		"'waits', COALESCE((SELECT jsonb_agg(" WAIT_DOC " ORDER BY x.wait_number) "
-		"  FROM workload.waits x WHERE x.tenant_id = w.tenant_id AND x.workload_id = w.workload_id), '[]'), "
-		"'compensations', COALESCE((SELECT jsonb_agg(" COMP_DOC " ORDER BY p.step) "
-		"  FROM workload.compensations p WHERE p.tenant_id = w.tenant_id "
-		"    AND p.workload_id = w.workload_id), '[]'))"
-		FROM_DOC "WHERE w.workload_id = $1 AND " MAY_TOUCH("w"),
-	3, {TEXTOID, BOOLOID, NAMEOID}},
+	/* $4: the workload's tenant when the call knows it (on Citus: routed to its node) */
+	[P_DOC] = {DOC_SQL(FROM_DOC, MAY_TOUCH("w"), ANY_TENANT("$4")), 5,
+		{TEXTOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
+	DOC_SQL(FROM_DOC_CITUS, MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4")},
+	[P_DOC_FULL] = {DOC_FULL_SQL(FROM_DOC, "w.tenant_id", MAY_TOUCH("w"), ANY_TENANT("$4")), 5,
+		{TEXTOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
+	DOC_FULL_SQL(FROM_DOC_CITUS, "$4", MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4")},
 	[P_LIST] = {
 		"SELECT jsonb_build_object(" DOC_FIELDS ")" FROM_DOC
 		"WHERE w.tenant_id = $1 AND w.application_id = $2 AND ($3 IS NULL OR w.state = $3) "
@@ -722,10 +764,15 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	2, {BYTEAOID, TIMESTAMPTZOID}},
 	/* A role is a member through itself or any role it belongs to. */
 	[P_MEMBER] = {
-		"SELECT 1 FROM workload.tenant_members m JOIN pg_catalog.pg_roles r ON r.rolname = m.role "
-		"WHERE m.tenant_id = $2 AND m.application_id = $3 AND pg_catalog.pg_has_role($1, r.oid, 'MEMBER') "
+		"SELECT 1 FROM workload.tenant_members m "
+		"WHERE m.tenant_id = $2 AND m.application_id = $3 AND " HAS_ROLE("$1", "m.role") " "
 		"LIMIT 1",
 	3, {NAMEOID, TEXTOID, TEXTOID}},
+	/* the applications of tenant $2 that role $1 may act in (for MAY_TOUCH_CITUS) */
+	[P_MEMBER_APPS] = {
+		"SELECT COALESCE(array_agg(m.application_id), '{}') FROM workload.tenant_members m "
+		"WHERE m.tenant_id = $2 AND " HAS_ROLE("$1", "m.role"),
+	2, {NAMEOID, TEXTOID}, true},
 	[P_MEMBER_PUT] = {
 		"INSERT INTO workload.tenant_members (role, tenant_id, application_id) VALUES ($1, $2, $3) "
 		"ON CONFLICT DO NOTHING",
@@ -1008,6 +1055,18 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/* ---- Citus only (store_citus.c): the claim as one statement per table ---- */
 	[P_CITUS_TENANT_OF] = {
 		"SELECT w.tenant_id FROM workload.workloads w WHERE w.workload_id = $1",
+	1, {TEXTOID}},
+	/* whether workload_citus_distribute() has run (Citus's metadata, on every node) */
+	[P_CITUS_DISTRIBUTED] = {
+		"SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition d "
+		"  WHERE d.logicalrelid = 'workload.workloads'::pg_catalog.regclass)",
+	0, {InvalidOid}},
+	/* whether this node holds the shard of tenant $1 */
+	[P_CITUS_TENANT_LOCAL] = {
+		"SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p "
+		"  WHERE p.shardid = pg_catalog.get_shard_id_for_distribution_column("
+		"      'workload.workloads'::pg_catalog.regclass, $1) "
+		"    AND p.groupid = (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g))",
 	1, {TEXTOID}},
 	[P_CITUS_REVOKED_NOW] = {
 		"SELECT " REVOKED_NOW,

@@ -87,12 +87,17 @@ wlw_item_free(WlwItem *it)
 	memset(it, 0, sizeof(*it));
 }
 
-/* fence_call sends fn(workload_id, claim_id, worker_id, token, extra...). */
+/*
+ * fence_call sends fn(tenant, workload_id, claim_id, worker_id, token,
+ * extra...): $1..$4 are the fence, the extras follow, and the tenant is the
+ * last parameter (the tenant-first overloads: on Citus the call runs on the
+ * tenant's node with no lookup of where the workload is).
+ */
 static WlwCall
 fence_call(const char *sql, WlwItem *it, int nextra, const char *const *extra,
 		   WlwError *err, char **value)
 {
-	const char *params[8];
+	const char *params[9];
 	PGresult   *res;
 	bool		nocon;
 	WlwCall		v;
@@ -103,7 +108,8 @@ fence_call(const char *sql, WlwItem *it, int nextra, const char *const *extra,
 	params[3] = it->token;
 	for (int i = 0; i < nextra; i++)
 		params[4 + i] = extra[i];
-	res = wlw_db_call(sql, 4 + nextra, params, err, &nocon);
+	params[4 + nextra] = wlw_opt.tenant;
+	res = wlw_db_call(sql, 5 + nextra, params, err, &nocon);
 	v = wlw_db_verdict(res, nocon, err);
 	if (value)
 		*value = (res && PQntuples(res) > 0) ? wlw_db_value(res, 0, 0) : NULL;
@@ -120,7 +126,7 @@ WlwCall
 wlw_db_heartbeat(WlwItem *it, bool *cancel, WlwError *err)
 {
 	static const char *sql =
-	"SELECT workload_heartbeat($1, $2, $3, $4::bigint, $5::interval, $6::jsonb) ->> 'cancellation_requested'";
+	"SELECT workload_heartbeat($7, $1, $2, $3, $4::bigint, $5::interval, $6::jsonb) ->> 'cancellation_requested'";
 	char		lease[32];
 	const char *extra[2];
 	char	   *answer = NULL;
@@ -155,7 +161,7 @@ wlw_db_checkpoint(WlwItem *it, const char *state, WlwError *err)
 {
 	const char *extra[1] = {state};
 
-	return fence_call("SELECT workload_checkpoint($1, $2, $3, $4::bigint, $5::jsonb)",
+	return fence_call("SELECT workload_checkpoint($6, $1, $2, $3, $4::bigint, $5::jsonb)",
 					  it, 1, extra, err, NULL);
 }
 
@@ -172,7 +178,7 @@ wlw_db_complete(WlwItem *it, const char *output, WlwError *err)
 	snprintf(result_id, sizeof(result_id), "%s:%d", it->workload_id, it->attempt);
 	extra[0] = result_id;
 	extra[1] = output;
-	return fence_call("SELECT workload_complete($1, $2, $3, $4::bigint, $5, $6::jsonb)",
+	return fence_call("SELECT workload_complete($7, $1, $2, $3, $4::bigint, $5, $6::jsonb)",
 					  it, 2, extra, err, NULL);
 }
 
@@ -182,7 +188,7 @@ wlw_db_fail(WlwItem *it, const char *kind, const char *error, char **state, WlwE
 {
 	const char *extra[2] = {kind, error};
 
-	return fence_call("SELECT workload_fail($1, $2, $3, $4::bigint, $5, $6)::text",
+	return fence_call("SELECT workload_fail($7, $1, $2, $3, $4::bigint, $5, $6)::text",
 					  it, 2, extra, err, state);
 }
 
@@ -190,7 +196,7 @@ wlw_db_fail(WlwItem *it, const char *kind, const char *error, char **state, WlwE
 WlwCall
 wlw_db_confirm_cancel(WlwItem *it, WlwError *err)
 {
-	return fence_call("SELECT workload_confirm_cancel($1, $2, $3, $4::bigint)",
+	return fence_call("SELECT workload_confirm_cancel($5, $1, $2, $3, $4::bigint)",
 					  it, 0, NULL, err, NULL);
 }
 
@@ -206,15 +212,15 @@ WlwCall
 wlw_db_start(WlwItem *it, WlwStart *start, WlwError *err)
 {
 	static const char *sql =
-	"WITH c AS MATERIALIZED (SELECT workload_execution_context($1, $2, $3, $4::bigint) AS x), "
-	"     r AS MATERIALIZED (SELECT workload_resume($1, $2, $3, $4::bigint, $5::jsonb) AS y FROM c) "
+	"WITH c AS MATERIALIZED (SELECT workload_execution_context($6, $1, $2, $3, $4::bigint) AS x), "
+	"     r AS MATERIALIZED (SELECT workload_resume($6, $1, $2, $3, $4::bigint, $5::jsonb) AS y FROM c) "
 	"SELECT (SELECT jsonb_object_agg(key, value) FROM jsonb_each(x) "
 	"        WHERE key IN ('attempt_id', 'capabilities', 'connection_scopes', 'environment'))::text, "
 	"       coalesce((y -> 'checkpoint' ->> 'sequence')::int, 0), "
 	"       (y -> 'checkpoint' -> 'state')::text, "
 	"       nullif(y -> 'wake', 'null'::jsonb)::text "
 	"FROM c, r";
-	const char *params[5];
+	const char *params[6];
 	PGresult   *res;
 	bool		nocon;
 	WlwCall		v;
@@ -225,7 +231,8 @@ wlw_db_start(WlwItem *it, WlwStart *start, WlwError *err)
 	params[2] = wlw_opt.worker_id;
 	params[3] = it->token;
 	params[4] = wlw_opt.expected_snapshots;
-	res = wlw_db_call(sql, 5, params, err, &nocon);
+	params[5] = wlw_opt.tenant;
+	res = wlw_db_call(sql, 6, params, err, &nocon);
 	v = wlw_db_verdict(res, nocon, err);
 	if (v == WLW_OK && PQntuples(res) == 1)
 	{
@@ -294,9 +301,10 @@ static WlwCall
 batch_call(const char *sql, const char *extra, WlwStr *j, WlwBatchItem *items, int n,
 		   const char *ok_outcome, const char *also_ok, WlwError *err)
 {
-	const char *params[3] = {wlw_opt.worker_id, j->data, extra};
+	const char *params[4] = {wlw_opt.worker_id, j->data, extra ? extra : wlw_opt.tenant,
+	wlw_opt.tenant};
 	bool		nocon;
-	PGresult   *res = wlw_db_call(sql, extra ? 3 : 2, params, err, &nocon);
+	PGresult   *res = wlw_db_call(sql, extra ? 4 : 3, params, err, &nocon);
 	WlwCall		v = wlw_db_verdict(res, nocon, err);
 
 	for (int i = 0; i < n; i++)
@@ -338,7 +346,7 @@ wlw_db_heartbeat_many(WlwBatchItem *items, int n, WlwError *err)
 {
 	static const char *sql =
 	"SELECT workload_id, outcome, code, answer ->> 'cancellation_requested' "
-	"FROM workload_heartbeat_many($1, $2::jsonb, $3::interval)";
+	"FROM workload_heartbeat_many($4, $1, $2::jsonb, $3::interval)";
 	char		lease[32];
 	WlwStr		j = {0};
 	bool		ok = wlw_str_cat(&j, "[");
@@ -381,7 +389,7 @@ WlwCall
 wlw_db_complete_many(WlwBatchItem *items, int n, WlwError *err)
 {
 	static const char *sql =
-	"SELECT workload_id, outcome, code, NULL FROM workload_complete_many($1, $2::jsonb)";
+	"SELECT workload_id, outcome, code, NULL FROM workload_complete_many($3, $1, $2::jsonb)";
 	WlwStr		j = {0};
 	bool		ok = wlw_str_cat(&j, "[");
 	WlwCall		v;

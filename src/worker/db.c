@@ -112,11 +112,67 @@ notice_to_log(void *arg, const char *message)
 	wlw_log("server: %.*s", (int) strcspn(message, "\n"), message);
 }
 
+/* open: a connection to --dsn, on host and port instead when they are given */
+static bool
+open_conn(const char *host, const char *port)
+{
+	const char *keys[] = {"connect_timeout", "application_name", "dbname", "host", "port", NULL};
+	const char *vals[] = {"10", "workload-worker", wlw_opt.dsn, host, port, NULL};
+
+	if (host == NULL)
+		keys[3] = NULL;
+	conn = PQconnectdbParams(keys, vals, 1);
+	if (PQstatus(conn) != CONNECTION_OK)
+	{
+		wlw_log("could not connect%s%s: %.*s", host ? " to " : "", host ? host : "",
+				(int) strcspn(PQerrorMessage(conn), "\n"), PQerrorMessage(conn));
+		wlw_db_close();
+		return false;
+	}
+	PQsetNoticeProcessor(conn, notice_to_log, NULL);
+	return true;
+}
+
+/*
+ * follow_tenant: on a Citus cluster, the node that holds the tenant
+ * (workload_tenant_node) is where its calls run and its NOTIFY is sent, so
+ * the worker moves its connection there when --dsn reached another node
+ * (asked again on every reconnect).  One node, or a server without the
+ * function: the connection stays.
+ */
+static bool
+follow_tenant(void)
+{
+	const char *params[1] = {wlw_opt.tenant};
+	PGresult   *res;
+	WlwError	err;
+	bool		lost;
+	char		host[256];
+	char		port[16];
+
+	res = wlw_db_exec_once("SELECT host, port::text FROM workload_tenant_node($1)", 1, params,
+						   &err, &lost);
+	if (res == NULL)
+		return !lost;			/* no such function here: stay */
+	if (PQntuples(res) != 1 || PQgetisnull(res, 0, 0))
+	{
+		PQclear(res);
+		return true;
+	}
+	snprintf(host, sizeof(host), "%s", PQgetvalue(res, 0, 0));
+	snprintf(port, sizeof(port), "%s", PQgetvalue(res, 0, 1));
+	PQclear(res);
+	if (strcmp(port, PQport(conn)) == 0 &&
+		(strcmp(host, PQhost(conn)) == 0 || PQhost(conn)[0] == '/'))
+		return true;			/* here already (a socket path names this host) */
+	wlw_log("tenant %s is held by the node at %s:%s; connecting there", wlw_opt.tenant, host, port);
+	wlw_db_close();
+	return open_conn(host, port);
+}
+
 static bool
 try_connect(void)
 {
-	const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
-	const char *vals[] = {"10", "workload-worker", wlw_opt.dsn, NULL};
 	const char *params[2] = {wlw_opt.tenant, wlw_opt.application};
 	PGresult   *res;
 	WlwError	err;
@@ -124,15 +180,13 @@ try_connect(void)
 	char	   *ident;
 	char		sql[600];
 
-	conn = PQconnectdbParams(keys, vals, 1);
-	if (PQstatus(conn) != CONNECTION_OK)
+	if (!open_conn(NULL, NULL))
+		return false;
+	if (!follow_tenant())
 	{
-		wlw_log("could not connect: %.*s", (int) strcspn(PQerrorMessage(conn), "\n"),
-				PQerrorMessage(conn));
 		wlw_db_close();
 		return false;
 	}
-	PQsetNoticeProcessor(conn, notice_to_log, NULL);
 	res = wlw_db_exec_once("SELECT workload_channel($1, $2)", 2, params, &err, &lost);
 	if (res == NULL)
 	{

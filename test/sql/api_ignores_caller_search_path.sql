@@ -8,12 +8,12 @@ SET workload.clock_override = '2026-01-01 00:00:00+00';
 -- the functions this test calls run with a pinned search_path (since 1.2 they run as their
 -- caller, and the C switches to the extension's owner for the tables), and no function of
 -- the extension is SECURITY DEFINER without one
-SELECT p.proname, p.prosecdef AS security_definer, p.proconfig
+SELECT p.oid::regprocedure AS function, p.prosecdef AS security_definer, p.proconfig
 FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'workload'
 WHERE p.proname IN ('workload_create', 'workload_claim', 'workload_start', 'workload_heartbeat',
                     'workload_checkpoint', 'workload_complete', 'workload_get', 'workload_list', 'workload_history')
-ORDER BY p.proname;
+ORDER BY p.oid::regprocedure::text;
 SELECT count(*) AS definer_without_pinned_path
 FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'workload'

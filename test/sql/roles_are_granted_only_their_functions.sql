@@ -19,15 +19,16 @@ SET ROLE rg_worker;
 SELECT claim_id, fencing_token FROM workload_claim('w1', '{}', 'acme', 'billing', start => true) \gset
 RESET ROLE;
 
--- which role may execute which API function (t = yes)
-SELECT p.proname,
+-- which role may execute which API function (t = yes); a tenant-first overload
+-- (workload_start(tenant_id, workload_id, ...)) is granted as the function it stands for
+SELECT p.proname, p.prosrc = 'workload_tenant_first' AS tenant_first,
        has_function_privilege('workload_client', p.oid, 'EXECUTE') AS client,
        has_function_privilege('workload_worker', p.oid, 'EXECUTE') AS worker,
        has_function_privilege('workload_admin', p.oid, 'EXECUTE') AS admin,
        has_function_privilege('rg_nobody', p.oid, 'EXECUTE') AS public_
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 WHERE n.nspname = 'public' AND p.proname LIKE 'workload\_%'
-ORDER BY p.proname;
+ORDER BY p.proname, 2;
 
 -- the worker
 SET ROLE rg_worker;

@@ -22,7 +22,7 @@ declare -A LAYER=(
 	[checkpoint]=3 [saga]=3 [criteria]=3 [create]=3 [complete]=3 [claim]=3 [claim_resume]=3 [finish]=3 [operate]=3 [create_many]=3
 	[api]=4 [api_create]=4 [api_read]=4 [api_claim]=4 [api_finish]=4 [api_operate]=4
 	[api_orchestrate]=4 [api_authz]=4 [api_meta]=4 [tick]=4 [module]=4 [bgworker]=4
-	[bgw_launcher]=4 [bgw_shmem]=4 [api_cron]=4 [api_citus]=4
+	[bgw_launcher]=4 [bgw_shmem]=4 [api_cron]=4 [api_citus]=4 [api_route]=4
 	[store_sched]=2 [schedule]=3 [schedule_tick]=3 [api_schedule]=4
 )
 

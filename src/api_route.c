@@ -1,0 +1,282 @@
+/*
+ * api_route.c: a call for one tenant runs on one node (SPEC section 1,
+ * "Sharding by tenant is real"; docs/citus-design.md section b).
+ *
+ * - The tenant-first overloads (workload_start(tenant_id, workload_id, ...)
+ *   and the others a worker makes by workload id) are the original function
+ *   with the tenant in front: the call looks for its workload in that tenant
+ *   only (WORKLOAD_NOT_FOUND otherwise), and on Citus needs no lookup to know
+ *   where the workload is.
+ * - On a Citus cluster whose tables are distributed, a call made on a node
+ *   that does not hold its tenant is sent whole to the node that does:
+ *   workload.route_<name>(tenant, <the arguments>, caller), which Citus
+ *   delegates there (force_delegation, co-located with workload.workloads),
+ *   runs the same function there as the same caller, and its answer comes
+ *   back as the answer.  The public functions are never distributed
+ *   themselves (a distributed function called over a one-row subquery
+ *   crashes Citus 13.2's coordinator backend: docs/citus-design.md b).
+ *
+ * Both are one C function each for every function they serve: the original
+ * is found by name and argument types, and called with the arguments moved.
+ * Layer 4.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "nodes/value.h"
+#include "parser/parse_func.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "api.h"
+#include "args.h"
+#include "authz.h"
+#include "catalog.h"
+#include "jsonb_util.h"
+#include "store_ops.h"
+
+#define ROUTE_PREFIX "route_"
+
+/* the call this node runs for another (a route_* function), if any */
+static bool routed_active = false;
+static char *routed_caller = NULL;
+
+/*
+ * wl_api_routed_caller: the caller of the call this node runs for another
+ * node, as that node named it; InvalidOid outside such a call.
+ */
+Oid
+wl_api_routed_caller(void)
+{
+	return routed_active ? get_role_oid(routed_caller, false) : InvalidOid;
+}
+
+/*
+ * original: the function a tenant-first overload or a route_* function
+ * stands for: the same name (without ROUTE_PREFIX), in the extension's API
+ * schema, taking this function's arguments less `front` at the front and
+ * `back` at the back.  Looked up once per FmgrInfo.
+ */
+static FmgrInfo *
+original(FunctionCallInfo fcinfo, int front, int back, bool route)
+{
+	FmgrInfo   *fl = fcinfo->flinfo;
+
+	if (fl->fn_extra == NULL)
+	{
+		HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fl->fn_oid));
+		Form_pg_proc p;
+		char	   *name;
+		char	   *nsp;
+		Oid			oid;
+		FmgrInfo   *orig;
+
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "cache lookup failed for function %u", fl->fn_oid);
+		p = (Form_pg_proc) GETSTRUCT(tup);
+		name = pstrdup(NameStr(p->proname));
+		if (route)
+		{
+			if (strncmp(name, ROUTE_PREFIX, strlen(ROUTE_PREFIX)) != 0)
+				elog(ERROR, "workload: %s is not a routed function", name);
+			name += strlen(ROUTE_PREFIX);
+			nsp = get_namespace_name(wl_catalog_api_schema());
+		}
+		else
+			nsp = get_namespace_name(p->pronamespace);
+		oid = LookupFuncName(list_make2(makeString(nsp), makeString(name)),
+							 p->pronargs - front - back, p->proargtypes.values + front, false);
+		ReleaseSysCache(tup);
+		orig = MemoryContextAllocZero(fl->fn_mcxt, sizeof(FmgrInfo));
+		fmgr_info_cxt(oid, orig, fl->fn_mcxt);
+		fl->fn_extra = orig;
+	}
+	return (FmgrInfo *) fl->fn_extra;
+}
+
+/* call_original calls orig with n of this call's arguments, from `first` on. */
+static Datum
+call_original(FunctionCallInfo fcinfo, FmgrInfo *orig, int first, int n)
+{
+	LOCAL_FCINFO(inner, FUNC_MAX_ARGS);
+	volatile Datum result = (Datum) 0;
+
+	InitFunctionCallInfoData(*inner, orig, n, fcinfo->fncollation, fcinfo->context,
+							 fcinfo->resultinfo);
+	for (int i = 0; i < n; i++)
+		inner->args[i] = fcinfo->args[first + i];
+	result = FunctionCallInvoke(inner);
+	fcinfo->isnull = inner->isnull;
+	return result;
+}
+
+/*
+ * call_in_tenant: the original, with the call's rows looked for in tenant
+ * only; the tenant a call around this one named is put back after it.
+ */
+static Datum
+call_in_tenant(FunctionCallInfo fcinfo, FmgrInfo *orig, const char *tenant, int first, int n)
+{
+	char	   *outer = wl_store_call_tenant() ? pstrdup(wl_store_call_tenant()) : NULL;
+	volatile Datum result = (Datum) 0;
+
+	wl_store_set_call_tenant(tenant);
+	PG_TRY();
+	{
+		result = call_original(fcinfo, orig, first, n);
+	}
+	PG_FINALLY();
+	{
+		wl_store_set_call_tenant(outer);
+	}
+	PG_END_TRY();
+	return result;
+}
+
+/*
+ * workload_tenant_first(tenant_id, <the original's arguments>): every
+ * tenant-first overload.
+ */
+PG_FUNCTION_INFO_V1(workload_tenant_first);
+Datum
+workload_tenant_first(PG_FUNCTION_ARGS)
+{
+	const char *tenant;
+
+	wl_args_require(fcinfo, "tenant_id");
+	tenant = wl_arg_tenant(fcinfo, 0, "tenant_id");
+	return call_in_tenant(fcinfo, original(fcinfo, 1, 0, false), tenant, 1, PG_NARGS() - 1);
+}
+
+/*
+ * workload_routed(tenant, <the original's arguments>, caller): every
+ * workload.route_* function, run on the node Citus delegated it to, as the
+ * caller the sending node named (only the extension's owner may call them).
+ */
+PG_FUNCTION_INFO_V1(workload_routed);
+Datum
+workload_routed(PG_FUNCTION_ARGS)
+{
+	int			n = PG_NARGS();
+	FmgrInfo   *orig = original(fcinfo, 1, 1, true);
+	char	   *tenant;
+	char	   *caller;
+	bool		outer_active = routed_active;
+	char	   *outer_caller = routed_caller;
+	volatile Datum result = (Datum) 0;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(n - 1))
+		elog(ERROR, "workload: a routed call needs its tenant and caller");
+	tenant = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	caller = MemoryContextStrdup(TopMemoryContext, text_to_cstring(PG_GETARG_TEXT_PP(n - 1)));
+	routed_active = true;
+	routed_caller = caller;
+	PG_TRY();
+	{
+		result = call_in_tenant(fcinfo, orig, tenant, 1, n - 2);
+	}
+	PG_FINALLY();
+	{
+		routed_active = outer_active;
+		routed_caller = outer_caller;
+		pfree(caller);
+	}
+	PG_END_TRY();
+	return result;
+}
+
+/* routed_answer returns the routed call's rows as this call's answer. */
+static Datum
+routed_answer(FunctionCallInfo fcinfo, SPITupleTable *t)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bool		isnull;
+	Datum		d;
+	int16		len;
+	bool		byval;
+
+	if (rsinfo != NULL && IsA(rsinfo, ReturnSetInfo))
+	{
+		InitMaterializedSRF(fcinfo, 0);
+		for (uint64 i = 0; i < SPI_processed; i++)
+			tuplestore_puttuple(rsinfo->setResult, t->vals[i]);
+		return (Datum) 0;
+	}
+	if (SPI_processed != 1)
+		elog(ERROR, "workload: a routed call returned " UINT64_FORMAT " rows", SPI_processed);
+	d = SPI_getbinval(t->vals[0], t->tupdesc, 1, &isnull);
+	fcinfo->isnull = isnull;
+	if (isnull)
+		return (Datum) 0;
+	get_typlenbyval(SPI_gettypeid(t->tupdesc, 1), &len, &byval);
+	return SPI_datumTransfer(d, byval, len);
+}
+
+/*
+ * wl_api_route: on Citus, sends this call to the node holding its tenant
+ * (named, or the tenant of workload_id) when this node does not, and puts
+ * its answer in *result (a set-returning function's rows in its set):
+ * true.  false where the call runs here: one node, tables not distributed,
+ * this node holds the tenant, the tenant is not known (the call then finds
+ * the workload missing), or this is the call another node sent.
+ */
+bool
+wl_api_route(FunctionCallInfo fcinfo, const char *tenant, const char *workload_id,
+			 Datum *result)
+{
+	WlApi		api;
+	HeapTuple	tup;
+	Form_pg_proc p;
+	int			n;
+	Oid		   *types;
+	Datum	   *values;
+	char	   *nulls;
+	char	   *name;
+
+	if (routed_active || !wl_store_citus())
+		return false;
+	wl_api_begin(fcinfo, &api);
+	if (tenant == NULL && workload_id != NULL)
+	{
+		tenant = wl_store_tenant_hint(workload_id);
+		if (tenant == NULL)
+			tenant = wl_store_tenant_of(workload_id);
+	}
+	if (tenant == NULL || !wl_store_citus_distributed() || wl_store_citus_tenant_local(tenant))
+	{
+		wl_api_end(&api);
+		return false;
+	}
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+	p = (Form_pg_proc) GETSTRUCT(tup);
+	name = pstrdup(NameStr(p->proname));
+	n = p->pronargs + 2;
+	types = palloc(sizeof(Oid) * n);
+	values = palloc(sizeof(Datum) * n);
+	nulls = palloc(n);
+	types[0] = TEXTOID;
+	values[0] = CStringGetTextDatum(tenant);
+	nulls[0] = ' ';
+	for (int i = 0; i < p->pronargs; i++)
+	{
+		types[i + 1] = p->proargtypes.values[i];
+		values[i + 1] = fcinfo->args[i].value;
+		nulls[i + 1] = fcinfo->args[i].isnull ? 'n' : ' ';
+	}
+	ReleaseSysCache(tup);
+	types[n - 1] = TEXTOID;
+	values[n - 1] = CStringGetTextDatum(wl_authz_caller()->role);
+	nulls[n - 1] = ' ';
+	*result = routed_answer(fcinfo, wl_store_citus_route(name, n, types, values, nulls));
+	wl_api_end(&api);
+	return true;
+}
