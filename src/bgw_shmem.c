@@ -9,7 +9,8 @@
  *   to start it again.
  * - A queue of databases the launcher should look at: a transaction that
  *   created the extension, or a database, adds one when it commits (not
- *   before: a worker started earlier would not see the extension yet).
+ *   before: a worker started earlier would not see the extension yet), and
+ *   so does every COMMIT PREPARED (a prepared transaction may have made it).
  * - DROP DATABASE, ALTER DATABASE ... RENAME / SET TABLESPACE and CREATE
  *   DATABASE ... TEMPLATE stop that database's worker first, since they
  *   fail while another process is connected to it (the launcher starts it
@@ -214,6 +215,16 @@ process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	else
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
+
+	/*
+	 * A prepared transaction (Citus commits DDL on its workers in two phases)
+	 * may have created the extension: COMMIT PREPARED runs no commit hook of
+	 * the session that prepared it, and runs in the same database, so the
+	 * launcher is asked to look at this one once it has committed.
+	 */
+	if (IsA(node, TransactionStmt) &&
+		((TransactionStmt *) node)->kind == TRANS_STMT_COMMIT_PREPARED)
+		request(MyDatabaseId);
 }
 
 /*

@@ -69,39 +69,48 @@ wl_bgworker_init(void)
 /*
  * locked_api_schema: the API schema, with the extension locked against
  * DROP EXTENSION until this transaction ends; InvalidOid when it is not
- * installed.  DROP EXTENSION holds AccessExclusiveLock on the extension
- * from its start (get_object_address), so without this lock a pass that
- * began while a drop was under way would find the tables gone half-way
- * and end the worker with an error.  The lock waits for such a drop;
- * taking it accepts the invalidations of what the drop did, so the second
- * look sees the extension gone.
+ * installed, and *busy (InvalidOid too) when a DROP or ALTER EXTENSION holds
+ * it.  DROP EXTENSION holds AccessExclusiveLock on the extension from its
+ * start (get_object_address), so without this lock a pass that began while
+ * a drop was under way would find the tables gone half-way and end the
+ * worker with an error.  The pass never waits for it (on Citus a tick that
+ * waited there was seen in a distributed deadlock with the coordinator's
+ * DROP EXTENSION): it skips, and the next pass looks again.
  */
 static Oid
-locked_api_schema(void)
+locked_api_schema(bool *busy)
 {
 	Oid			extoid = get_extension_oid("workload", true);
 
+	*busy = false;
 	if (!OidIsValid(extoid))
 		return InvalidOid;
-	LockDatabaseObject(ExtensionRelationId, extoid, 0, AccessShareLock);
+	if (!ConditionalLockDatabaseObject(ExtensionRelationId, extoid, 0, AccessShareLock))
+	{
+		*busy = true;
+		return InvalidOid;
+	}
 	if (get_extension_oid("workload", true) != extoid)
 		return InvalidOid;
 	return wl_catalog_api_schema();
 }
 
-/* run_pass runs workload_tick() once in its own transaction. */
+/* pass_once runs workload_tick() once in its own transaction. */
 static WlPass
-run_pass(void)
+pass_once(void)
 {
 	Oid			schema;
+	bool		busy;
 	WlPass		result = WL_PASS_ABSENT;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	schema = locked_api_schema();
-	if (OidIsValid(schema))
+	schema = locked_api_schema(&busy);
+	if (busy)
+		result = WL_PASS_DONE;	/* a DROP or ALTER EXTENSION is under way */
+	else if (OidIsValid(schema))
 	{
 		char	   *sql = psprintf("SELECT %s.workload_tick()",
 								   quote_identifier(get_namespace_name(schema)));
@@ -124,6 +133,46 @@ run_pass(void)
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	return result;
+}
+
+/*
+ * run_pass runs a pass.  A pass that fails while the extension is being
+ * dropped (its lock held: on Citus a worker's DROP EXTENSION first drops the
+ * shards, which a pass that began may wait for and then find gone) or after
+ * it was dropped ends quietly; any other error ends the worker, and the
+ * launcher starts it again.
+ */
+static WlPass
+run_pass(void)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	volatile WlPass result = WL_PASS_DONE;
+
+	PG_TRY();
+	{
+		result = pass_once();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+		bool		busy;
+		Oid			schema;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		StartTransactionCommand();
+		schema = locked_api_schema(&busy);
+		CommitTransactionCommand();
+		MemoryContextSwitchTo(cxt);
+		if (!busy && OidIsValid(schema))
+			ReThrowError(e);
+		result = busy ? WL_PASS_DONE : WL_PASS_ABSENT;
+		FreeErrorData(e);
+	}
+	PG_END_TRY();
 	pgstat_report_stat(true);
 	pgstat_report_activity(STATE_IDLE, NULL);
 	return result;
