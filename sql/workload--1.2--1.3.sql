@@ -561,6 +561,35 @@ BEGIN
 END
 $$;
 
+-- workload.citus_sequence_range(): on this node of a Citus cluster, the
+-- workload and event sequences draw from the node's own range, group id
+-- times 2^48 on (the coordinator, group 0, from 1), so that no two nodes ever
+-- draw the same value: a tenant's keys stay unique when its shard moves, and
+-- its events rise as long as it moves to a higher-numbered node.  A tenant's
+-- events are all numbered on the node that holds it (every call for it runs
+-- there).  Run on every node by workload_citus_distribute(); a sequence
+-- already past its floor is left alone.
+CREATE FUNCTION workload.citus_sequence_range() RETURNS bigint
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    floor_ bigint;
+    last_ bigint;
+    s text;
+BEGIN
+    EXECUTE 'SELECT groupid::bigint << 48 FROM pg_dist_local_group' INTO floor_;
+    PERFORM pg_advisory_xact_lock(8606223218634613093);
+    FOREACH s IN ARRAY ARRAY['workload_seq', 'event_seq'] LOOP
+        SELECT q.last_value INTO last_ FROM pg_sequences q
+        WHERE q.schemaname = 'workload' AND q.sequencename = s;
+        IF floor_ > 0 AND coalesce(last_, 0) < floor_ THEN
+            PERFORM setval(('workload.' || s)::regclass, floor_, false);
+        END IF;
+    END LOOP;
+    RETURN floor_;
+END
+$$;
+REVOKE ALL ON FUNCTION workload.citus_sequence_range() FROM PUBLIC;
+
 -- workload.citus_distribute_tables(): the body of workload_citus_distribute()
 -- (src/api_citus.c runs it with the raw-write guard open, after checking
 -- that Citus is here and this is its coordinator).  Tables already
@@ -613,6 +642,13 @@ BEGIN
             made_dist := made_dist || t;
         END IF;
     END LOOP;
+    -- each node's sequences in its own range (nodes added later: call again)
+    PERFORM 1 FROM run_command_on_all_nodes('SELECT workload.citus_sequence_range()') x
+        WHERE NOT x.success;
+    IF FOUND THEN
+        RAISE EXCEPTION 'WORKLOAD_INVALID: a node of the cluster could not set its sequence range'
+            USING ERRCODE = 'WL001', HINT = 'Every node must be up to distribute; call again.';
+    END IF;
     -- the routed calls, delegated by their tenant to the node that holds it
     FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
              WHERE p.pronamespace = 'workload'::regnamespace AND p.proname LIKE 'route\_%'
@@ -661,8 +697,9 @@ GRANT EXECUTE ON FUNCTION @extschema@.workload_tenant_node(text) TO workload_wor
 -- Tenant-first overloads of the calls a worker makes by workload id: the
 -- original with tenant_id in front (its defaults, result, volatility and
 -- grants), which looks for the workload in that tenant only.  And for those
--- and for workload_create and workload_claim, workload.route_<name>(tenant,
--- <the original's arguments>, caller): on Citus the API sends a call made on
+-- and for every other call that reads or writes one tenant's workloads
+-- (create, claim, the reads, the operator's calls), workload.route_<name>(tenant,
+-- <the original's arguments>, context): on Citus the API sends a call made on
 -- a node that does not hold its tenant to the node that does through it
 -- (workload_citus_distribute() makes them distributed functions, delegated
 -- by the tenant).  Only the extension's owner may call a route_* function.
@@ -683,7 +720,15 @@ DECLARE
         'workload_resume(text, text, text, bigint, jsonb)',
         'workload_wait(text, text, text, bigint, text, text, timestamptz)'];
     routed text[] := overloads || ARRAY['workload_create(jsonb)',
-        'workload_claim(text, text[], text, text, interval, integer, boolean)'];
+        'workload_claim(text, text[], text, text, interval, integer, boolean)',
+        'workload_get(text)', 'workload_history(text)',
+        'workload_list(text, text, workload_state, integer)', 'workload_stats(text, text)',
+        'workload_claim_id(text, text, text[], interval)', 'workload_cancel(text, text)',
+        'workload_retry(text, text)', 'workload_timeout(text, text)',
+        'workload_signal(text, text, text, jsonb)', 'workload_approve(text, text, boolean, text)',
+        'workload_add_compensation(text, text, text, bigint, text, jsonb)',
+        'workload_compensate(text, text)',
+        'workload_redrive(text, text, text, text, text, integer)', 'workload_create_many(jsonb)'];
     sig text;
 BEGIN
     FOREACH sig IN ARRAY routed LOOP
@@ -703,11 +748,11 @@ BEGIN
             EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION @extschema@.%I(text, %s) TO workload_worker',
                 r.proname, r.ident);
         END IF;
-        EXECUTE pg_catalog.format('CREATE FUNCTION workload.%I(tenant text, %s, caller text) RETURNS %s '
+        EXECUTE pg_catalog.format('CREATE FUNCTION workload.%I(tenant text, %s, context jsonb) RETURNS %s '
             'LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp SET jit = off '
             'AS %L, %L', 'route_' OPERATOR(pg_catalog.||) r.proname, r.ident, r.result,
             'MODULE_PATHNAME', 'workload_routed');
-        EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION workload.%I(text, %s, text) FROM PUBLIC',
+        EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION workload.%I(text, %s, jsonb) FROM PUBLIC',
             'route_' OPERATOR(pg_catalog.||) r.proname, r.ident);
     END LOOP;
 END

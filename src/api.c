@@ -58,7 +58,7 @@ called_as_definer(FunctionCallInfo fcinfo)
 void
 wl_api_begin(FunctionCallInfo fcinfo, WlApi *api)
 {
-	Oid			caller = wl_api_routed_caller();
+	Oid			caller = wl_authz_routed_caller();
 
 	if (!OidIsValid(caller))
 		caller = called_as_definer(fcinfo) ? GetOuterUserId() : GetUserId();

@@ -23,7 +23,8 @@ extern void wl_api_report_item(ReturnSetInfo *rsinfo, const char *workload_id,
 extern void wl_api_put_text(ReturnSetInfo *rsinfo, const char *s);
 
 /* api_route.c */
-extern Oid	wl_api_routed_caller(void);
+extern const char *wl_api_one_tenant(FunctionCallInfo fcinfo, Jsonb **specs, int n);
+extern const char *wl_api_batch_tenant(FunctionCallInfo fcinfo, char **ids, int n);
 extern bool wl_api_route(FunctionCallInfo fcinfo, const char *tenant, const char *workload_id,
 						 Datum *result);
 

@@ -103,6 +103,7 @@ workload_claim_id(PG_FUNCTION_ARGS)
 	(void) wl_arg_lease_until(fcinfo, 3, "lease");
 	r.lease = PG_GETARG_INTERVAL_P(3);
 
+	WL_API_ROUTE(fcinfo, NULL, r.workload_id);
 	InitMaterializedSRF(fcinfo, 0);
 	wl_api_begin(fcinfo, &api);
 	n = wl_claim_named(&r, &claimed);
@@ -225,7 +226,13 @@ workload_heartbeat_many(PG_FUNCTION_ARGS)
 		}
 	}
 
-	WL_API_ROUTE(fcinfo, wl_store_call_tenant(), NULL);
+	{
+		char	  **ids = palloc(sizeof(char *) * (n + 1));
+
+		for (int i = 0; i < n; i++)
+			ids[i] = beats[i].fence.workload_id;
+		WL_API_ROUTE(fcinfo, wl_api_batch_tenant(fcinfo, ids, n), NULL);
+	}
 	InitMaterializedSRF(fcinfo, 0);
 	wl_api_begin(fcinfo, &api);
 	wl_heartbeat_batch(beats, n, until);

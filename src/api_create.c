@@ -95,6 +95,7 @@ workload_create_many(PG_FUNCTION_ARGS)
 	Jsonb	  **specs = specs_arg(fcinfo, &n);
 	WlCreateItem *items = palloc0(sizeof(WlCreateItem) * (n + 1));
 
+	WL_API_ROUTE(fcinfo, wl_api_one_tenant(fcinfo, specs, n), NULL);
 	InitMaterializedSRF(fcinfo, 0);
 	wl_api_begin(fcinfo, &api);
 	wl_create_many(specs, n, items);

@@ -169,7 +169,13 @@ workload_complete_many(PG_FUNCTION_ARGS)
 		k++;
 	}
 
-	WL_API_ROUTE(fcinfo, wl_store_call_tenant(), NULL);
+	{
+		char	  **ids = palloc(sizeof(char *) * (n + 1));
+
+		for (int i = 0; i < n; i++)
+			ids[i] = batch[i].c.fence.workload_id;
+		WL_API_ROUTE(fcinfo, wl_api_batch_tenant(fcinfo, ids, n), NULL);
+	}
 	InitMaterializedSRF(fcinfo, 0);
 	wl_api_begin(fcinfo, &api);
 	wl_complete_batch(batch, n);

@@ -32,6 +32,7 @@ workload_cancel(PG_FUNCTION_ARGS)
 	char	   *actor = wl_arg_id(fcinfo, 1, "actor");
 	WlState		end;
 
+	WL_API_ROUTE(fcinfo, NULL, id);
 	wl_api_begin(fcinfo, &api);
 	end = wl_cancel(id, actor);
 	wl_api_end(&api);
@@ -48,6 +49,7 @@ workload_retry(PG_FUNCTION_ARGS)
 	char	   *actor = wl_arg_id(fcinfo, 1, "actor");
 	WlState		end;
 
+	WL_API_ROUTE(fcinfo, NULL, id);
 	wl_api_begin(fcinfo, &api);
 	end = wl_retry(id, actor);
 	wl_api_end(&api);
@@ -80,6 +82,7 @@ workload_redrive(PG_FUNCTION_ARGS)
 	lim = PG_GETARG_INT32(5);
 	if (lim < 1 || lim > WL_MAX_BATCH)
 		wl_refuse(WL_E_INVALID, errdetail("Argument \"lim\" must be from 1 to %d.", WL_MAX_BATCH));
+	WL_API_ROUTE(fcinfo, tenant, NULL);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	wl_api_begin(fcinfo, &api);
 	ids = wl_redrive(tenant, app, actor, definition_id, failure_kind, lim, &n);
@@ -102,6 +105,7 @@ workload_timeout(PG_FUNCTION_ARGS)
 	char	   *actor = wl_arg_id(fcinfo, 1, "actor");
 	WlState		end;
 
+	WL_API_ROUTE(fcinfo, NULL, id);
 	wl_api_begin(fcinfo, &api);
 	end = wl_timeout(id, actor);
 	wl_api_end(&api);

@@ -102,6 +102,7 @@ workload_signal(PG_FUNCTION_ARGS)
 	key = wl_arg_id(fcinfo, 2, "wake_key");
 	payload = PG_GETARG_JSONB_P(3);
 	wl_payload_check(payload, "payload", WL_MAX_PAYLOAD_BYTES);
+	WL_API_ROUTE(fcinfo, tenant, NULL);
 	wl_api_begin(fcinfo, &api);
 	woken = wl_wait_signal(tenant, app, key, payload);
 	wl_api_end(&api);
@@ -130,6 +131,7 @@ workload_approve(PG_FUNCTION_ARGS)
 		note = text_to_cstring(PG_GETARG_TEXT_PP(3));
 		wl_payload_check_text(note, "note", WL_MAX_ERROR_LEN);
 	}
+	WL_API_ROUTE(fcinfo, NULL, id);
 	wl_api_begin(fcinfo, &api);
 	done = wl_wait_approve(id, approver, PG_GETARG_BOOL(2), note);
 	wl_api_end(&api);
@@ -155,6 +157,7 @@ workload_add_compensation(PG_FUNCTION_ARGS)
 	capability = wl_arg_id(fcinfo, 4, "capability_id");
 	input = PG_GETARG_JSONB_P(5);
 	wl_payload_check(input, "compensation input", WL_MAX_PAYLOAD_BYTES);
+	WL_API_ROUTE(fcinfo, NULL, fence.workload_id);
 	wl_api_begin(fcinfo, &api);
 	doc = wl_api_transfer(wl_saga_add(&fence, capability, input));
 	wl_api_end(&api);
@@ -177,6 +180,7 @@ workload_compensate(PG_FUNCTION_ARGS)
 	char	  **ids;
 	int			n;
 
+	WL_API_ROUTE(fcinfo, NULL, id);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	wl_api_begin(fcinfo, &api);
 	ids = wl_saga_compensate(id, actor, &n);

@@ -28,6 +28,7 @@ workload_get(PG_FUNCTION_ARGS)
 	char	   *id = wl_arg_id(fcinfo, 0, "workload_id");
 	Jsonb	   *doc;
 
+	WL_API_ROUTE(fcinfo, NULL, id);
 	wl_api_begin(fcinfo, &api);
 	doc = wl_store_document(id, true, wl_authz_caller());
 	if (doc == NULL)
@@ -63,6 +64,7 @@ workload_list(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(2))
 		state = wl_catalog_state_from_oid(PG_GETARG_OID(2));
 
+	WL_API_ROUTE(fcinfo, tenant, NULL);
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	wl_api_begin(fcinfo, &api);
 	wl_authz_require_member(tenant, app);
@@ -89,6 +91,7 @@ workload_history(PG_FUNCTION_ARGS)
 	WlEventRow *ev;
 	int			n;
 
+	WL_API_ROUTE(fcinfo, NULL, id);
 	InitMaterializedSRF(fcinfo, 0);
 	wl_api_begin(fcinfo, &api);
 	if (wl_store_document(id, false, wl_authz_caller()) == NULL)
@@ -128,6 +131,7 @@ workload_stats(PG_FUNCTION_ARGS)
 	char	   *app = wl_arg_tenant(fcinfo, 1, "application_id");
 	Jsonb	   *stats;
 
+	WL_API_ROUTE(fcinfo, tenant, NULL);
 	wl_api_begin(fcinfo, &api);
 	wl_authz_require_member(tenant, app);
 	stats = wl_api_transfer(wl_store_stats(tenant, app, wl_now()));

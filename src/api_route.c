@@ -9,10 +9,11 @@
  *   where the workload is.
  * - On a Citus cluster whose tables are distributed, a call made on a node
  *   that does not hold its tenant is sent whole to the node that does:
- *   workload.route_<name>(tenant, <the arguments>, caller), which Citus
+ *   workload.route_<name>(tenant, <the arguments>, context), which Citus
  *   delegates there (force_delegation, co-located with workload.workloads),
- *   runs the same function there as the same caller, and its answer comes
- *   back as the answer.  The public functions are never distributed
+ *   runs the same function there as the same caller with the settings the
+ *   call depends on (ROUTED_SETTINGS), and its answer comes back as the
+ *   answer.  The public functions are never distributed
  *   themselves (a distributed function called over a one-row subquery
  *   crashes Citus 13.2's coordinator backend: docs/citus-design.md b).
  *
@@ -32,6 +33,7 @@
 #include "parser/parse_func.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -44,19 +46,19 @@
 
 #define ROUTE_PREFIX "route_"
 
-/* the call this node runs for another (a route_* function), if any */
-static bool routed_active = false;
-static char *routed_caller = NULL;
-
 /*
- * wl_api_routed_caller: the caller of the call this node runs for another
- * node, as that node named it; InvalidOid outside such a call.
+ * The settings of the calling session a routed call runs with: the time
+ * zone its documents' times are written in, and the workload settings a
+ * session may change (the clock override of the tests among them).
  */
-Oid
-wl_api_routed_caller(void)
-{
-	return routed_active ? get_role_oid(routed_caller, false) : InvalidOid;
-}
+static const char *const ROUTED_SETTINGS[] = {
+	"TimeZone", "workload.clock_override", "workload.run_authority_ttl",
+	"workload.claim_full_scan_every", NULL
+};
+
+/* whether this node runs a call another sent it (a route_* function) */
+static bool routed_active = false;
+
 
 /*
  * original: the function a tenant-first overload or a route_* function
@@ -155,10 +157,38 @@ workload_tenant_first(PG_FUNCTION_ARGS)
 	return call_in_tenant(fcinfo, original(fcinfo, 1, 0, false), tenant, 1, PG_NARGS() - 1);
 }
 
+/* routed_context: {"caller": role, <each of ROUTED_SETTINGS>: its value} */
+static Jsonb *
+routed_context(const char *caller)
+{
+	WlJson		b;
+
+	wl_json_begin(&b);
+	wl_json_str(&b, "caller", caller);
+	for (int i = 0; ROUTED_SETTINGS[i]; i++)
+		wl_json_str(&b, ROUTED_SETTINGS[i], pstrdup(GetConfigOption(ROUTED_SETTINGS[i], false, false)));
+	return wl_json_end(&b);
+}
+
+/* apply_context sets ROUTED_SETTINGS as the sending session had them, until AtEOXact_GUC. */
+static void
+apply_context(Jsonb *context)
+{
+	for (int i = 0; ROUTED_SETTINGS[i]; i++)
+	{
+		char	   *v = wl_json_get_text(&context->root, ROUTED_SETTINGS[i]);
+
+		if (v != NULL)
+			(void) set_config_option(ROUTED_SETTINGS[i], v, PGC_SUSET, PGC_S_SESSION,
+									 GUC_ACTION_SAVE, true, 0, false);
+	}
+}
+
 /*
- * workload_routed(tenant, <the original's arguments>, caller): every
+ * workload_routed(tenant, <the original's arguments>, context): every
  * workload.route_* function, run on the node Citus delegated it to, as the
- * caller the sending node named (only the extension's owner may call them).
+ * caller the sending node named and with its settings (only the
+ * extension's owner may call them).
  */
 PG_FUNCTION_INFO_V1(workload_routed);
 Datum
@@ -168,16 +198,22 @@ workload_routed(PG_FUNCTION_ARGS)
 	FmgrInfo   *orig = original(fcinfo, 1, 1, true);
 	char	   *tenant;
 	char	   *caller;
+	Jsonb	   *context;
 	bool		outer_active = routed_active;
-	char	   *outer_caller = routed_caller;
+	int			nest;
 	volatile Datum result = (Datum) 0;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(n - 1))
-		elog(ERROR, "workload: a routed call needs its tenant and caller");
+		elog(ERROR, "workload: a routed call needs its tenant and context");
 	tenant = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	caller = MemoryContextStrdup(TopMemoryContext, text_to_cstring(PG_GETARG_TEXT_PP(n - 1)));
+	context = PG_GETARG_JSONB_P(n - 1);
+	caller = wl_json_get_text(&context->root, "caller");
+	if (caller == NULL)
+		elog(ERROR, "workload: a routed call needs its caller");
+	nest = NewGUCNestLevel();
+	apply_context(context);
 	routed_active = true;
-	routed_caller = caller;
+	wl_authz_route_as(caller);
 	PG_TRY();
 	{
 		result = call_in_tenant(fcinfo, orig, tenant, 1, n - 2);
@@ -185,11 +221,47 @@ workload_routed(PG_FUNCTION_ARGS)
 	PG_FINALLY();
 	{
 		routed_active = outer_active;
-		routed_caller = outer_caller;
-		pfree(caller);
+		wl_authz_route_as(NULL);
 	}
 	PG_END_TRY();
+	AtEOXact_GUC(true, nest);
 	return result;
+}
+
+/*
+ * remember_workloads: the workloads a routed call answered about (a column
+ * workload_id of its rows, or the workload_id of its jsonb answer) are
+ * this tenant's, so that this backend's next calls on them go where they
+ * are without asking the cluster.
+ */
+static void
+remember_workloads(SPITupleTable *t, const char *tenant)
+{
+	int			col = SPI_fnumber(t->tupdesc, "workload_id");
+
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		d;
+
+		if (col > 0 && SPI_gettypeid(t->tupdesc, col) == TEXTOID)
+		{
+			d = SPI_getbinval(t->vals[i], t->tupdesc, col, &isnull);
+			if (!isnull)
+				wl_store_tenant_remember(TextDatumGetCString(d), tenant);
+		}
+		else if (SPI_gettypeid(t->tupdesc, 1) == JSONBOID)
+		{
+			d = SPI_getbinval(t->vals[i], t->tupdesc, 1, &isnull);
+			if (!isnull)
+			{
+				char	   *id = wl_json_get_text(&DatumGetJsonbP(d)->root, "workload_id");
+
+				if (id)
+					wl_store_tenant_remember(id, tenant);
+			}
+		}
+	}
 }
 
 /* routed_answer returns the routed call's rows as this call's answer. */
@@ -202,9 +274,10 @@ routed_answer(FunctionCallInfo fcinfo, SPITupleTable *t)
 	int16		len;
 	bool		byval;
 
-	if (rsinfo != NULL && IsA(rsinfo, ReturnSetInfo))
+	if (fcinfo->flinfo->fn_retset)
 	{
-		InitMaterializedSRF(fcinfo, 0);
+		InitMaterializedSRF(fcinfo, get_call_result_type(fcinfo, NULL, NULL) == TYPEFUNC_COMPOSITE ?
+							0 : MAT_SRF_USE_EXPECTED_DESC);
 		for (uint64 i = 0; i < SPI_processed; i++)
 			tuplestore_puttuple(rsinfo->setResult, t->vals[i]);
 		return (Datum) 0;
@@ -239,6 +312,7 @@ wl_api_route(FunctionCallInfo fcinfo, const char *tenant, const char *workload_i
 	Datum	   *values;
 	char	   *nulls;
 	char	   *name;
+	SPITupleTable *t;
 
 	if (routed_active || !wl_store_citus())
 		return false;
@@ -273,10 +347,87 @@ wl_api_route(FunctionCallInfo fcinfo, const char *tenant, const char *workload_i
 		nulls[i + 1] = fcinfo->args[i].isnull ? 'n' : ' ';
 	}
 	ReleaseSysCache(tup);
-	types[n - 1] = TEXTOID;
-	values[n - 1] = CStringGetTextDatum(wl_authz_caller()->role);
+	types[n - 1] = JSONBOID;
+	values[n - 1] = JsonbPGetDatum(routed_context(wl_authz_caller()->role));
 	nulls[n - 1] = ' ';
-	*result = routed_answer(fcinfo, wl_store_citus_route(name, n, types, values, nulls));
+	t = wl_store_citus_route(name, n, types, values, nulls);
+	remember_workloads(t, tenant);
+	*result = routed_answer(fcinfo, t);
 	wl_api_end(&api);
 	return true;
+}
+
+/*
+ * wl_api_one_tenant: the tenant every spec of a batch names, or NULL when
+ * they name none or several.  Several, on a sharded cluster, is refused
+ * (WORKLOAD_INVALID): a call runs on the one node of its tenant.
+ */
+const char *
+wl_api_one_tenant(FunctionCallInfo fcinfo, Jsonb **specs, int n)
+{
+	const char *tenant = NULL;
+	WlApi		api;
+	bool		sharded;
+
+	for (int i = 0; i < n; i++)
+	{
+		const char *t = wl_json_get_text(&specs[i]->root, "tenant_id");
+
+		if (t == NULL)
+			continue;
+		if (tenant != NULL && strcmp(t, tenant) != 0)
+		{
+			if (!wl_store_citus())
+				return NULL;
+			wl_api_begin(fcinfo, &api);
+			sharded = wl_store_citus_distributed();
+			wl_api_end(&api);
+			if (sharded)
+				wl_refuse(WL_E_INVALID,
+						  errdetail("On a sharded cluster one call creates for one tenant; items name \"%s\" and \"%s\".",
+									tenant, t),
+						  errhint("Call workload_create_many once per tenant."));
+			return NULL;
+		}
+		tenant = t;
+	}
+	return tenant;
+}
+
+/*
+ * wl_api_batch_tenant: the tenant a batch call runs in: the one it named
+ * (a tenant-first overload), else on a sharded cluster the one its
+ * workloads are in (a batch naming workloads of several tenants there is
+ * refused: WORKLOAD_INVALID); NULL on one node.
+ */
+const char *
+wl_api_batch_tenant(FunctionCallInfo fcinfo, char **ids, int n)
+{
+	const char *tenant = wl_store_call_tenant();
+	WlApi		api;
+
+	if (tenant != NULL || !wl_store_citus() || routed_active)
+		return tenant;
+	wl_api_begin(fcinfo, &api);
+	if (wl_store_citus_distributed())
+	{
+		for (int i = 0; i < n; i++)
+		{
+			const char *t = ids[i] ? wl_store_tenant_hint(ids[i]) : NULL;
+
+			if (ids[i] && t == NULL)
+				t = wl_store_tenant_of(ids[i]);
+			if (t == NULL)
+				continue;
+			if (tenant != NULL && strcmp(t, tenant) != 0)
+				wl_refuse(WL_E_INVALID,
+						  errdetail("On a sharded cluster one call acts in one tenant; items are in \"%s\" and \"%s\".",
+									tenant, t),
+						  errhint("Call it once per tenant, with the tenant first."));
+			tenant = t;
+		}
+		tenant = tenant ? MemoryContextStrdup(TopTransactionContext, tenant) : NULL;
+	}
+	wl_api_end(&api);
+	return tenant;
 }

@@ -36,6 +36,28 @@ wl_authz_set_caller(Oid role)
 	caller.admin = caller.superuser || (OidIsValid(admin) && has_privs_of_role(role, admin));
 }
 
+/*
+ * The caller another node named for the call this node runs for it (a
+ * routed call, api_route.c), while it runs; NULL otherwise.
+ */
+static char *routed_caller = NULL;
+
+/* wl_authz_route_as: the caller of the routed call that begins (NULL: it has ended). */
+void
+wl_authz_route_as(const char *role)
+{
+	if (routed_caller)
+		pfree(routed_caller);
+	routed_caller = role ? MemoryContextStrdup(TopMemoryContext, role) : NULL;
+}
+
+/* wl_authz_routed_caller: that caller's role here, or InvalidOid outside a routed call. */
+Oid
+wl_authz_routed_caller(void)
+{
+	return routed_caller ? get_role_oid(routed_caller, false) : InvalidOid;
+}
+
 /* wl_authz_caller: the caller of the current API call. */
 const WlCaller *
 wl_authz_caller(void)

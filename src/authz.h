@@ -6,6 +6,8 @@
 
 extern void wl_authz_set_caller(Oid role);
 extern const WlCaller *wl_authz_caller(void);
+extern void wl_authz_route_as(const char *role);
+extern Oid	wl_authz_routed_caller(void);
 extern Oid	wl_authz_caller_oid(void);
 extern bool wl_authz_caller_is(const char *role);
 extern bool wl_authz_member(const char *tenant_id, const char *application_id);

@@ -345,7 +345,7 @@ wl_complete_batch(WlCompleteItem *items, int n)
 	int			m;
 
 	qsort(items, n, sizeof(WlCompleteItem), item_cmp);
-	if (plain_items(items, n, v, &m))
+	if (wl_store_writes_batched() && plain_items(items, n, v, &m))
 	{
 		if (m > 0)
 			complete_together(v, m);

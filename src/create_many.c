@@ -164,7 +164,7 @@ place(Batch *b, WlCreateItem *it, const char *found, TimestampTz found_not_befor
 			refuse(it, WL_E_IDEMPOTENCY_CONFLICT);
 		return;
 	}
-	if (spec->ndeps > 0)
+	if (spec->ndeps > 0 || !wl_store_writes_batched())
 	{
 		it->full = true;
 		return;

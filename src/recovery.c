@@ -440,11 +440,40 @@ sweep_revocations(WlTickReport *r)
 	MemoryContextDelete(one);
 }
 
+static void
+sweep_fn(void *r)
+{
+	sweep_revocations((WlTickReport *) r);
+}
+
+/*
+ * sweep_on_citus: on Citus the coordinator sweeps for the whole cluster (a
+ * sweep's progress is a row of a reference table); in a subtransaction,
+ * so that a node it cannot reach is reported, not an end to the tick.
+ */
+static void
+sweep_on_citus(WlTickReport *r)
+{
+	WlTickReport saved = *r;
+	ErrorData  *e;
+
+	if (!wl_store_citus_coordinator())
+		return;
+	e = wl_recovery_isolated(sweep_fn, r);
+	if (e != NULL)
+	{
+		*r = saved;
+		report(r, "(revocation sweep)", e, CurrentMemoryContext);
+	}
+}
+
 /*
  * wl_recovery_tick: one maintenance pass as a single runner (false, doing
  * nothing, when another is running): expired leases, silent heartbeats,
  * then every row whose deadline has come; at most WL_TICK_LIMIT rows of
  * each, with r->more when some were left; then the work of revoked grants.
+ * On Citus every node runs its own, over the shards it holds
+ * (wl_store_citus_local_due).
  */
 bool
 wl_recovery_tick(WlTickReport *r)
@@ -454,6 +483,9 @@ wl_recovery_tick(WlTickReport *r)
 	pass(scan_expired, NULL, recover_one, WL_TICK_LIMIT, r);
 	pass(scan_heartbeats, NULL, heartbeat_one, WL_TICK_LIMIT, r);
 	pass(scan_deadlines, NULL, deadline_one, WL_TICK_LIMIT, r);
-	sweep_revocations(r);
+	if (wl_store_citus_distributed())
+		sweep_on_citus(r);
+	else
+		sweep_revocations(r);
 	return true;
 }

@@ -33,6 +33,7 @@
 
 #include "catalog.h"
 #include "errors.h"
+#include "jsonb_util.h"
 #include "states.h"
 #include "store.h"
 #include "store_ops.h"
@@ -123,9 +124,20 @@ append_states(StringInfo out, bool (*has) (WlState))
 	appendStringInfoChar(out, ')');
 }
 
+/* append_count_by_state: jsonb_build_object('CREATED', count(*) FILTER (WHERE x.state = 'CREATED'), ...) */
+static void
+append_count_by_state(StringInfo out)
+{
+	appendStringInfoString(out, "jsonb_build_object(");
+	for (int s = 0; s < WL_STATE_COUNT; s++)
+		appendStringInfo(out, "%s'%s', count(*) FILTER (WHERE x.state = '%s')", s ? ", " : "",
+						 wl_state_name((WlState) s), wl_state_name((WlState) s));
+	appendStringInfoChar(out, ')');
+}
+
 /* with_state_sets: sql with each state-set marker replaced by its list */
-static char *
-with_state_sets(const char *sql)
+char *
+wl_store_sql_text(const char *sql)
 {
 	StringInfoData out;
 
@@ -134,6 +146,12 @@ with_state_sets(const char *sql)
 	{
 		int			i;
 
+		if (strncmp(sql, SQL_COUNT_BY_STATE, strlen(SQL_COUNT_BY_STATE)) == 0)
+		{
+			append_count_by_state(&out);
+			sql += strlen(SQL_COUNT_BY_STATE);
+			continue;
+		}
 		for (i = 0; i < lengthof(state_sets); i++)
 		{
 			size_t		len = strlen(state_sets[i].marker);
@@ -197,7 +215,7 @@ get_plan(WlPlanId id)
 		 * each call (Citus routes it only with its parameters' values:
 		 * docs/citus-design.md section a).
 		 */
-		plan = SPI_prepare_cursor(with_state_sets(wl_store_citus() && def->citus_sql ?
+		plan = SPI_prepare_cursor(wl_store_sql_text(wl_store_citus() && def->citus_sql ?
 												  def->citus_sql : def->sql),
 								  def->nargs, types,
 								  wl_store_citus() && !def->one_table ?
@@ -335,6 +353,45 @@ wl_store_array(SPITupleTable *t, int row, int col)
 	Datum		d = SPI_getbinval(t->vals[row], t->tupdesc, col, &isnull);
 
 	return isnull ? NULL : DatumGetArrayTypePCopy(d);
+}
+
+/*
+ * wl_store_run_text runs a statement that is not one of the saved plans (a
+ * maintenance statement on one Citus shard, whose name is in its text),
+ * with the raw-write guard open as wl_store_run has it.  Returns its rows
+ * (valid until SPI_finish).
+ */
+SPITupleTable *
+wl_store_run_text(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
+				  int expect)
+{
+	volatile int rc = 0;
+
+	api_writing++;
+	PG_TRY();
+	{
+		rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	}
+	PG_FINALLY();
+	{
+		api_writing--;
+	}
+	PG_END_TRY();
+	if (rc != expect)
+		elog(ERROR, "workload statement on a shard: expected %s, got %s",
+			 SPI_result_code_string(expect), SPI_result_code_string(rc));
+	return SPI_tuptable;
+}
+
+/* wl_store_int8_array: a bigint[] of n values */
+ArrayType *
+wl_store_int8_array(int64 *v, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int64GetDatum(v[i]);
+	return wl_array_of(d, NULL, n, INT8OID);
 }
 
 /* wl_store_ts_arg: a timestamptz parameter, NULL (in *null) when ts is 0. */

@@ -8,6 +8,7 @@
 #define WL_STORE_H
 
 #include "executor/spi.h"
+#include "utils/array.h"
 #include "utils/jsonb.h"
 
 #include "store_sql.h"
@@ -23,5 +24,9 @@ extern Jsonb *wl_store_jsonb(SPITupleTable *t, int row, int col);
 extern ArrayType *wl_store_array(SPITupleTable *t, int row, int col);
 extern Datum wl_store_state_arg(int state);
 extern Datum wl_store_ts_arg(TimestampTz ts, char *null);
+extern char *wl_store_sql_text(const char *sql);
+extern ArrayType *wl_store_int8_array(int64 *v, int n);
+extern SPITupleTable *wl_store_run_text(const char *sql, int nargs, Oid *types, Datum *values,
+										const char *nulls, int expect);
 
 #endif

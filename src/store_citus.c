@@ -9,6 +9,8 @@
  */
 #include "postgres.h"
 
+#include <ctype.h>
+
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
@@ -39,6 +41,7 @@ typedef struct TenantEntry
 } TenantEntry;
 
 static HTAB *tenants = NULL;
+
 
 /*
  * The tenant the current call named (a tenant-first overload, a routed
@@ -109,6 +112,31 @@ wl_store_citus_distributed(void)
 	SPI_freetuptable(t);
 	distributed_generation = wl_catalog_generation();
 	return distributed;
+}
+
+/*
+ * wl_store_writes_batched: whether the store writes a batch's rows (of
+ * workload_complete_many, workload_create_many) in one statement per
+ * table.  Not on Citus: a statement there must name its tenant as a
+ * constant to run on the tenant's node, and a batch's rows come as
+ * arrays, so each item is written on its own (still in the one call, on
+ * the one node).
+ */
+bool
+wl_store_writes_batched(void)
+{
+	return !wl_store_citus();
+}
+
+/* wl_store_citus_coordinator: whether this node is the Citus coordinator. */
+bool
+wl_store_citus_coordinator(void)
+{
+	SPITupleTable *t = wl_store_run(P_CITUS_COORDINATOR, NULL, NULL, 1, SPI_OK_SELECT);
+	bool		yes = wl_store_bool(t, 0, 1);
+
+	SPI_freetuptable(t);
+	return yes;
 }
 
 /* wl_store_citus_tenant_local: whether this node holds the tenant's shard. */
@@ -237,200 +265,4 @@ wl_store_tenant_of_many(char **ids, int n)
 		tenant = t;
 	}
 	return tenant;
-}
-
-static int64
-int_of(SPITupleTable *t, int row, int col)
-{
-	return wl_store_int(t, row, col);
-}
-
-static ArrayType *
-int8_array(int64 *v, int n)
-{
-	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
-
-	for (int i = 0; i < n; i++)
-		d[i] = Int64GetDatum(v[i]);
-	return wl_array_of(d, NULL, n, INT8OID);
-}
-
-typedef struct Upd
-{
-	WlClaimed	c;
-	int64		seq;
-	int			priority;
-	TimestampTz created_at;
-} Upd;
-
-static int
-upd_order(const void *a, const void *b)
-{
-	const Upd  *x = a;
-	const Upd  *y = b;
-
-	if (x->priority != y->priority)
-		return x->priority > y->priority ? -1 : 1;
-	if (x->created_at != y->created_at)
-		return x->created_at < y->created_at ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/*
- * wl_store_citus_claim: wl_store_claim on Citus, one statement per table,
- * each constrained by the tenant: the queue rows (SKIP LOCKED), their
- * workload rows (SKIP LOCKED), the claim written on them, the queue rows
- * moved to leases, the events appended, the specs read.  The same rows,
- * locks (in the same order) and events as the one statement.
- */
-int
-wl_store_citus_claim(const WlClaimRequest *r, WlClaimed **out)
-{
-	TimestampTz now = wl_now();
-	SPITupleTable *t;
-	Datum		a[11];
-	int			n;
-	int64	   *seqs;
-	Datum	   *ids;
-	Upd		   *u;
-	int64	   *tok;
-	int32	   *att;
-	Datum	   *attd;
-	Datum	   *tokd;
-	bool		isnull;
-
-	*out = palloc0(sizeof(WlClaimed));
-	/* 1. the queue rows */
-	if (r->workload_id)
-	{
-		a[0] = CStringGetTextDatum(r->tenant_id);
-		a[1] = Int64GetDatum(r->workload_seq);
-		t = wl_store_run(P_CITUS_PICK_ONE, a, NULL, 0, SPI_OK_SELECT);
-	}
-	else
-	{
-		ArrayType  *revoked;
-
-		t = wl_store_run(P_CITUS_REVOKED_NOW, NULL, NULL, 0, SPI_OK_SELECT);
-		revoked = wl_store_array(t, 0, 1);
-		SPI_freetuptable(t);
-		a[0] = CStringGetTextDatum(r->tenant_id);
-		a[1] = CStringGetTextDatum(r->application_id ? r->application_id : "");
-		a[2] = TimestampTzGetDatum(now);
-		a[3] = PointerGetDatum(r->capabilities);
-		a[4] = Int32GetDatum(r->max_items);
-		a[5] = PointerGetDatum(revoked);
-		t = wl_store_run(P_CITUS_PICK_MANY, a, NULL, 0, SPI_OK_SELECT);
-	}
-	n = (int) SPI_processed;
-	if (n == 0)
-	{
-		SPI_freetuptable(t);
-		return 0;
-	}
-	seqs = palloc(sizeof(int64) * n);
-	for (int i = 0; i < n; i++)
-		seqs[i] = int_of(t, i, 1);
-	SPI_freetuptable(t);
-
-	/* 2. their workload rows, still READY, skipping any another transaction holds */
-	a[0] = CStringGetTextDatum(r->tenant_id);
-	a[1] = PointerGetDatum(int8_array(seqs, n));
-	a[2] = wl_catalog_state_datum(WL_READY);
-	t = wl_store_run(P_CITUS_CLAIM_LOCK, a, NULL, 0, SPI_OK_SELECT);
-	n = (int) SPI_processed;
-	if (n == 0)
-	{
-		SPI_freetuptable(t);
-		return 0;
-	}
-	ids = palloc(sizeof(Datum) * n);
-	for (int i = 0; i < n; i++)
-		ids[i] = CStringGetTextDatum(wl_store_text(t, i, 1));
-	SPI_freetuptable(t);
-
-	/* 3. the claim on them */
-	a[0] = CStringGetTextDatum(r->tenant_id);
-	a[1] = PointerGetDatum(wl_array_of(ids, NULL, n, TEXTOID));
-	a[2] = TimestampTzGetDatum(now);
-	a[3] = CStringGetTextDatum(r->worker_id);
-	a[4] = TimestampTzGetDatum(DatumGetTimestampTz(DirectFunctionCall2(timestamptz_pl_interval,
-																	   TimestampTzGetDatum(now),
-																	   IntervalPGetDatum(r->lease))));
-	a[5] = wl_catalog_state_datum(r->start ? WL_RUNNING : WL_CLAIMED);
-	a[6] = BoolGetDatum(r->start);
-	a[7] = CStringGetTextDatum(r->role);
-	t = wl_store_run(P_CITUS_CLAIM_UPD, a, NULL, 0, SPI_OK_UPDATE_RETURNING);
-	n = (int) SPI_processed;
-	u = palloc0(sizeof(Upd) * (n + 1));
-	for (int i = 0; i < n; i++)
-	{
-		u[i].c.workload_id = wl_store_text(t, i, 1);
-		u[i].c.claim_id = wl_store_text(t, i, 2);
-		u[i].c.fencing_token = int_of(t, i, 3);
-		u[i].c.lease_expires_at = wl_store_ts(t, i, 4, &isnull);
-		u[i].c.attempt = (int) int_of(t, i, 5);
-		u[i].c.checkpoint_sequence = (int) int_of(t, i, 6);
-		u[i].seq = int_of(t, i, 7);
-		u[i].priority = (int) int_of(t, i, 8);
-		u[i].created_at = wl_store_ts(t, i, 9, &isnull);
-	}
-	SPI_freetuptable(t);
-	if (n == 0)
-		return 0;
-	qsort(u, n, sizeof(Upd), upd_order);
-
-	seqs = palloc(sizeof(int64) * n);
-	tok = palloc(sizeof(int64) * n);
-	att = palloc(sizeof(int32) * n);
-	tokd = palloc(sizeof(Datum) * n);
-	attd = palloc(sizeof(Datum) * n);
-	for (int i = 0; i < n; i++)
-	{
-		seqs[i] = u[i].seq;
-		tok[i] = u[i].c.fencing_token;
-		att[i] = u[i].c.attempt;
-		tokd[i] = Int64GetDatum(tok[i]);
-		attd[i] = Int32GetDatum(att[i]);
-		wl_store_tenant_remember(u[i].c.workload_id, r->tenant_id);
-	}
-
-	/* 4. the queue rows become leases */
-	a[0] = CStringGetTextDatum(r->tenant_id);
-	a[1] = PointerGetDatum(int8_array(seqs, n));
-	wl_store_run(P_CITUS_QUEUE_DEL_MANY, a, NULL, 0, SPI_OK_DELETE);
-	wl_store_run(P_CITUS_LEASE_PUT_MANY, a, NULL, 0, SPI_OK_INSERT);
-
-	/* 5. the claimed (and started) events, best first */
-	a[2] = PointerGetDatum(wl_array_of(tokd, NULL, n, INT8OID));
-	a[3] = PointerGetDatum(wl_array_of(attd, NULL, n, INT4OID));
-	a[4] = CStringGetTextDatum(r->worker_id);
-	a[5] = TimestampTzGetDatum(now);
-	a[6] = CStringGetTextDatum(r->role);
-	a[7] = wl_catalog_state_datum(WL_READY);
-	a[8] = wl_catalog_state_datum(WL_CLAIMED);
-	a[9] = wl_catalog_state_datum(r->start ? WL_RUNNING : WL_CLAIMED);
-	a[10] = BoolGetDatum(r->start);
-	wl_store_run(P_CITUS_CLAIM_EVENTS, a, NULL, 0, SPI_OK_INSERT);
-
-	/* 6. what the worker runs, from the specs */
-	t = wl_store_run(P_CITUS_CLAIM_SPECS, a, NULL, 0, SPI_OK_SELECT);
-	for (uint64 k = 0; k < SPI_processed; k++)
-	{
-		int64		seq = int_of(t, (int) k, 1);
-
-		for (int i = 0; i < n; i++)
-			if (u[i].seq == seq)
-			{
-				u[i].c.definition_id = wl_store_text(t, (int) k, 2);
-				u[i].c.definition_revision = wl_store_text(t, (int) k, 3);
-				u[i].c.input = wl_store_jsonb(t, (int) k, 4);
-			}
-	}
-	SPI_freetuptable(t);
-
-	*out = palloc0(sizeof(WlClaimed) * (n + 1));
-	for (int i = 0; i < n; i++)
-		(*out)[i] = u[i].c;
-	return n;
 }

@@ -84,12 +84,21 @@ wl_store_list(const char *tenant_id, const char *application_id, const WlState *
 WlEventRow *
 wl_store_history(const char *workload_id, int *n)
 {
-	Datum		args[1];
+	Datum		args[2];
+	char		nulls[2] = {' ', 'n'};
 	SPITupleTable *t;
 	WlEventRow *ev;
+	const char *tenant = wl_store_tenant_hint(workload_id);
 
+	if (tenant == NULL)
+		tenant = wl_store_tenant_of(workload_id);
 	args[0] = CStringGetTextDatum(workload_id);
-	t = wl_store_run(P_HISTORY, args, NULL, 0, SPI_OK_SELECT);
+	if (tenant)
+	{
+		args[1] = CStringGetTextDatum(tenant);
+		nulls[1] = ' ';
+	}
+	t = wl_store_run(P_HISTORY, args, nulls, 0, SPI_OK_SELECT);
 	*n = (int) SPI_processed;
 	ev = palloc0(sizeof(WlEventRow) * (*n + 1));
 	for (int i = 0; i < *n; i++)
@@ -449,6 +458,8 @@ wl_store_expired(TimestampTz now, const WlCaller *who, int limit, const WlDue *a
 {
 	Datum		args[6];
 
+	if (wl_store_citus_distributed())
+		return wl_store_citus_local_due(WL_LOCAL_EXPIRED, now, limit, after, out);
 	args[0] = TimestampTzGetDatum(now);
 	args[1] = BoolGetDatum(who == NULL || who->admin);
 	args[2] = name_arg(who && who->role ? who->role : "");
@@ -464,6 +475,8 @@ wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **ou
 {
 	Datum		args[4];
 
+	if (wl_store_citus_distributed())
+		return wl_store_citus_local_due(WL_LOCAL_DEADLINE, now, limit, after, out);
 	args[0] = TimestampTzGetDatum(now);
 	args[1] = Int32GetDatum(limit);
 	args[2] = TimestampTzGetDatum(after->at);
@@ -477,6 +490,8 @@ wl_store_heartbeat_due(TimestampTz now, int limit, const WlDue *after, WlDue **o
 {
 	Datum		args[4];
 
+	if (wl_store_citus_distributed())
+		return wl_store_citus_local_due(WL_LOCAL_HEARTBEAT, now, limit, after, out);
 	args[0] = TimestampTzGetDatum(now);
 	args[1] = Int32GetDatum(limit);
 	args[2] = TimestampTzGetDatum(after->at);
@@ -495,6 +510,8 @@ wl_store_purge(TimestampTz before, int batch, bool include_dead_letter)
 	Datum		args[2];
 	uint64		done;
 
+	if (wl_store_citus_distributed())
+		return wl_store_citus_local_purge(before, batch, include_dead_letter);
 	args[0] = TimestampTzGetDatum(before);
 	args[1] = Int32GetDatum(batch);
 	wl_store_run(P_PURGE, args, NULL, 0, SPI_OK_DELETE);

@@ -391,6 +391,11 @@ extern Datum wl_store_touch_arg(const WlCaller *who, const char *tenant_id, char
 extern void wl_store_set_call_tenant(const char *tenant_id);
 extern bool wl_store_citus_distributed(void);
 extern bool wl_store_citus_tenant_local(const char *tenant_id);
+extern bool wl_store_citus_coordinator(void);
+extern bool wl_store_writes_batched(void);
+extern uint64 wl_store_citus_local_purge(TimestampTz before, int batch, bool include_dead_letter);
+extern int	wl_store_citus_local_due(int scan, TimestampTz now, int limit, const WlDue *after,
+									 WlDue **out);
 /* the rows of a routed call, for the entry point to return (valid until SPI_finish) */
 extern struct SPITupleTable *wl_store_citus_route(const char *function, int nargs, Oid *types,
 												  Datum *values, const char *nulls);

@@ -113,9 +113,10 @@
  * it is constrained by a tenant it can read off the statement ($4, not
  * w.tenant_id), and not through a LATERAL with OFFSET
  */
-#define FROM_DOC_CITUS \
+#define FROM_DOC_CITUS FROM_DOC_IN("$4")
+#define FROM_DOC_IN(t) \
 	" FROM workload.workloads w JOIN workload.specs s " \
-	"  ON s.tenant_id = $4 AND s.workload_seq = w.seq "
+	"  ON s.tenant_id = " t " AND s.workload_seq = w.seq "
 
 /*
  * Statements reach rows by key, and say so in a way no plan can undo: a
@@ -217,12 +218,14 @@
 	"WHERE" FENCE_HOLDS(touch) tenant " AND w.state = $9 AND NOT w.has_criteria " \
 	"RETURNING " ROW_COLUMNS
 
-#define DEADLINE_DUE_SQL(lock, tenant) \
-	"SELECT w.workload_id, w.deadline_at" tenant " FROM workload.workloads w WHERE w.deadline_at <= $1 " \
+#define DEADLINE_DUE_SQL(lock, tenant) DEADLINE_DUE_FROM("workload.workloads", lock, tenant)
+#define DEADLINE_DUE_FROM(table, lock, tenant) \
+	"SELECT w.workload_id, w.deadline_at" tenant " FROM " table " w WHERE w.deadline_at <= $1 " \
 	"  AND (w.deadline_at, w.workload_id) > ($3, $4) " \
 	"ORDER BY w.deadline_at, w.workload_id LIMIT $2" lock
-#define HEARTBEAT_DUE_SQL(held, lock, tenant) \
-	"SELECT w.workload_id, $1::timestamptz" tenant " FROM workload.workloads w " \
+#define HEARTBEAT_DUE_SQL(held, lock, tenant) HEARTBEAT_DUE_FROM("workload.workloads", held, lock, tenant)
+#define HEARTBEAT_DUE_FROM(table, held, lock, tenant) \
+	"SELECT w.workload_id, $1::timestamptz" tenant " FROM " table " w " \
 	"WHERE " held "w.claim_id IS NOT NULL " \
 	"  AND w.heartbeat_ms IS NOT NULL " \
 	"  AND w.state IN " SQL_CAN_TIME_OUT " AND w.workload_id > $4 " \
@@ -401,6 +404,44 @@
 	"    AND p.workload_id = w.workload_id), '[]'))" \
 	from "WHERE w.workload_id = $1 AND " touch tenant
 
+#define LIST_SQL(from) \
+	"SELECT jsonb_build_object(" DOC_FIELDS ")" from \
+	"WHERE w.tenant_id = $1 AND w.application_id = $2 AND ($3 IS NULL OR w.state = $3) " \
+	"ORDER BY w.priority DESC, w.created_at, w.seq LIMIT $4"
+
+/*
+ * A batch's rows looked up by key, from arrays ($t: the tenants): on Citus
+ * a batch is of one tenant (it runs on that tenant's node), named as the
+ * first element, which Citus reads off the statement; and no OFFSET in a
+ * LATERAL over unnest, which Citus cannot push down.
+ */
+#define BATCH_TENANT(t) "(" t "::text[])[1]"
+#define DEAD_LETTERS_SQL(t) \
+	"SELECT w.workload_id FROM workload.workloads w " \
+	"WHERE w.tenant_id = $1 AND w.application_id = $2 AND w.state = $6 " \
+	"  AND ($4::text IS NULL OR w.last_failure ->> 'kind' = $4) " \
+	"  AND ($3::text IS NULL OR (SELECT s.definition_id FROM workload.specs s " \
+	"    WHERE s.tenant_id = " t " AND s.workload_seq = w.seq) = $3) " \
+	"ORDER BY w.created_at, w.seq LIMIT $5 FOR NO KEY UPDATE OF w SKIP LOCKED"
+#define RESULT_GET_MANY_SQL(t, offset) \
+	"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC \
+	", r.result_id, r.tenant_id, r.application_id " \
+	"FROM unnest($2::text[], $3::text[], $1::text[]) x(tenant_id, application_id, result_id), " \
+	"  LATERAL (SELECT * FROM workload.results r WHERE r.tenant_id = " t " " \
+	"    AND r.application_id = x.application_id AND r.result_id = x.result_id" offset ") r"
+#define IDEM_MANY_SQL(t, offset) \
+	"SELECT x.n, s.workload_id, s.not_before " \
+	"FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY x(t, a, k, n) " \
+	"CROSS JOIN LATERAL (SELECT s.workload_id, s.not_before FROM workload.specs s " \
+	"  WHERE s.tenant_id = " t " AND s.application_id = x.a AND s.idempotency_key = x.k" offset ") s"
+#define DOC_MANY_SQL(t, st, offset) \
+	"SELECT x.n, jsonb_build_object(" DOC_FIELDS ") " \
+	"FROM unnest($1::text[], $2::text[]) WITH ORDINALITY x(id, t, n) " \
+	"CROSS JOIN LATERAL (SELECT * FROM workload.workloads w " \
+	"  WHERE w.workload_id = x.id AND w.tenant_id = " t offset ") w " \
+	"CROSS JOIN LATERAL (SELECT * FROM workload.specs s " \
+	"  WHERE s.tenant_id = " st " AND s.workload_seq = w.seq" offset ") s"
+
 const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/*
 	 * $4 is the workload's tenant on Citus (store_citus.c finds it), where
@@ -562,18 +603,21 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_DOC_FULL] = {DOC_FULL_SQL(FROM_DOC, "w.tenant_id", MAY_TOUCH("w"), ANY_TENANT("$4")), 5,
 		{TEXTOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
 	DOC_FULL_SQL(FROM_DOC_CITUS, "$4", MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4")},
-	[P_LIST] = {
-		"SELECT jsonb_build_object(" DOC_FIELDS ")" FROM_DOC
-		"WHERE w.tenant_id = $1 AND w.application_id = $2 AND ($3 IS NULL OR w.state = $3) "
-		"ORDER BY w.priority DESC, w.created_at, w.seq LIMIT $4",
-	4, {TEXTOID, TEXTOID, ST, INT4OID}},
+	[P_LIST] = {LIST_SQL(FROM_DOC), 4, {TEXTOID, TEXTOID, ST, INT4OID}, false, LIST_SQL(FROM_DOC_IN("$1"))},
+	/* $2: the workload's tenant when the call knows it (on Citus, always) */
 	[P_HISTORY] = {
 		"SELECT e.sequence, workload.event_type(e.to_state), e.from_state, e.to_state, e.actor, "
 		"  e.at, e.evidence "
 		"FROM workload.events e WHERE (e.tenant_id, e.workload_seq) = "
-		"  (SELECT w.tenant_id, w.seq FROM workload.workloads w WHERE w.workload_id = $1) "
+		"  (SELECT w.tenant_id, w.seq FROM workload.workloads w WHERE w.workload_id = $1 "
+		ANY_TENANT("$2") ") "
 		"ORDER BY e.sequence",
-	1, {TEXTOID}},
+	2, {TEXTOID, TEXTOID}, false,
+		"SELECT e.sequence, workload.event_type(e.to_state), e.from_state, e.to_state, e.actor, "
+		"  e.at, e.evidence "
+		"FROM workload.events e WHERE e.tenant_id = $2 AND e.workload_seq = "
+		"  (SELECT w.seq FROM workload.workloads w WHERE w.workload_id = $1 AND w.tenant_id = $2) "
+	"ORDER BY e.sequence"},
 	/* the claim from the start of the queue: best first */
 	[P_CLAIM_MANY] = {
 		"WITH picked AS (SELECT q.seq FROM workload.queue q "
@@ -634,13 +678,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * each result id looked up by its key (tenant, application, result id);
 	 * OFFSET 0 keeps the lookup per row, so no plan can turn it into a scan
 	 */
-	[P_RESULT_GET_MANY] = {
-		"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC
-		", r.result_id, r.tenant_id, r.application_id "
-		"FROM unnest($2::text[], $3::text[], $1::text[]) x(tenant_id, application_id, result_id), "
-		"  LATERAL (SELECT * FROM workload.results r WHERE r.tenant_id = x.tenant_id "
-		"    AND r.application_id = x.application_id AND r.result_id = x.result_id OFFSET 0) r",
-	3, {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID}},
+	[P_RESULT_GET_MANY] = {RESULT_GET_MANY_SQL("x.tenant_id", " OFFSET 0"),
+	3, {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID}, false, RESULT_GET_MANY_SQL(BATCH_TENANT("$2"), "")},
 	/* P_RESULT_PUT for n results of one worker; artifacts come as json arrays of strings */
 	[P_RESULT_PUT_MANY] = {
 		RESULT_PUT_MANY_INSERT " ON CONFLICT DO NOTHING RETURNING r.workload_id, " RESULT_DOC,
@@ -782,12 +821,10 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	3, {NAMEOID, TEXTOID, TEXTOID}},
 
 	/* ---- maintenance (recovery.c's passes) ---- */
-	/* on Citus the tick runs on the coordinator only (it reads every node's rows) */
+	/* one tick at a time on a node (on Citus each node ticks its own shards) */
 	[P_TICK_LOCK] = {
 		"SELECT pg_try_advisory_xact_lock(" WL_TICK_LOCK_KEY ")",
-	0, {InvalidOid}, false,
-	"SELECT (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g) = 0 "
-	"  AND pg_try_advisory_xact_lock(" WL_TICK_LOCK_KEY ")"},
+	0, {InvalidOid}},
 	/*
 	 * Rows whose timeout or wait deadline has come, through
 	 * workloads_deadline_idx, after the keyset ($3, $4) the pass has reached.
@@ -862,36 +899,29 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	6, {TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
 	/*
 	 * What an operator looks at first, for one tenant and application: one
-	 * pass over its rows (workloads_tenant_idx).  $4 is a NULL of the state
-	 * type, so enum_range lists every state without naming the type.
+	 * aggregate over its rows (workloads_tenant_idx), which Citus runs on the
+	 * tenant's node.  $4 (a NULL of the state type) is not used.
 	 */
 	[P_STATS] = {
-		"WITH w AS MATERIALIZED (SELECT x.state, x.next_attempt_at, x.state_entered_at, x.last_failure "
-		"  FROM workload.workloads x WHERE x.tenant_id = $1 AND x.application_id = $2), "
-		"c AS (SELECT w.state, count(*) AS n FROM w GROUP BY w.state) "
 		"SELECT jsonb_build_object('tenant_id', $1::text, 'application_id', $2::text, 'at', $3, "
-		"  'states', (SELECT jsonb_object_agg(s::text, coalesce(c.n, 0)) "
-		"    FROM unnest(enum_range($4)) s LEFT JOIN c ON c.state = s), "
-		"  'total', (SELECT count(*) FROM w), "
-		"  'ready_due', (SELECT count(*) FROM w WHERE w.state = 'READY' AND w.next_attempt_at <= $3), "
-		"  'ready_delayed', (SELECT count(*) FROM w WHERE w.state = 'READY' AND w.next_attempt_at > $3), "
-		"  'oldest_due_ready_age_ms', (SELECT floor(extract(epoch FROM $3 - min(w.next_attempt_at)) * 1000)::bigint "
-		"    FROM w WHERE w.state = 'READY' AND w.next_attempt_at <= $3), "
-		"  'held', (SELECT count(*) FROM w WHERE w.state IN " SQL_HOLDS_CLAIM "), "
-		"  'dead_letters', (SELECT count(*) FROM w WHERE w.state = 'DEAD_LETTER'), "
-		"  'completed_last_minute', (SELECT count(*) FROM w WHERE w.state = 'SUCCEEDED' "
-		"    AND w.state_entered_at > $3 - interval '1 minute'), "
-		"  'failed_last_minute', (SELECT count(*) FROM w WHERE w.last_failure IS NOT NULL "
-		"    AND (w.last_failure ->> 'at')::timestamptz > $3 - interval '1 minute'))",
+		"  'states', " SQL_COUNT_BY_STATE ", "
+		"  'total', count(*), "
+		"  'ready_due', count(*) FILTER (WHERE x.state = 'READY' AND x.next_attempt_at <= $3), "
+		"  'ready_delayed', count(*) FILTER (WHERE x.state = 'READY' AND x.next_attempt_at > $3), "
+		"  'oldest_due_ready_age_ms', floor(extract(epoch FROM $3 - min(x.next_attempt_at) "
+		"    FILTER (WHERE x.state = 'READY' AND x.next_attempt_at <= $3)) * 1000)::bigint, "
+		"  'held', count(*) FILTER (WHERE x.state IN " SQL_HOLDS_CLAIM "), "
+		"  'dead_letters', count(*) FILTER (WHERE x.state = 'DEAD_LETTER'), "
+		"  'completed_last_minute', count(*) FILTER (WHERE x.state = 'SUCCEEDED' "
+		"    AND x.state_entered_at > $3 - interval '1 minute'), "
+		"  'failed_last_minute', count(*) FILTER (WHERE x.last_failure IS NOT NULL "
+		"    AND (x.last_failure ->> 'at')::timestamptz > $3 - interval '1 minute')) "
+		"FROM workload.workloads x WHERE x.tenant_id = $1 AND x.application_id = $2",
 	4, {TEXTOID, TEXTOID, TIMESTAMPTZOID, ST}},
 	/* ---- scheduling and bulk work (workload_create_many, workload_redrive) ---- */
 	/* P_IDEM for n keys ($1 tenants, $2 applications, $3 keys): the item number of each found */
-	[P_IDEM_MANY] = {
-		"SELECT x.n, s.workload_id, s.not_before "
-		"FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY x(t, a, k, n) "
-		"CROSS JOIN LATERAL (SELECT s.workload_id, s.not_before FROM workload.specs s "
-		"  WHERE s.tenant_id = x.t AND s.application_id = x.a AND s.idempotency_key = x.k OFFSET 0) s",
-	3, {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID}},
+	[P_IDEM_MANY] = {IDEM_MANY_SQL("x.t", " OFFSET 0"), 3, {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID},
+	false, IDEM_MANY_SQL(BATCH_TENANT("$1"), "")},
 	/*
 	 * The specs of n new workloads, one row per array element (text[]
 	 * columns come as their text form); a key a concurrent create
@@ -952,27 +982,15 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID,
 	ST, ST, TEXTOID}},
 	/* the documents of n workloads ($1 ids of tenants $2), each looked up by its key */
-	[P_DOC_MANY] = {
-		"SELECT x.n, jsonb_build_object(" DOC_FIELDS ") "
-		"FROM unnest($1::text[], $2::text[]) WITH ORDINALITY x(id, t, n) "
-		"CROSS JOIN LATERAL (SELECT * FROM workload.workloads w "
-		"  WHERE w.workload_id = x.id AND w.tenant_id = x.t OFFSET 0) w "
-		"CROSS JOIN LATERAL (SELECT * FROM workload.specs s "
-		"  WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq OFFSET 0) s",
-	2, {TEXTARRAYOID, TEXTARRAYOID}},
+	[P_DOC_MANY] = {DOC_MANY_SQL("x.t", "w.tenant_id", " OFFSET 0"), 2, {TEXTARRAYOID, TEXTARRAYOID},
+	false, DOC_MANY_SQL(BATCH_TENANT("$2"), BATCH_TENANT("$2"), "")},
 	/*
 	 * Up to $5 DEAD_LETTER workloads of one tenant and application, oldest
 	 * first, of definition $3 and last failure kind $4 when given, locked
 	 * (skipping any another transaction holds).
 	 */
-	[P_DEAD_LETTERS] = {
-		"SELECT w.workload_id FROM workload.workloads w "
-		"WHERE w.tenant_id = $1 AND w.application_id = $2 AND w.state = $6 "
-		"  AND ($4::text IS NULL OR w.last_failure ->> 'kind' = $4) "
-		"  AND ($3::text IS NULL OR (SELECT s.definition_id FROM workload.specs s "
-		"    WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq) = $3) "
-		"ORDER BY w.created_at, w.seq LIMIT $5 FOR NO KEY UPDATE OF w SKIP LOCKED",
-	6, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT4OID, ST}},
+	[P_DEAD_LETTERS] = {DEAD_LETTERS_SQL("w.tenant_id"), 6, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT4OID, ST},
+	false, DEAD_LETTERS_SQL("$1")},
 
 	/* ---- schedules (store_sched.c) ---- */
 	/*
@@ -1062,6 +1080,39 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  WHERE d.logicalrelid = 'workload.workloads'::pg_catalog.regclass)",
 	0, {InvalidOid}},
 	/* whether this node holds the shard of tenant $1 */
+	/* the shards of workload.workloads this node holds */
+	[P_CITUS_LOCAL_SHARDS] = {
+		"SELECT s.shardid FROM pg_catalog.pg_dist_shard s "
+		"JOIN pg_catalog.pg_dist_placement p ON p.shardid = s.shardid "
+		"WHERE s.logicalrelid = 'workload.workloads'::pg_catalog.regclass "
+		"  AND p.groupid = (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g) ORDER BY 1",
+	0, {InvalidOid}},
+	/*
+	 * The shards co-located with workload.workloads' shard $1 (its shard
+	 * group: the same hash range), by table, and whether it is still here
+	 */
+	[P_CITUS_SHARD_GROUP] = {
+		"SELECT s.logicalrelid::pg_catalog.regclass::text, s.shardid, "
+		"  EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p WHERE p.shardid = $1 "
+		"    AND p.groupid = (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g)) "
+		"FROM pg_catalog.pg_dist_shard s JOIN pg_catalog.pg_dist_shard w "
+		"  ON w.shardid = $1 AND s.shardminvalue = w.shardminvalue "
+		"JOIN pg_catalog.pg_dist_partition d ON d.logicalrelid = s.logicalrelid "
+		"  AND d.colocationid = (SELECT d2.colocationid FROM pg_catalog.pg_dist_partition d2 "
+		"    WHERE d2.logicalrelid = 'workload.workloads'::pg_catalog.regclass)",
+	1, {INT8OID}},
+	/*
+	 * The lock a write to a shard takes in Citus (its distribution metadata,
+	 * ShareLock), which a shard move takes exclusively before it switches
+	 * the placement: a write to a shard by its name waits for a move
+	 */
+	[P_CITUS_SHARD_LOCK] = {
+		"SELECT pg_catalog.lock_shard_metadata(5, $1)",
+	1, {INT8ARRAYOID}},
+	/* whether this node is the coordinator */
+	[P_CITUS_COORDINATOR] = {
+		"SELECT (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g) = 0",
+	0, {InvalidOid}},
 	[P_CITUS_TENANT_LOCAL] = {
 		"SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p "
 		"  WHERE p.shardid = pg_catalog.get_shard_id_for_distribution_column("
@@ -1128,3 +1179,26 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	1, {TEXTOID}, true},
 };
 
+/*
+ * The maintenance scans of one shard of workload.workloads on this node
+ * (the %s), run as plain statements on it (store_citus.c,
+ * wl_store_citus_local_due): $1 now, $2 limit, after the keyset ($3, $4).
+ * Unlocked: each row is then locked by its tenant (recovery.c), where a
+ * caller's membership is decided.
+ */
+const char *const wl_sql_local_due[3] = {
+	[WL_LOCAL_EXPIRED] =
+	"SELECT w.workload_id, w.lease_expires_at, w.tenant_id FROM %s w "
+	"WHERE w.claim_id IS NOT NULL AND w.lease_expires_at <= $1 "
+	"  AND (w.lease_expires_at, w.workload_id) > ($3, $4) "
+	"ORDER BY w.lease_expires_at, w.workload_id LIMIT $2",
+	[WL_LOCAL_DEADLINE] = DEADLINE_DUE_FROM("%s", "", ", w.tenant_id"),
+	[WL_LOCAL_HEARTBEAT] = HEARTBEAT_DUE_FROM("%s", "", "", ", w.tenant_id"),
+};
+
+/*
+ * Retention on one Citus shard group: the same statements as P_PURGE and
+ * P_PURGE_DEAD, whose table names wl_store_citus_local_purge replaces with
+ * the shards of one shard group of this node.
+ */
+const char *const wl_sql_purge[2] = {PURGE(SQL_FINAL), PURGE("('DEAD_LETTER')")};

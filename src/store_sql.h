@@ -20,6 +20,8 @@
 #define SQL_FINAL "{final}"			/* no edge leaves them */
 #define SQL_HOLDS_CLAIM "{holds_claim}" /* a worker holds the workload */
 #define SQL_CAN_TIME_OUT "{can_time_out}"	/* an edge to TIMED_OUT */
+/* {"STATE": count of rows x in it, ...} for every state, as an aggregate */
+#define SQL_COUNT_BY_STATE "{count_by_state}"
 
 /*
  * The advisory lock that makes workload_tick a single runner ('workload' in
@@ -121,6 +123,10 @@ typedef enum WlPlanId
 	P_CITUS_DISTRIBUTE,
 	P_CITUS_TENANT_OF,
 	P_CITUS_DISTRIBUTED,
+	P_CITUS_LOCAL_SHARDS,
+	P_CITUS_COORDINATOR,
+	P_CITUS_SHARD_GROUP,
+	P_CITUS_SHARD_LOCK,
 	P_CITUS_TENANT_LOCAL,
 	P_CITUS_REVOKED_NOW,
 	P_CITUS_PICK_MANY,
@@ -153,5 +159,16 @@ typedef struct WlPlanDef
 } WlPlanDef;
 
 extern const WlPlanDef wl_plan_defs[P_COUNT];
+
+/* the maintenance scans of one local shard on Citus (statements, not plans) */
+typedef enum WlLocalScan
+{
+	WL_LOCAL_EXPIRED,
+	WL_LOCAL_DEADLINE,
+	WL_LOCAL_HEARTBEAT
+} WlLocalScan;
+
+extern const char *const wl_sql_local_due[3];
+extern const char *const wl_sql_purge[2];
 
 #endif

@@ -65,11 +65,11 @@ FROM c WHERE k = 'b1';
 -- after a tenant-first call, a plain one is narrowed to no tenant
 SELECT count(*) AS plain_calls_see_every_tenant FROM c, LATERAL workload_get(c.workload_id) d;
 
--- the routed twins: one per overload, plus workload_create and workload_claim, executable by the owner only
+-- the routed twins: one per overload and per other call for one tenant, executable by the owner only
 SELECT count(*) AS routed,
        count(*) FILTER (WHERE has_function_privilege('workload_client', p.oid, 'EXECUTE')
            OR has_function_privilege('workload_worker', p.oid, 'EXECUTE')
            OR has_function_privilege('workload_admin', p.oid, 'EXECUTE')) AS executable_by_roles
 FROM pg_proc p WHERE p.pronamespace = 'workload'::regnamespace AND p.proname LIKE 'route\_%';
--- a routed twin refuses a call that names no caller (Citus always sends one)
+-- a routed twin refuses a call that names no context (the caller; the sending node always gives one)
 SELECT workload.route_workload_start('acme', workload_id, claim_id, 'w1', fencing_token, NULL) FROM c WHERE k = 'a1';
