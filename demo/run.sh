@@ -7,16 +7,29 @@
 # the fence refusing the late completions, and a summary per state.  About
 # two minutes; everything it starts is stopped on exit.
 # DEMO_LOGS=dir keeps the workers' logs.  demo/walkthrough.sh is the SQL-only tour.
+# With --citus it runs on a Citus cluster of a coordinator and two workers
+# (built from ../shared/citus): the same demo through the coordinator, the
+# workers of tenant acme moved to the node that holds it.
 set -euo pipefail
 WL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
-. "$WL_ROOT/scripts/cluster.sh"
+CITUS=0
+[ "${1:-}" = --citus ] && CITUS=1
+if [ $CITUS = 1 ]; then . "$WL_ROOT/scripts/citus.sh"; else . "$WL_ROOT/scripts/cluster.sh"; fi
 wl_need_root
 wl_install_deps
 wl_build
 # The library is preloaded: its background worker runs workload_tick() every
-# second in the demo database, recovering expired leases with nobody calling it.
-wl_cluster_start "shared_preload_libraries = 'workload'" "workload.database = 'demo'" \
-	"workload.tick_interval = '1s'"
+# second in the demo database, recovering expired leases with nobody calling it
+# (on Citus on every node, each for the tenants it holds).
+if [ $CITUS = 1 ]; then
+	wl_citus_build >/dev/null
+	export WL_CITUS_LIBS='citus,workload' WL_CITUS_DB=demo
+	wl_citus_start "workload.database = 'demo'" "workload.tick_interval = '1s'"
+	wl_cluster_stop() { wl_citus_stop; }
+else
+	wl_cluster_start "shared_preload_libraries = 'workload'" "workload.database = 'demo'" \
+		"workload.tick_interval = '1s'"
+fi
 
 WORKER_BIN=$("$PG_CONFIG" --bindir)/workload-worker
 DEMO=$(mktemp -d /tmp/workload-demo.XXXXXX)
@@ -44,7 +57,13 @@ say() { clear_line; echo "$*"; }
 elapsed() { awk -v s="$START" -v n="$(date +%s.%N)" 'BEGIN { printf "%5.1fs", n - s }'; }
 
 echo "== creating the workloads"
-psql -X -d postgres -qc "CREATE DATABASE demo"
+if [ $CITUS = 1 ]; then
+	psql -X -qc "CREATE EXTENSION workload CASCADE" -c "SELECT workload_citus_distribute()" >/dev/null
+	echo "   on Citus: the tables distributed by tenant; acme is held by the worker on port" \
+		"$(psql -X -qAt -c "SELECT port FROM workload_tenant_node('acme')")"
+else
+	psql -X -d postgres -qc "CREATE DATABASE demo"
+fi
 psql -X -q -f "$WL_ROOT/demo/workloads.sql"
 N=$(q "SELECT count(*) FROM demo.created")
 q "SELECT '   ' || count(*) || ' ' || kind || CASE kind
@@ -79,6 +98,11 @@ for i in 1 2 3 4; do
 done
 echo "== started worker-1..worker-4 (workload-worker, role demo_worker, lease ${LEASE}s,"
 echo "   heartbeat every $(awk -v l=$LEASE 'BEGIN { printf "%.1f", l / 3 }')s; worker-3 claims 4 at a time)"
+if [ $CITUS = 1 ]; then
+	sleep 1
+	echo "   on Citus each worker, given the coordinator, moved to the node that holds acme and LISTENs there:"
+	grep -h "is held by the node" "$DEMO"/worker-*.log | sed 's/^.*workload-worker/   workload-worker/' | head -n 4
+fi
 START=$(date +%s.%N)
 
 STATUS_SQL="SELECT count(*) FILTER (WHERE state IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')),
@@ -86,12 +110,12 @@ STATUS_SQL="SELECT count(*) FILTER (WHERE state IN ('SUCCEEDED', 'DEAD_LETTER', 
     count(*) FILTER (WHERE state IN ('CLAIMED', 'RUNNING', 'CHECKPOINTED', 'CANCELLATION_REQUESTED')),
     count(*) FILTER (WHERE state = 'SUCCEEDED'), count(*) FILTER (WHERE state = 'DEAD_LETTER'),
     count(*) FILTER (WHERE state = 'CANCELLED'),
-    (SELECT count(*) FROM workload.attempt_log WHERE outcome = 'WORKER_LOST'),
+    (SELECT count(*) FROM demo.attempt_log WHERE outcome = 'WORKER_LOST'),
     count(*) FILTER (WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED') AND NOT EXISTS (
-        SELECT 1 FROM workload.dependencies d JOIN workload.workloads x ON x.workload_id = d.depends_on
+        SELECT 1 FROM demo.dependencies d JOIN demo.workloads x ON x.workload_id = d.depends_on
         WHERE d.workload_id = w.workload_id AND x.state = 'DEAD_LETTER')),
-    (SELECT count(*) FROM workload.specs s WHERE s.idempotency_key LIKE 'schedule:media-report:%')
-  FROM workload.workloads w JOIN demo.created USING (workload_id)"
+    (SELECT count(*) FROM demo.specs s WHERE s.idempotency_key LIKE 'schedule:media-report:%')
+  FROM demo.workloads w JOIN demo.created USING (workload_id)"
 
 cancelled_archives=0; killed=0; paused=0; resumed=0; last_print=0; printed=
 paused_id=""
@@ -102,26 +126,30 @@ while :; do
 	elif [ $((SECONDS - last_print)) -ge 3 ]; then echo "$line"; last_print=$SECONDS; printed=$line; fi
 
 	# the operator cancels the two archives once both run
-	if [ $cancelled_archives = 0 ] && [ "$(q "SELECT count(*) FROM demo.created c JOIN workload.workloads w USING (workload_id)
+	if [ $cancelled_archives = 0 ] && [ "$(q "SELECT count(*) FROM demo.created c JOIN demo.workloads w USING (workload_id)
 	        WHERE c.kind = 'archive' AND w.state = 'RUNNING'")" = 2 ]; then
 		say "== $(elapsed): the operator cancels the 2 archives while they run (workload_cancel):"
-		q "SELECT '   ' || c.workload_id || ' on ' || w.worker_id || ': ' || workload_cancel(c.workload_id, 'operator')
-		   FROM demo.created c JOIN workload.workloads w USING (workload_id) WHERE c.kind = 'archive'"
+		# the ids first, then one call each: on Citus a call made inside a query over
+		# the tables would be sent with the query into the tenant's shards
+		q "SELECT c.workload_id || ' ' || w.worker_id FROM demo.created c JOIN demo.workloads w USING (workload_id)
+		   WHERE c.kind = 'archive'" | while read -r id on; do
+			q "SELECT '   $id on $on: ' || workload_cancel('$id', 'operator')"
+		done
 		cancelled_archives=1
 	fi
 
 	# SIGKILL worker-3 once a fifth is done and it holds claims
-	if [ $killed = 0 ] && [ "$done" -ge $((N / 5)) ] && [ "$(q "SELECT count(*) FROM workload.workloads
+	if [ $killed = 0 ] && [ "$done" -ge $((N / 5)) ] && [ "$(q "SELECT count(*) FROM demo.workloads
 	        WHERE worker_id = 'worker-3' AND state IN ('RUNNING', 'CHECKPOINTED')")" -ge 2 ]; then
 		kill -KILL "${WPID[worker-3]}"
 		wait "${WPID[worker-3]}" 2>/dev/null || true
 		KILLED_AT=$(date +%s.%N)
 		sleep 0.3
 		q "SELECT workload_id || '|' || claim_id || '|' || fencing_token || '|' || attempt_count
-		   FROM workload.workloads WHERE worker_id = 'worker-3' ORDER BY 1" >"$DEMO/held"
+		   FROM demo.workloads WHERE worker_id = 'worker-3' ORDER BY 1" >"$DEMO/held"
 		say "== $(elapsed): SIGKILL worker-3 (pid ${WPID[worker-3]}) while it holds $(wc -l <"$DEMO/held") claims:"
 		q "SELECT '   ' || w.workload_id || '  ' || c.kind || ' #' || c.n || '  ' || w.state || ', fencing token ' || w.fencing_token
-		   FROM workload.workloads w JOIN demo.created c USING (workload_id) WHERE w.worker_id = 'worker-3' ORDER BY 1"
+		   FROM demo.workloads w JOIN demo.created c USING (workload_id) WHERE w.worker_id = 'worker-3' ORDER BY 1"
 		unset 'WPID[worker-3]'
 		killed=1
 	fi
@@ -130,10 +158,10 @@ while :; do
 	if [ $paused = 0 ] && [ $killed = 1 ] && [ "$done" -ge $((N / 2)) ]; then
 		kill -STOP "${WPID[worker-4]}"
 		sleep 0.2
-		paused_id=$(q "SELECT workload_id FROM workload.workloads JOIN demo.created c USING (workload_id)
+		paused_id=$(q "SELECT workload_id FROM demo.workloads JOIN demo.created c USING (workload_id)
 		               WHERE worker_id = 'worker-4' AND state = 'RUNNING' AND c.kind IN ('render', 'publish')")
 		if [ -n "$paused_id" ]; then
-			q "SELECT claim_id || '|' || fencing_token FROM workload.workloads WHERE workload_id = '$paused_id'" >"$DEMO/paused"
+			q "SELECT claim_id || '|' || fencing_token FROM demo.workloads WHERE workload_id = '$paused_id'" >"$DEMO/paused"
 			say "== $(elapsed): SIGSTOP worker-4 (a stalled worker) while it runs $paused_id"
 			paused=1
 		else
@@ -141,10 +169,10 @@ while :; do
 		fi
 	fi
 	if [ $paused = 1 ] && [ $resumed = 0 ] && [ "$(q "SELECT (worker_id IS NOT NULL AND worker_id <> 'worker-4')
-	        OR state IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED') FROM workload.workloads WHERE workload_id = '$paused_id'")" = t ]; then
+	        OR state IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED') FROM demo.workloads WHERE workload_id = '$paused_id'")" = t ]; then
 		say "== $(elapsed): worker-4's lease ran out; the background tick recovered $paused_id and it is now"
 		say "   $(q "SELECT w.state || coalesce(' on ' || w.worker_id, ' by ' || r.worker_id, '') || ', fencing token ' || w.fencing_token
-		            FROM workload.workloads w LEFT JOIN workload.results r USING (workload_id) WHERE workload_id = '$paused_id'"); SIGCONT worker-4"
+		            FROM demo.workloads w LEFT JOIN demo.results r USING (workload_id) WHERE workload_id = '$paused_id'"); SIGCONT worker-4"
 		kill -CONT "${WPID[worker-4]}"
 		resumed=1
 	fi
@@ -160,17 +188,17 @@ clear_line
 
 echo "== $(elapsed): nothing left to run but the 2 publishes waiting for a dead-lettered corrupt frame;"
 echo "   the operator cancels that frame, and its dependents are cancelled with it:"
-corrupt=$(q "SELECT depends_on FROM workload.dependencies d JOIN demo.created c USING (workload_id)
+corrupt=$(q "SELECT depends_on FROM demo.dependencies d JOIN demo.created c USING (workload_id)
              WHERE c.kind = 'publish' AND c.n = 13")
 q "SELECT '   ' || '$corrupt' || ': ' || workload_cancel('$corrupt', 'operator')"
-q "SELECT '   ' || c.kind || ' #' || c.n || ': ' || w.state || ' (' || (SELECT evidence ->> 'cause' FROM workload.event_log e
+q "SELECT '   ' || c.kind || ' #' || c.n || ': ' || w.state || ' (' || (SELECT evidence ->> 'cause' FROM demo.event_log e
           WHERE e.workload_id = w.workload_id AND e.to_state = 'CANCELLED') || ')'
-   FROM workload.workloads w JOIN demo.created c USING (workload_id) WHERE c.kind = 'publish' AND c.n IN (13, 14) ORDER BY c.n"
+   FROM demo.workloads w JOIN demo.created c USING (workload_id) WHERE c.kind = 'publish' AND c.n IN (13, 14) ORDER BY c.n"
 
 echo "== the schedule is paused (workload_schedule_pause); what it fired while the workers ran:"
 q "SELECT '   paused: ' || (workload_schedule_pause('acme', 'media', 'media-report') ->> 'paused')"
 REPORTS_SQL="SELECT substr(s.idempotency_key, length('schedule:media-report:') + 1)::timestamptz AS slot, w.state
-    FROM workload.specs s JOIN workload.workloads w USING (workload_id)
+    FROM demo.specs s JOIN demo.workloads w USING (workload_id)
     WHERE s.idempotency_key LIKE 'schedule:media-report:%'"
 q "SELECT '   ' || count(*) || ' media.report workloads, one per slot (' || count(DISTINCT slot) || ' distinct slots), slots '
           || to_char(min(slot), 'HH24:MI:SS') || ' .. ' || to_char(max(slot), 'HH24:MI:SS')
@@ -196,15 +224,15 @@ while IFS='|' read -r id claim token attempt; do
 	q "SELECT '   ' || c.kind || ' #' || c.n || ': ' || string_agg('attempt ' || a.attempt_number || ' ' || a.worker_id || ' '
 	          || coalesce(a.outcome, 'running'), ' -> ' ORDER BY a.attempt_number)
 	          || ' (recovered ' || (SELECT to_char(extract(epoch FROM min(e.at)) - $KILLED_AT, 'FM990.0')
-	                                FROM workload.event_log e WHERE e.workload_id = '$id' AND e.to_state = 'RECOVERING')
+	                                FROM demo.event_log e WHERE e.workload_id = '$id' AND e.to_state = 'RECOVERING')
 	          || 's after the SIGKILL)'
-	   FROM workload.attempt_log a JOIN demo.created c USING (workload_id) WHERE a.workload_id = '$id' GROUP BY c.kind, c.n"
+	   FROM demo.attempt_log a JOIN demo.created c USING (workload_id) WHERE a.workload_id = '$id' GROUP BY c.kind, c.n"
 done <"$DEMO/held"
-echo "   the background tick recovered $(q "SELECT count(*) FROM workload.event_log WHERE to_state = 'RECOVERING'") expired lease(s) in all"
-if [ -n "$(q "SELECT 1 FROM demo.created c JOIN workload.workloads w USING (workload_id)
+echo "   the background tick recovered $(q "SELECT count(*) FROM demo.event_log WHERE to_state = 'RECOVERING'") expired lease(s) in all"
+if [ -n "$(q "SELECT 1 FROM demo.created c JOIN demo.workloads w USING (workload_id)
              WHERE c.workload_id IN ($(cut -d'|' -f1 "$DEMO/held" | sed "s/.*/'&'/" | paste -sd,)) AND c.kind = 'encode'")" ]; then
 	q "SELECT '   encode #' || c.n || ' resumed after step ' || (w.output ->> 'resumed_after_step') || ' (its last checkpoint)'
-	   FROM workload.results w JOIN demo.created c USING (workload_id)
+	   FROM demo.results w JOIN demo.created c USING (workload_id)
 	   WHERE c.workload_id IN ($(cut -d'|' -f1 "$DEMO/held" | sed "s/.*/'&'/" | paste -sd,)) AND c.kind = 'encode'"
 fi
 
@@ -213,9 +241,9 @@ echo "== cancellation: the archives, cancelled while running"
 q "SELECT '   archive #' || c.n || ': ' || w.state || ', confirmed by ' || e2.actor || ' '
           || to_char(extract(epoch FROM e2.at - e1.at), 'FM990.0') || 's after the request (heartbeat every '
           || to_char($LEASE / 3.0, 'FM0.0') || 's)'
-   FROM demo.created c JOIN workload.workloads w USING (workload_id)
-   JOIN workload.event_log e1 ON e1.workload_id = c.workload_id AND e1.to_state = 'CANCELLATION_REQUESTED'
-   JOIN workload.event_log e2 ON e2.workload_id = c.workload_id AND e2.to_state = 'CANCELLED'
+   FROM demo.created c JOIN demo.workloads w USING (workload_id)
+   JOIN demo.event_log e1 ON e1.workload_id = c.workload_id AND e1.to_state = 'CANCELLATION_REQUESTED'
+   JOIN demo.event_log e2 ON e2.workload_id = c.workload_id AND e2.to_state = 'CANCELLED'
    WHERE c.kind = 'archive' ORDER BY c.n"
 
 echo
@@ -229,8 +257,8 @@ if [ -s "$DEMO/paused" ]; then
 	grep -E "$paused_id: .*(refused|succeeded)" "$DEMO/worker-4.log" | sed 's/^/   /' | head -n 3
 fi
 echo "   each succeeded workload has exactly one result: $(q "SELECT CASE WHEN count(*) = 0 THEN 'yes' ELSE 'NO' END
-     FROM workload.workloads w WHERE (SELECT count(*) FROM workload.results r WHERE r.workload_id = w.workload_id)
-     <> CASE WHEN w.state = 'SUCCEEDED' THEN 1 ELSE 0 END"); claims still held: $(q "SELECT count(*) FROM workload.workloads WHERE claim_id IS NOT NULL")"
+     FROM demo.workloads w WHERE (SELECT count(*) FROM demo.results r WHERE r.workload_id = w.workload_id)
+     <> CASE WHEN w.state = 'SUCCEEDED' THEN 1 ELSE 0 END"); claims still held: $(q "SELECT count(*) FROM demo.workloads WHERE claim_id IS NOT NULL")"
 
 echo
 echo "== workload_stats('acme', 'media'), what an operator looks at first:"
@@ -245,12 +273,12 @@ psql -X -q -P footer=off -c "SELECT coalesce(c.kind, 'total') AS kind,
         count(*) FILTER (WHERE w.state = 'CANCELLED') AS cancelled,
         count(*) FILTER (WHERE w.state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')) AS other,
         sum(w.attempt_count) AS attempts
-    FROM demo.created c JOIN workload.workloads w USING (workload_id)
+    FROM demo.created c JOIN demo.workloads w USING (workload_id)
     GROUP BY ROLLUP (c.kind) ORDER BY c.kind IS NULL, min(c.seq)" | sed '/^$/d; s/^/   /'
 q "SELECT '   attempts that did not succeed, by kind: ' || string_agg(k || ' ' || n, ', ' ORDER BY n DESC, k) FROM
-   (SELECT lower(coalesce(failure_kind, outcome)) k, count(*) n FROM workload.attempt_log WHERE outcome <> 'SUCCEEDED' GROUP BY 1) s"
+   (SELECT lower(coalesce(failure_kind, outcome)) k, count(*) n FROM demo.attempt_log WHERE outcome <> 'SUCCEEDED' GROUP BY 1) s"
 q "SELECT '   the 20 urgent renders (created last, priority 10) finished at positions '
-          || min(pos) || '..' || max(pos) || ' of ' || (SELECT count(*) FROM workload.results)
+          || min(pos) || '..' || max(pos) || ' of ' || (SELECT count(*) FROM demo.results)
    FROM (SELECT c.kind, row_number() OVER (ORDER BY r.created_at) pos
-         FROM workload.results r JOIN demo.created c USING (workload_id)) s WHERE kind = 'urgent'"
+         FROM demo.results r JOIN demo.created c USING (workload_id)) s WHERE kind = 'urgent'"
 echo "   total $(elapsed) since the workers started; stopping the cluster"

@@ -8,7 +8,7 @@
 -- higher priority.  demo.created records what each workload is.
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
-CREATE EXTENSION workload CASCADE;
+CREATE EXTENSION IF NOT EXISTS workload CASCADE;
 
 DO $$
 BEGIN
@@ -29,6 +29,24 @@ CREATE TABLE demo.created (
     priority    integer NOT NULL,
     seq         integer GENERATED ALWAYS AS IDENTITY
 );
+-- on Citus (demo/run.sh --citus) a reference table, so the demo's queries can
+-- join it with the distributed workload tables
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        PERFORM create_reference_table('demo.created');
+    END IF;
+END
+$$;
+
+-- What the demo script reads, as views of tenant acme's rows: on Citus a
+-- query whose every table names the tenant runs on the node that holds it.
+CREATE VIEW demo.workloads AS SELECT * FROM workload.workloads WHERE tenant_id = 'acme';
+CREATE VIEW demo.dependencies AS SELECT * FROM workload.dependencies WHERE tenant_id = 'acme';
+CREATE VIEW demo.specs AS SELECT * FROM workload.specs WHERE tenant_id = 'acme';
+CREATE VIEW demo.results AS SELECT * FROM workload.results WHERE tenant_id = 'acme';
+CREATE VIEW demo.attempt_log AS SELECT * FROM workload.attempt_log WHERE tenant_id = 'acme';
+CREATE VIEW demo.event_log AS SELECT * FROM workload.event_log WHERE tenant_id = 'acme';
 
 -- demo.grant: the planner's grant, signed where this build signs grants.
 CREATE FUNCTION demo.grant() RETURNS jsonb LANGUAGE plpgsql AS $$
