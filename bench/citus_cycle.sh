@@ -5,8 +5,9 @@
 # One session makes N cycles, each three autocommitted calls (workload_claim
 # of one workload, workload_start, workload_complete), after N workloads were
 # created; it prints the wall time per cycle and per create on each, and on
-# Citus the statements each worker ran on our shards during the cycles
-# (pg_stat_statements).
+# Citus the calls routed to each worker and the statements it ran on our
+# shards during the cycles (pg_stat_statements); and the same cycles with
+# the calls made on the node that holds the tenant.
 # Wall time on a shared machine: compare the two lines of one run, not runs.
 # Run as root.
 set -eu
@@ -33,12 +34,13 @@ chmod -R a+rX "$work"
 
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 
-# run_on LABEL: create N workloads, then the N cycles, on the server in PGHOST/PGPORT
+# run_on LABEL KEY [fresh]: create N workloads (keys KEY1..KEYN), then the N
+# cycles, on the server in PGHOST/PGPORT; fresh: make the extension again first
 run_on() {
 	local t0 create_ms cycle_ms
-	psql -X -q -v ON_ERROR_STOP=1 -f "$WL_ROOT/test/include/helpers.sql" >/dev/null
+	[ "${3:-}" = fresh ] && psql -X -q -v ON_ERROR_STOP=1 -f "$WL_ROOT/test/include/helpers.sql" >/dev/null
 	t0=$(date +%s%N)
-	psql -X -q -v ON_ERROR_STOP=1 -c "SELECT t.create('k' || i, '{}', 'bench') FROM generate_series(1, $N) i" >/dev/null
+	psql -X -q -v ON_ERROR_STOP=1 -c "SELECT t.create('$2' || i, '{}', 'bench') FROM generate_series(1, $N) i" >/dev/null
 	create_ms=$(ms_since "$t0")
 	if [ -n "${WL_CITUS_TMP:-}" ]; then
 		for w in w1 w2; do wl_citus_psql "$w" -qAt -c 'SELECT pg_stat_statements_reset()' >/dev/null; done
@@ -47,7 +49,9 @@ run_on() {
 	psql -X -q -f "$work/cycle.sql" >/dev/null
 	cycle_ms=$(ms_since "$t0")
 	local done_n
-	done_n=$(psql -X -qAt -c "SELECT count(*) FROM workload.workloads WHERE tenant_id = 'bench' AND state = 'SUCCEEDED'")
+	done_n=$(psql -X -qAt -c "SELECT count(*) FROM workload.workloads w JOIN workload.specs s
+		ON s.tenant_id = w.tenant_id AND s.workload_seq = w.seq
+		WHERE w.tenant_id = 'bench' AND s.tenant_id = 'bench' AND s.idempotency_key LIKE '$2%' AND w.state = 'SUCCEEDED'")
 	printf '| %s | %d | %d | %.2f | %.2f |\n' "$1" "$N" "$done_n" \
 		"$(echo "$create_ms / $N" | bc -l)" "$(echo "$cycle_ms / $N" | bc -l)"
 }
@@ -56,7 +60,7 @@ echo "| where | workloads | succeeded | ms per create | ms per claim+start+compl
 echo "|---|---|---|---|---|"
 wl_cluster_start >/dev/null
 psql -X -q -c 'CREATE EXTENSION pgcrypto' -c 'CREATE EXTENSION workload'
-run_on "single node"
+run_on "single node" k fresh
 wl_cluster_stop
 
 export WL_CITUS_LIBS='citus,workload,pg_stat_statements' WL_CITUS_DB=wl
@@ -64,11 +68,18 @@ export WL_CITUS_LIBS='citus,workload,pg_stat_statements' WL_CITUS_DB=wl
 wl_citus_start "workload.tick_interval = '1h'" >/dev/null
 trap 'wl_citus_stop; rm -rf "$work"' EXIT
 psql -X -q -c 'CREATE EXTENSION pgcrypto' -c 'CREATE EXTENSION workload' -c 'CREATE EXTENSION pg_stat_statements'
-run_on "Citus, through the coordinator"
-node=$(psql -X -qAt -c "SELECT CASE port WHEN $WL_CITUS_W1_PORT THEN 'w1' ELSE 'w2' END FROM workload_tenant_node('bench')")
-for w in w1 w2; do
-	calls=$(wl_citus_psql "$w" -qAt -c "SELECT COALESCE(sum(calls), 0) FROM pg_stat_statements
+# calls NODE: the routed calls (workload.route_*) and statements on our shards NODE ran
+calls() {
+	wl_citus_psql "$1" -qAt -c "SELECT COALESCE(sum(calls), 0) FROM pg_stat_statements
 		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-		  AND query ~ 'workload\.(workloads|queue|leases|specs|events|attempts|results)_[0-9]+'")
-	echo "# $w (tenant bench is on $node): $calls statements on our shards during the $N cycles"
-done
+		  AND query ~ 'workload\.(route_|(workloads|queue|leases|specs|events|attempts|results)_[0-9]+)'"
+}
+run_on "Citus, calls made on the coordinator" k fresh
+node=$(psql -X -qAt -c "SELECT CASE port WHEN $WL_CITUS_W1_PORT THEN 'w1' ELSE 'w2' END FROM workload_tenant_node('bench')")
+other=$([ "$node" = w1 ] && echo w2 || echo w1)
+through="$(calls "$node") on $node, $(calls "$other") on $other"
+# the same, with the calls made on the node that holds the tenant (as the
+# reference worker makes them)
+PGPORT=$(wl_citus_port "$node") run_on "Citus, calls made on the tenant's node" n
+echo "# tenant bench is on $node; routed calls and shard statements during the cycles through the coordinator: $through"
+echo "# ... and during the cycles on $node: $(calls "$node") on $node, $(calls "$other") on $other"
