@@ -24,6 +24,13 @@ else
 	echo "$out" | sed 's/^/# /'
 fi
 
+# where to report bugs: the maintainers' address (the project has no public tracker yet)
+if perl -MJSON::PP -e 'local $/; my $m = decode_json(<STDIN>); exit !($m->{resources}{bugtracker}{mailto} eq $m->{maintainer} =~ s/.*<(.*)>.*/$1/r)' <"$WL_ROOT/META.json"; then
+	ok "META.json names where to report bugs (resources.bugtracker, the maintainers' address)"
+else
+	not_ok "META.json names where to report bugs (resources.bugtracker, the maintainers' address)"
+fi
+
 # refused DESCRIPTION PERL-EXPRESSION [CONTROL-SED]: the checker fails on a
 # copy of META.json changed by the expression (on $m, the decoded document),
 # or on the real one beside a control file changed by the sed script, and
@@ -65,6 +72,8 @@ refused "pgcrypto missing from the runtime prerequisites" 'delete $m->{prereqs}{
 refused "a prerequisite version that is not a range" '$m->{prereqs}{runtime}{requires}{PostgreSQL} = "15"'
 refused "a tag with a slash" 'push @{$m->{tags}}, "a/b"'
 refused "an unknown top-level key" '$m->{homepage} = "https://example.invalid/"'
+refused "resources with an unknown kind" '$m->{resources}{forum} = {web => "https://example.invalid/"}'
+refused "a bug tracker that is not an object" '$m->{resources}{bugtracker} = "maintainers"'
 refused "a file that is not JSON" RAW
 
 echo "1..$n"
