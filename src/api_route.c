@@ -204,12 +204,12 @@ workload_routed(PG_FUNCTION_ARGS)
 	volatile Datum result = (Datum) 0;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(n - 1))
-		elog(ERROR, "workload: a routed call needs its tenant and context");
+		wl_refuse(WL_E_INVALID, errdetail("A routed call needs its tenant and its context."));
 	tenant = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	context = PG_GETARG_JSONB_P(n - 1);
-	caller = wl_json_get_text(&context->root, "caller");
+	caller = JB_ROOT_IS_OBJECT(context) ? wl_json_get_text(&context->root, "caller") : NULL;
 	if (caller == NULL)
-		elog(ERROR, "workload: a routed call needs its caller");
+		wl_refuse(WL_E_INVALID, errdetail("A routed call's context names its caller (a string)."));
 	nest = NewGUCNestLevel();
 	apply_context(context);
 	routed_active = true;

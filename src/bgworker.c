@@ -21,6 +21,7 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -95,6 +96,23 @@ locked_api_schema(bool *busy)
 	return wl_catalog_api_schema();
 }
 
+/*
+ * pass_lock_timeout_ms: how long a pass waits for a table lock before it
+ * gives way, half of deadlock_timeout and at most 500 ms.  Rows the tick
+ * works on are taken SKIP LOCKED, so only a table lock (DDL, LOCK TABLE)
+ * makes it wait.  On Citus a worker node's DROP EXTENSION drops the shards
+ * first and locks the extension after: a pass that began in between holds
+ * the extension and waits on a shard, the DROP waits on the extension, and
+ * the deadlock detector (local or Citus's, at deadlock_timeout or later)
+ * then cancelled the operator's DROP.  A pass that gives way first lets
+ * the DROP through; the next pass looks again.
+ */
+static int
+pass_lock_timeout_ms(void)
+{
+	return Max(Min(DeadlockTimeout, 1000) / 2, 1);
+}
+
 /* pass_once runs workload_tick() once in its own transaction. */
 static WlPass
 pass_once(void)
@@ -102,9 +120,13 @@ pass_once(void)
 	Oid			schema;
 	bool		busy;
 	WlPass		result = WL_PASS_ABSENT;
+	char		timeout[32];
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
+	snprintf(timeout, sizeof(timeout), "%dms", pass_lock_timeout_ms());
+	(void) set_config_option("lock_timeout", timeout, PGC_SUSET, PGC_S_SESSION,
+							 GUC_ACTION_LOCAL, true, 0, false);
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	schema = locked_api_schema(&busy);
@@ -140,8 +162,9 @@ pass_once(void)
  * run_pass runs a pass.  A pass that fails while the extension is being
  * dropped (its lock held: on Citus a worker's DROP EXTENSION first drops the
  * shards, which a pass that began may wait for and then find gone) or after
- * it was dropped ends quietly; any other error ends the worker, and the
- * launcher starts it again.
+ * it was dropped ends quietly; one that gave way to a table lock
+ * (pass_lock_timeout_ms) says so in the log and the next pass tries again;
+ * any other error ends the worker, and the launcher starts it again.
  */
 static WlPass
 run_pass(void)
@@ -167,9 +190,14 @@ run_pass(void)
 		schema = locked_api_schema(&busy);
 		CommitTransactionCommand();
 		MemoryContextSwitchTo(cxt);
-		if (!busy && OidIsValid(schema))
+		if (!busy && OidIsValid(schema) && e->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
 			ReThrowError(e);
-		result = busy ? WL_PASS_DONE : WL_PASS_ABSENT;
+		if (!busy && OidIsValid(schema))
+			ereport(LOG,
+					(errmsg("workload tick: pass skipped, a lock it needs is held by another session"),
+					 errdetail("%s", e->message),
+					 errhint("The next pass, at workload.tick_interval, tries again.")));
+		result = (busy || OidIsValid(schema)) ? WL_PASS_DONE : WL_PASS_ABSENT;
 		FreeErrorData(e);
 	}
 	PG_END_TRY();

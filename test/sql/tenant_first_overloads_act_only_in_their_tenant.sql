@@ -73,3 +73,6 @@ SELECT count(*) AS routed,
 FROM pg_proc p WHERE p.pronamespace = 'workload'::regnamespace AND p.proname LIKE 'route\_%';
 -- a routed twin refuses a call that names no context (the caller; the sending node always gives one)
 SELECT workload.route_workload_start('acme', workload_id, claim_id, 'w1', fencing_token, NULL) FROM c WHERE k = 'a1';
+-- and one whose context does not name its caller as a string
+SELECT workload.route_workload_start('acme', workload_id, claim_id, 'w1', fencing_token, '{"caller": 1}') FROM c WHERE k = 'a1';
+SELECT workload.route_workload_start('acme', workload_id, claim_id, 'w1', fencing_token, '["postgres"]') FROM c WHERE k = 'a1';

@@ -84,6 +84,30 @@ q "SELECT count(*) FROM workload_claim('w-doomed-too', '{}', 'acme', 'billing', 
 check "the restarted worker recovers the next expired lease" \
 	wait_for 10 "SELECT state || ' ' || attempt_count FROM workload.workloads" "READY 2"
 
+# A DROP EXTENSION that locks tables before it locks the extension (on
+# Citus a worker node's DROP drops its shards first, test 026): a pass that
+# began in between holds the extension and waits on a table, and the DROP
+# then waits on the pass.  Here one session locks workload.workloads, waits
+# past deadlock_timeout (so the pass's own deadlock check has passed), then
+# drops the extension and rolls back.  Passes give way to the table lock,
+# so the DROP goes through instead of being cancelled as a deadlock.
+check "the workload is claimed again once its retry delay has passed" \
+	wait_for 20 "SELECT count(*) FROM workload_claim('w-locked', '{}', 'acme', 'billing', '1 second', start => true)" 1
+drop_behind_lock() {
+	PGOPTIONS='-c client_min_messages=warning' psql -X -qAt -v ON_ERROR_STOP=1 -d postgres -c "BEGIN" \
+		-c "LOCK TABLE workload.workloads IN ACCESS EXCLUSIVE MODE" -c "SELECT pg_sleep(2)" \
+		-c "DROP EXTENSION workload CASCADE" -c "ROLLBACK" >"$WL_TMP/drop.out" 2>&1 ||
+		{ sed 's/^/#   /' "$WL_TMP/drop.out"; return 1; }
+}
+check "a DROP EXTENSION behind its own table lock is not cancelled by a pass waiting on that table" \
+	drop_behind_lock
+check "passes gave way to the lock and said so in the log" \
+	test "$(log_count 'workload tick: pass skipped, a lock it needs is held by another session')" -gt 0
+# (the third attempt of three: recovered, it dead-letters the workload)
+check "... the worker went on (same process) and recovered the lease once the lock was gone" \
+	wait_for 10 "SELECT state || ' ' || attempt_count || ' ' || (SELECT pid FROM pg_stat_activity
+		WHERE backend_type = 'workload tick' AND datname = 'postgres') FROM workload.workloads" "DEAD_LETTER 3 $pid"
+
 q "ALTER SYSTEM SET workload.tick_interval = '100ms'" >/dev/null
 q "SELECT pg_reload_conf()" >/dev/null
 sleep 1
