@@ -13,38 +13,7 @@
 # Citus; and the part of the regression suite listed in CITUS_REGRESS runs
 # through the coordinator against its expected output (see the note there
 # for the rest).  Run as root; prints TAP.
-set -u
-WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-. "$WL_ROOT/scripts/citus.sh"
-wl_need_root
-wl_install_deps
-wl_build >/dev/null
-if ! wl_citus_build >"${TMPDIR:-/tmp}/workload-citus-build.log" 2>&1; then
-	echo "not ok 1 - Citus builds from ../shared/citus"
-	tail -n 20 "${TMPDIR:-/tmp}/workload-citus-build.log"
-	exit 1
-fi
-
-n=0
-failed=0
-check() {
-	local desc=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-	fi
-}
-# on NODE [psql args]: one node, quiet, tuples only
-on() {
-	local node=$1
-	shift
-	PGOPTIONS='-c client_min_messages=warning' wl_citus_psql "$node" -qAt "$@"
-}
-eq() { [ "$1" = "$2" ] || { echo "#   got '$1', expected '$2'" >&2; return 1; }; }
+. "$(dirname "$0")/citus_lib.sh"
 
 export WL_CITUS_LIBS='citus,workload,pg_stat_statements'
 export WL_CITUS_DB=wl

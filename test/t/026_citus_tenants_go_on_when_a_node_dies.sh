@@ -17,37 +17,7 @@
 #    after w1 restarts, every completion A was answered before the kill is
 #    there, and its tick recovers the leases that expired meanwhile.
 # Run as root; prints TAP.
-set -u
-WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-. "$WL_ROOT/scripts/citus.sh"
-wl_need_root
-wl_install_deps
-wl_build >/dev/null
-if ! wl_citus_build >"${TMPDIR:-/tmp}/workload-citus-build.log" 2>&1; then
-	echo "not ok 1 - Citus builds from ../shared/citus"
-	tail -n 20 "${TMPDIR:-/tmp}/workload-citus-build.log"
-	exit 1
-fi
-
-n=0
-failed=0
-check() {
-	local desc=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-	fi
-}
-on() {
-	local node=$1
-	shift
-	PGOPTIONS='-c client_min_messages=warning' wl_citus_psql "$node" -qAt "$@"
-}
-eq() { [ "$1" = "$2" ] || { echo "#   got '$1', expected '$2'" >&2; return 1; }; }
+. "$(dirname "$0")/citus_lib.sh"
 below() { [ "$1" -lt "$2" ] || { echo "#   $1 is not below $2" >&2; return 1; }; }
 # wait_for SECONDS NODE SQL EXPECTED
 wait_for() {
