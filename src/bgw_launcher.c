@@ -37,6 +37,7 @@
 #include "utils/varlena.h"
 
 #include "bgworker.h"
+#include "bgw_shmem.h"
 #include "compat.h"
 #include "guc.h"
 

@@ -41,7 +41,7 @@
 #include "storage/spin.h"
 #include "tcop/utility.h"
 
-#include "bgworker.h"
+#include "bgw_shmem.h"
 
 #define WL_BGW_MAX_REQUESTS 64
 #define WL_BGW_XACT_DBS 8		/* databases one transaction may ask about */

@@ -30,6 +30,7 @@
 #include "utils/snapmgr.h"
 
 #include "bgworker.h"
+#include "bgw_shmem.h"
 #include "guc.h"
 #include "catalog.h"
 #include "jsonb_util.h"
