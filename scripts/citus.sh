@@ -53,7 +53,7 @@ wl_citus_elapsed() {
 # Citus is already installed there.
 wl_citus_build() {
 	local src t0
-	src=$(wl_citus_src) || exit 1
+	src=$(wl_citus_src) || return 1
 	t0=$(date +%s%N)
 	echo "== building Citus from $src for $PG_CONFIG"
 	PATH="$WL_PG_BIN:$PATH" bash "$src/build.sh"

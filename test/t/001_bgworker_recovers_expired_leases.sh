@@ -13,19 +13,7 @@ WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$WL_ROOT/scripts/cluster.sh"
 wl_need_root
 
-n=0
-failed=0
-check() {
-	local desc=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 q() { PGOPTIONS='-c client_min_messages=warning' psql -X -qAt -v ON_ERROR_STOP=1 -d postgres -c "$1"; }
 # wait_for SECONDS SQL EXPECTED: poll until SQL answers EXPECTED
 wait_for() {

@@ -14,20 +14,8 @@ WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$WL_ROOT/scripts/cluster.sh"
 wl_need_root
 
-n=0
-failed=0
-check() {
-	local desc=$1
-	shift
-	n=$((n + 1))
-	[ -z "${WL_DATA:-}" ] || [ ! -f "$WL_DATA/postmaster.pid" ] || sample
-	if "$@"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/tap.sh"
+tap_before_check() { [ -z "${WL_DATA:-}" ] || [ ! -f "$WL_DATA/postmaster.pid" ] || sample; }
 # qd DB SQL: one statement in database DB
 qd() { PGOPTIONS='-c client_min_messages=warning' psql -X -qAt -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 q() { qd postgres "$1"; }

@@ -14,20 +14,7 @@ if ! wl_citus_build >"${TMPDIR:-/tmp}/workload-citus-build.log" 2>&1; then
 	exit 1
 fi
 
-n=0
-failed=0
-# check DESCRIPTION command...: ok when the command succeeds
-check() {
-	local desc=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		failed=$((failed + 1))
-	fi
-}
+. "$WL_ROOT/test/t/tap.sh"
 # on NODE [psql args]: one node, quiet, tuples only
 on() {
 	local node=$1
