@@ -99,9 +99,13 @@ done
 echo "== started worker-1..worker-4 (workload-worker, role demo_worker, lease ${LEASE}s,"
 echo "   heartbeat every $(awk -v l=$LEASE 'BEGIN { printf "%.1f", l / 3 }')s; worker-3 claims 4 at a time)"
 if [ $CITUS = 1 ]; then
-	sleep 1
+	# each worker says where it moved once it has asked the coordinator (up to 10 s)
+	for _ in $(seq 20); do
+		[ "$(cat "$DEMO"/worker-*.log | grep -c "is held by the node")" -ge 4 ] && break
+		sleep 0.5
+	done
 	echo "   on Citus each worker, given the coordinator, moved to the node that holds acme and LISTENs there:"
-	grep -h "is held by the node" "$DEMO"/worker-*.log | sed 's/^.*workload-worker/   workload-worker/' | head -n 4
+	{ grep -h "is held by the node" "$DEMO"/worker-*.log || true; } | sed 's/^.*workload-worker/   workload-worker/' | head -n 4
 fi
 START=$(date +%s.%N)
 

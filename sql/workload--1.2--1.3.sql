@@ -674,8 +674,13 @@ REVOKE ALL ON FUNCTION @extschema@.workload_citus_distribute() FROM PUBLIC;
 
 -- workload_tenant_node(tenant_id): the node holding a tenant's rows, from
 -- Citus's metadata (any node); no rows when the tables are not distributed.
+-- SECURITY DEFINER: Citus's shard lookup needs the right to read
+-- workload.workloads, which worker roles do not have.  It reads nothing of
+-- the tenant's: the answer is the hash of the name looked up in the shard
+-- map, the same for a tenant that exists and for one that does not.
 CREATE FUNCTION @extschema@.workload_tenant_node(tenant_id text, OUT host text, OUT port integer)
-    RETURNS SETOF record LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+    RETURNS SETOF record LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
         RETURN;

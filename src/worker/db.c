@@ -153,7 +153,13 @@ follow_tenant(void)
 	res = wlw_db_exec_once("SELECT host, port::text FROM workload_tenant_node($1)", 1, params,
 						   &err, &lost);
 	if (res == NULL)
-		return !lost;			/* no such function here: stay */
+	{
+		/* no such function (a server before 1.3): stay, silently; else say why */
+		if (!lost && strcmp(err.sqlstate, "42883") != 0)
+			wlw_log("could not ask where tenant %s lives (%s: %s); staying on this node",
+					wlw_opt.tenant, err.sqlstate, err.message);
+		return !lost;
+	}
 	if (PQntuples(res) != 1 || PQgetisnull(res, 0, 0))
 	{
 		PQclear(res);

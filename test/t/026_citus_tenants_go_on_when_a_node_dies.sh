@@ -9,9 +9,10 @@
 #  - Claimers never wait on each other: while a transaction holds A's
 #    claims open, a claim for B and another claim for A (disjoint rows) are
 #    answered at once.
-#  - A workload-worker given the coordinator's address moves to the node
-#    holding its tenant, LISTENs there, and a workload created through the
-#    coordinator wakes it (its poll interval is a minute).
+#  - A workload-worker given the coordinator's address, logged in as a
+#    worker role (not a superuser), moves to the node holding its tenant,
+#    LISTENs there, and a workload created through the coordinator wakes it
+#    (its poll interval is a minute).
 #  - w1 is killed with SIGKILL: B goes on creating, claiming and completing
 #    through the coordinator, and w2's tick recovers B's expired leases;
 #    after w1 restarts, every completion A was answered before the kill is
@@ -113,7 +114,13 @@ check "... with 3 rows the first did not get (SKIP LOCKED)" \
 # B's queue is emptied first (the worker must find nothing at its start)
 on coord -c "SELECT count(*) FROM workload_claim('drain', '{}', '$B', 'billing', '1 minute', 100)" >/dev/null
 worker=$("${PG_CONFIG:-pg_config}" --bindir)/workload-worker
-"$worker" --dsn "host=$T port=$WL_CITUS_COORD_PORT dbname=wl user=postgres" --tenant "$B" \
+# a login role with workload_worker and B's membership only (Citus carries
+# the role to the workers, the membership is a reference table)
+on coord -c "CREATE ROLE wk_b LOGIN IN ROLE workload_worker" >/dev/null
+on coord -c "SELECT workload_add_tenant_member('wk_b', '$B', 'billing')" >/dev/null
+check "a worker role (no superuser, no right on the tables) is told where $B lives" \
+	eq "$(on coord -U wk_b -c "SELECT port FROM workload_tenant_node('$B')" 2>&1)" "$WL_CITUS_W2_PORT"
+"$worker" --dsn "host=$T port=$WL_CITUS_COORD_PORT dbname=wl user=wk_b" --tenant "$B" \
 	--application billing --worker-id wk-b --poll 60 --lease 30 --exec cat >"$T/worker.log" 2>&1 &
 wpid=$!
 end=$((SECONDS + 15))
