@@ -18,12 +18,23 @@ BENCH=$(cd "$(dirname "$0")" && pwd)
 bin=$(dirname "${PG_CONFIG:?set PG_CONFIG}")
 : "${WL_DATA:?set WL_DATA to the data directory of the cluster}"
 psql=(psql -qXAt -v ON_ERROR_STOP=1)
-if [ "$("${psql[@]}" -d postgres -c "SELECT count(*) FROM pg_database WHERE datname = 'wal_tpl'")" = 0 ]; then
-	"${psql[@]}" -d postgres -c "CREATE DATABASE wal_tpl"
-	"${psql[@]}" -d wal_tpl -c "CREATE EXTENSION workload CASCADE" -f "$BENCH/sql/setup.sql" \
-		-c "SELECT bench.create_range('acme', 'bench', 1, $preload)" -c "SELECT bench.q_fill(1, $preload)" >/dev/null
+# WAL_FIFO=1: every row of both stores at priority 0 (a FIFO queue: the claims
+# walk the tables in the order they were written) instead of priorities
+# cycling 0..3 (the claims touch every page from the start)
+tpl=wal_tpl
+[ "${WAL_FIFO:-0}" = 1 ] && tpl=wal_tpl_fifo
+if [ "$("${psql[@]}" -d postgres -c "SELECT count(*) FROM pg_database WHERE datname = '$tpl'")" = 0 ]; then
+	"${psql[@]}" -d postgres -c "CREATE DATABASE $tpl"
+	if [ "$tpl" = wal_tpl ]; then
+		"${psql[@]}" -d $tpl -c "CREATE EXTENSION workload CASCADE" -f "$BENCH/sql/setup.sql" \
+			-c "SELECT bench.create_range('acme', 'bench', 1, $preload)" -c "SELECT bench.q_fill(1, $preload)" >/dev/null
+	else
+		"${psql[@]}" -d $tpl -c "CREATE EXTENSION workload CASCADE" -f "$BENCH/sql/setup.sql" \
+			-c "SELECT count(workload_create(bench.spec('bench-' || i, 'acme', 'bench', 0))) FROM generate_series(1, $preload) i" \
+			-c "INSERT INTO bench.q (id, priority, state, payload) SELECT i, 0, 'ready', jsonb_build_object('n', i) FROM generate_series(1, $preload) i" >/dev/null
+	fi
 fi
-"${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS wal_run" -c "CREATE DATABASE wal_run TEMPLATE wal_tpl STRATEGY file_copy"
+"${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS wal_run" -c "CREATE DATABASE wal_run TEMPLATE $tpl STRATEGY file_copy"
 "${psql[@]}" -d wal_run -c "VACUUM ANALYZE"
 case "$(basename "$script")" in
 	a_*) count="SELECT count(*) FROM bench.q WHERE state = 'done'" ;;
