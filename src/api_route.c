@@ -319,9 +319,7 @@ wl_api_route(FunctionCallInfo fcinfo, const char *tenant, const char *workload_i
 	wl_api_begin(fcinfo, &api);
 	if (tenant == NULL && workload_id != NULL)
 	{
-		tenant = wl_store_tenant_hint(workload_id);
-		if (tenant == NULL)
-			tenant = wl_store_tenant_of(workload_id);
+		tenant = wl_store_tenant_of(workload_id);
 	}
 	if (tenant == NULL || !wl_store_citus_distributed() || wl_store_citus_tenant_local(tenant))
 	{
@@ -413,10 +411,8 @@ wl_api_batch_tenant(FunctionCallInfo fcinfo, char **ids, int n)
 	{
 		for (int i = 0; i < n; i++)
 		{
-			const char *t = ids[i] ? wl_store_tenant_hint(ids[i]) : NULL;
+			const char *t = wl_store_tenant_of(ids[i]);
 
-			if (ids[i] && t == NULL)
-				t = wl_store_tenant_of(ids[i]);
 			if (t == NULL)
 				continue;
 			if (tenant != NULL && strcmp(t, tenant) != 0)

@@ -324,6 +324,17 @@ wl_store_bool(SPITupleTable *t, int row, int col)
 	return !isnull && DatumGetBool(d);
 }
 
+/* wl_store_run_bool runs a SELECT of one row (no NULL arguments) and answers its first column. */
+bool
+wl_store_run_bool(WlPlanId id, Datum *values)
+{
+	SPITupleTable *t = wl_store_run(id, values, NULL, 1, SPI_OK_SELECT);
+	bool		yes = wl_store_bool(t, 0, 1);
+
+	SPI_freetuptable(t);
+	return yes;
+}
+
 TimestampTz
 wl_store_ts(SPITupleTable *t, int row, int col, bool *isnull)
 {

@@ -18,6 +18,7 @@ extern SPITupleTable *wl_store_run(WlPlanId id, Datum *values, const char *nulls
 extern char *wl_store_text(SPITupleTable *t, int row, int col);
 extern int64 wl_store_int(SPITupleTable *t, int row, int col);
 extern bool wl_store_bool(SPITupleTable *t, int row, int col);
+extern bool wl_store_run_bool(WlPlanId id, Datum *values);
 extern TimestampTz wl_store_ts(SPITupleTable *t, int row, int col, bool *isnull);
 extern Datum wl_store_datum(SPITupleTable *t, int row, int col, bool *isnull);
 extern Jsonb *wl_store_jsonb(SPITupleTable *t, int row, int col);

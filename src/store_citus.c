@@ -101,15 +101,11 @@ static uint64 distributed_generation = 0;
 bool
 wl_store_citus_distributed(void)
 {
-	SPITupleTable *t;
-
 	if (!wl_store_citus())
 		return false;
 	if (distributed_generation == wl_catalog_generation() && distributed)
 		return true;
-	t = wl_store_run(P_CITUS_DISTRIBUTED, NULL, NULL, 1, SPI_OK_SELECT);
-	distributed = wl_store_bool(t, 0, 1);
-	SPI_freetuptable(t);
+	distributed = wl_store_run_bool(P_CITUS_DISTRIBUTED, NULL);
 	distributed_generation = wl_catalog_generation();
 	return distributed;
 }
@@ -132,26 +128,16 @@ wl_store_writes_batched(void)
 bool
 wl_store_citus_coordinator(void)
 {
-	SPITupleTable *t = wl_store_run(P_CITUS_COORDINATOR, NULL, NULL, 1, SPI_OK_SELECT);
-	bool		yes = wl_store_bool(t, 0, 1);
-
-	SPI_freetuptable(t);
-	return yes;
+	return wl_store_run_bool(P_CITUS_COORDINATOR, NULL);
 }
 
 /* wl_store_citus_tenant_local: whether this node holds the tenant's shard. */
 bool
 wl_store_citus_tenant_local(const char *tenant_id)
 {
-	Datum		a[1];
-	SPITupleTable *t;
-	bool		local;
+	Datum		a[1] = {CStringGetTextDatum(tenant_id)};
 
-	a[0] = CStringGetTextDatum(tenant_id);
-	t = wl_store_run(P_CITUS_TENANT_LOCAL, a, NULL, 1, SPI_OK_SELECT);
-	local = wl_store_bool(t, 0, 1);
-	SPI_freetuptable(t);
-	return local;
+	return wl_store_run_bool(P_CITUS_TENANT_LOCAL, a);
 }
 
 /*
@@ -207,9 +193,9 @@ wl_store_tenant_remember(const char *workload_id, const char *tenant_id)
 	e->tenant_id = MemoryContextStrdup(TopMemoryContext, tenant_id);
 }
 
-/* wl_store_tenant_hint: the remembered tenant of a workload, or NULL. */
-const char *
-wl_store_tenant_hint(const char *workload_id)
+/* tenant_hint: the tenant the call named, else the remembered one of a workload, or NULL. */
+static const char *
+tenant_hint(const char *workload_id)
 {
 	TenantEntry *e;
 
@@ -222,20 +208,24 @@ wl_store_tenant_hint(const char *workload_id)
 }
 
 /*
- * wl_store_tenant_of: on Citus, the tenant of a workload (NULL if there is
- * none): a read of every shard, without a lock, made once per call that
- * names only a workload id and was not remembered.  NULL on a single node,
- * where no statement needs it.
+ * wl_store_tenant_of: the tenant of a workload as far as the store knows
+ * it: the one the call named (a tenant-first overload), else the one this
+ * backend remembered for it, else, on Citus, the cluster's answer (NULL if
+ * there is none): a read of every shard, without a lock, made once per
+ * call that names only a workload id.  A named or remembered tenant is
+ * taken as the workload's own: its id is a hash over the tenant, and if
+ * not, a statement constrained by it finds nothing, so no other tenant's
+ * row is ever locked.  NULL on a single node when the call named none.
  */
 const char *
 wl_store_tenant_of(const char *workload_id)
 {
 	Datum		a[1];
 	SPITupleTable *t;
-	char	   *tenant = NULL;
+	char	   *tenant = (char *) tenant_hint(workload_id);
 
-	if (!wl_store_citus() || workload_id == NULL)
-		return NULL;
+	if (tenant != NULL || !wl_store_citus() || workload_id == NULL)
+		return tenant;
 	a[0] = CStringGetTextDatum(workload_id);
 	t = wl_store_run(P_CITUS_TENANT_OF, a, NULL, 2, SPI_OK_SELECT);
 	if (SPI_processed == 1)
@@ -254,10 +244,8 @@ wl_store_tenant_of_many(char **ids, int n)
 
 	for (int i = 0; i < n; i++)
 	{
-		const char *t = wl_store_tenant_hint(ids[i]);
+		const char *t = wl_store_tenant_of(ids[i]);
 
-		if (t == NULL)
-			t = wl_store_tenant_of(ids[i]);
 		if (t == NULL)
 			continue;
 		if (tenant != NULL && strcmp(t, tenant) != 0)

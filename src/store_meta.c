@@ -33,10 +33,10 @@ wl_store_document(const char *workload_id, bool full, const WlCaller *who)
 	char		nulls[5] = {' ', ' ', ' ', 'n', 'n'};
 	SPITupleTable *t;
 	Jsonb	   *doc = NULL;
-	const char *tenant = wl_store_tenant_hint(workload_id);
+	const char *tenant = wl_store_tenant_of(workload_id);
 
 	/* on Citus: read on the tenant's node only (none: there is no such workload) */
-	if (tenant == NULL && wl_store_citus() && (tenant = wl_store_tenant_of(workload_id)) == NULL)
+	if (tenant == NULL && wl_store_citus())
 		return NULL;
 	args[0] = CStringGetTextDatum(workload_id);
 	args[1] = BoolGetDatum(who == NULL || who->admin);
@@ -88,10 +88,8 @@ wl_store_history(const char *workload_id, int *n)
 	char		nulls[2] = {' ', 'n'};
 	SPITupleTable *t;
 	WlEventRow *ev;
-	const char *tenant = wl_store_tenant_hint(workload_id);
+	const char *tenant = wl_store_tenant_of(workload_id);
 
-	if (tenant == NULL)
-		tenant = wl_store_tenant_of(workload_id);
 	args[0] = CStringGetTextDatum(workload_id);
 	if (tenant)
 	{
@@ -420,11 +418,7 @@ wl_store_member_del(const char *role, const char *tenant_id, const char *applica
 bool
 wl_store_tick_lock(void)
 {
-	SPITupleTable *t = wl_store_run(P_TICK_LOCK, NULL, NULL, 1, SPI_OK_SELECT);
-	bool		got = wl_store_bool(t, 0, 1);
-
-	SPI_freetuptable(t);
-	return got;
+	return wl_store_run_bool(P_TICK_LOCK, NULL);
 }
 
 /* dues reads (workload_id, position) rows of a maintenance scan. */

@@ -399,7 +399,6 @@ extern int	wl_store_citus_local_due(int scan, TimestampTz now, int limit, const 
 /* the rows of a routed call, for the entry point to return (valid until SPI_finish) */
 extern struct SPITupleTable *wl_store_citus_route(const char *function, int nargs, Oid *types,
 												  Datum *values, const char *nulls);
-extern const char *wl_store_tenant_hint(const char *workload_id);
 extern const char *wl_store_tenant_of(const char *workload_id);
 extern const char *wl_store_tenant_of_many(char **ids, int n);
 extern int	wl_store_citus_claim(const WlClaimRequest *r, WlClaimed **out);

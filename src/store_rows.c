@@ -85,15 +85,8 @@ wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
 	char		nulls[5] = {' ', ' ', ' ', 'n', 'n'};
 	SPITupleTable *t;
 	bool		found;
-	const char *tenant = wl_store_tenant_hint(workload_id);
+	const char *tenant = wl_store_tenant_of(workload_id);
 
-	/*
-	 * A remembered tenant is the workload's own: its id is a hash over the
-	 * tenant (and if not, the statement finds nothing: no other tenant's row
-	 * is ever locked).
-	 */
-	if (tenant == NULL)
-		tenant = wl_store_tenant_of(workload_id);
 	args[0] = CStringGetTextDatum(workload_id);
 	caller_args(who, &args[1]);
 	if (tenant)
@@ -304,13 +297,7 @@ wl_store_fenced(const WlFencedCall *c, WlRow *row)
 	const char *tenant = NULL;
 
 	memset(nulls, ' ', sizeof(nulls));
-	/*
-	 * The tenant the call named; on Citus, else the one this backend claimed
-	 * it for, else the cluster's answer
-	 */
-	tenant = wl_store_tenant_hint(c->fence->workload_id);
-	if (tenant == NULL)
-		tenant = wl_store_tenant_of(c->fence->workload_id);
+	tenant = wl_store_tenant_of(c->fence->workload_id);
 
 	a[0] = CStringGetTextDatum(c->fence->workload_id);
 	a[1] = CStringGetTextDatum(c->fence->claim_id);
