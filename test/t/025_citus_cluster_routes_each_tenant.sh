@@ -111,6 +111,43 @@ for node in w1 w2; do
 		eq "$(on $node -c "SELECT count(*) FROM workload.workloads WHERE tenant_id = '$tenant'")|$(on coord -c "SELECT count(*) FROM workload.workloads WHERE tenant_id = '$tenant'")" "5|5"
 done
 
+# On a sharded cluster one call acts in one tenant: a batch naming two is
+# refused whole, and changes nothing
+ta=${tenant_on[w1]:-x} tb=${tenant_on[w2]:-y}
+# refused < OUTPUT: a WORKLOAD_INVALID whose detail says one call is for one tenant
+refused() {
+	local out
+	out=$(cat)
+	grep -q 'ERROR:  WORKLOAD_INVALID' <<<"$out" && grep -q 'DETAIL:  On a sharded cluster one call .* one tenant' <<<"$out" \
+		|| { echo "#   got: $out" | head -n 3 >&2; return 1; }
+}
+before=$(on coord -c "SELECT count(*) FROM workload.workloads")
+check "a workload_create_many naming two tenants is refused (WORKLOAD_INVALID)" refused \
+	< <(on coord -c "SELECT count(*) FROM workload_create_many(jsonb_build_array(t.spec('two-a', '{}', '$ta'),
+		t.spec('two-b', '{}', '$tb')))" 2>&1)
+check "... and creates nothing" eq "$(on coord -c "SELECT count(*) FROM workload.workloads")" "$before"
+wa=$(on coord -c "SELECT t.create('hb-a', '{}', '$ta')")
+wb=$(on coord -c "SELECT t.create('hb-b', '{}', '$tb')")
+items=$(on coord <<-SQL
+	WITH c AS (SELECT * FROM workload_claim_id('$wa', 'wk2', ARRAY['*'], '1 minute')
+	           UNION ALL SELECT * FROM workload_claim_id('$wb', 'wk2', ARRAY['*'], '1 minute')),
+	     s AS (SELECT c.*, workload_start(c.workload_id, c.claim_id, 'wk2', c.fencing_token) FROM c)
+	SELECT jsonb_agg(jsonb_build_object('workload_id', s.workload_id, 'claim_id', s.claim_id,
+	       'fencing_token', s.fencing_token, 'result_id', 'r-' || s.workload_id, 'output', '{}'::jsonb))
+	FROM s;
+SQL
+)
+beats=$(on coord -v i="$items" <<<"SELECT jsonb_agg(e - 'result_id' - 'output') FROM jsonb_array_elements(:'i'::jsonb) e")
+check "a workload_heartbeat_many naming workloads of two tenants is refused (WORKLOAD_INVALID)" refused \
+	< <(on coord -v i="$beats" <<<"SELECT count(*) FROM workload_heartbeat_many('wk2', :'i'::jsonb, '1 minute')" 2>&1)
+check "a workload_complete_many naming workloads of two tenants is refused (WORKLOAD_INVALID)" refused \
+	< <(on coord -v i="$items" <<<"SELECT count(*) FROM workload_complete_many('wk2', :'i'::jsonb)" 2>&1)
+check "... and both stay RUNNING" \
+	eq "$(on coord -c "SELECT string_agg(workload_get(id) ->> 'state', ',') FROM unnest(ARRAY['$wa', '$wb']) id")" "RUNNING,RUNNING"
+check "one tenant's items, each call with its own, still complete" \
+	eq "$(on coord -v i="$items" <<<"SELECT count(*) FILTER (WHERE outcome = 'succeeded') FROM jsonb_array_elements(:'i'::jsonb) e,
+		LATERAL workload_complete_many('wk2', jsonb_build_array(e))")" 2
+
 signed=$(on coord -c "SELECT t.grant('${tenant_on[w1]:-x}')")
 for node in w1 w2; do
 	check "a grant signed on the coordinator verifies on $node" \
