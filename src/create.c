@@ -98,8 +98,7 @@ dependency_states(const WlSpec *spec)
  * both events are appended.
  */
 static void
-create_new(const WlSpec *spec, const char *workload_id, int64 seq, const WlState *dep_now,
-		   ArrayType *grant_ids)
+create_new(const WlSpec *spec, const char *workload_id, int64 seq, const WlState *dep_now)
 {
 	WlRow		first;
 	WlRow		row;
@@ -130,7 +129,7 @@ create_new(const WlSpec *spec, const char *workload_id, int64 seq, const WlState
 		first.next_attempt_at = spec->not_before;
 	first.timeouts = spec->timeout_ms;
 	wl_deadline_set(&first, WL_CREATED);
-	wl_store_row_put(spec, workload_id, seq, now, grant_ids, &first, &row);
+	wl_store_row_put(spec, workload_id, seq, now, &first, &row);
 	for (int i = 0; i < spec->ndeps; i++)
 		wl_store_dependency_put(spec->tenant_id, workload_id, spec->dep_ids[i],
 								spec->dep_states[i]);
@@ -187,7 +186,7 @@ wl_create(const WlSpec *spec)
 		kept.authorization_snapshot = wl_grant_stored_form(spec->authorization_snapshot);
 		if (wl_store_spec_put(&kept, workload_id, seq, input_hash, wl_authz_caller()->role,
 							  wl_grant_stored_form(authority), ids))
-			create_new(spec, workload_id, seq, dep_now, ids);
+			create_new(spec, workload_id, seq, dep_now);
 		doc = existing_for_key(spec, workload_id);
 		if (doc == NULL)
 			elog(ERROR, "workload \"%s\" not visible after create", workload_id);

@@ -46,7 +46,6 @@ typedef struct WlRow
 	int64		seq;			/* creation sequence: the key of its child rows */
 	int			priority;
 	bool		has_dependencies;
-	ArrayType  *grant_ids;		/* the authorization chain, when at hand (else in the spec) */
 	WlState		state;
 	int			attempt_count;
 	int			retry_count;

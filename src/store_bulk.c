@@ -175,7 +175,7 @@ put_specs(WlNewWorkload *w, int n, const char *role)
 	SPI_freetuptable(t);
 }
 
-#define ROW_COLS 16
+#define ROW_COLS 15
 
 /* put_rows writes the workload rows, queue rows and events of the written items */
 static void
@@ -183,9 +183,9 @@ put_rows(WlNewWorkload *w, int n, TimestampTz now, const char *role)
 {
 	static const Oid type[ROW_COLS] = {TEXTOID, TEXTOID, INT8OID, TEXTOID, INT4OID, TEXTOID,
 		BOOLOID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID, TIMESTAMPTZOID,
-	TEXTOID, TEXTOID};
+	TEXTOID};
 	Col			c[ROW_COLS];
-	Datum		args[20];
+	Datum		args[19];
 	int			k = 0;
 	SPITupleTable *t;
 
@@ -214,17 +214,16 @@ put_rows(WlNewWorkload *w, int n, TimestampTz now, const char *role)
 		c[13].d[k] = TimestampTzGetDatum(w[i].first.deadline_at);
 		c[13].nl[k] = !w[i].first.has_deadline;
 		c[14].d[k] = CStringGetTextDatum(w[i].actor);
-		c[15].d[k] = array_text(w[i].grant_ids);
 		k++;
 	}
 	if (k == 0)
 		return;
 	for (int i = 0; i < ROW_COLS; i++)
 		args[i] = col_array(&c[i], k, type[i]);
-	args[16] = TimestampTzGetDatum(now);
-	args[17] = wl_catalog_state_datum(WL_READY);
-	args[18] = wl_catalog_state_datum(WL_CREATED);
-	args[19] = CStringGetTextDatum(role);
+	args[15] = TimestampTzGetDatum(now);
+	args[16] = wl_catalog_state_datum(WL_READY);
+	args[17] = wl_catalog_state_datum(WL_CREATED);
+	args[18] = CStringGetTextDatum(role);
 	t = wl_store_run(P_CREATE_ROWS_MANY, args, NULL, 1, SPI_OK_SELECT);
 	if (wl_store_int(t, 0, 1) != k)
 		elog(ERROR, "workload batch create wrote %lld rows of %d",

@@ -47,8 +47,7 @@ extern void wl_store_event(const WlRow *row, const WlState *from, WlState to,
 extern void wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to,
 							   const char *actor, const char *role, Jsonb **evidence);
 extern void wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq,
-							 TimestampTz now, ArrayType *grant_ids, const WlRow *first,
-							 WlRow *row);
+							 TimestampTz now, const WlRow *first, WlRow *row);
 
 /* ---- store_create.c ---- */
 extern char *wl_store_idempotent(const char *tenant_id, const char *application_id,

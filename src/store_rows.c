@@ -192,7 +192,7 @@ static void
 queue_sync(WlRow *row)
 {
 	WlQueued	want = queue_wanted(row);
-	Datum		a[9];
+	Datum		a[8];
 
 	if (want == row->queued)
 		return;
@@ -208,17 +208,8 @@ queue_sync(WlRow *row)
 		a[4] = TimestampTzGetDatum(row->created_at);
 		a[5] = TimestampTzGetDatum(row->next_attempt_at);
 		a[6] = PointerGetDatum(row->capability_snapshot);
-		a[7] = PointerGetDatum(row->grant_ids);
-		a[8] = BoolGetDatum(row->has_dependencies);
-		/*
-		 * the chain is at hand when the row was just created; else its spec
-		 * has it ($8 unused then, and passed as NULL: Citus copies every
-		 * parameter)
-		 */
-		wl_store_run(row->grant_ids ? P_QUEUE_PUT : P_QUEUE_PUT_SPEC, a,
-					 row->grant_ids ? NULL : "       n ", 0, SPI_OK_INSERT);
-		if (SPI_processed != 1)
-			elog(ERROR, "workload \"%s\" has no spec", row->workload_id);
+		a[7] = BoolGetDatum(row->has_dependencies);
+		wl_store_run(P_QUEUE_PUT, a, NULL, 0, SPI_OK_INSERT);
 	}
 	else if (want == WL_QUEUED_HELD)
 		wl_store_run(P_LEASE_PUT, a, NULL, 0, SPI_OK_INSERT);
@@ -494,12 +485,12 @@ wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to, const c
 
 /*
  * wl_store_row_put inserts the workload row, created at now and already in
- * the state first (and the deadline) its creation leads to, with its
- * authorization chain; row is the row as inserted, its queue row in step.
+ * the state first (and the deadline) its creation leads to; row is the row
+ * as inserted, its queue row in step.
  */
 void
 wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, TimestampTz now,
-				 ArrayType *grant_ids, const WlRow *first, WlRow *row)
+				 const WlRow *first, WlRow *row)
 {
 	Datum		a[7 + WL_TIMEOUT_COUNT + 5];
 	char		nulls[7 + WL_TIMEOUT_COUNT + 5];
@@ -532,6 +523,5 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, Timesta
 	wl_store_tenant_remember(workload_id, row->tenant_id);
 	SPI_freetuptable(t);
 	row->queued = WL_QUEUED_NONE;	/* a new row has no queue row yet */
-	row->grant_ids = grant_ids;
 	queue_sync(row);
 }

@@ -253,14 +253,15 @@
 
 /*
  * A queue row of the tenant and application that this worker may claim now:
- * due, capabilities held, authorization not revoked, dependencies met.
+ * due, capabilities held, authorization not revoked (the chain is in the
+ * spec, asked only while a revocation waits to be swept), dependencies met.
  * Unmet dependencies are looked up per candidate that has any, as a scalar
  * subquery: NOT EXISTS would let the planner hash the whole dependencies
  * table once per claim.
  */
 #define CLAIMABLE \
 	" q.available_at <= $3 AND q.capability_snapshot <@ $4 " \
-	"    AND NOT (q.grant_ids && " REVOKED_NOW ") " \
+	"    AND (" REVOKED_NOW " = '{}' OR NOT workload.chain_revoked($1, q.seq)) " \
 	"    AND (NOT q.has_dependencies OR (SELECT 1 FROM workload.dependencies d " \
 	"      WHERE d.tenant_id = $1 AND d.workload_id = (SELECT p.workload_id " \
 	"          FROM workload.workloads p WHERE p.seq = q.seq AND p.tenant_id = $1) " \
@@ -493,21 +494,13 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/* a workload's queue row: inserted when it becomes READY */
 	[P_QUEUE_PUT] = {
 		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "
-		"  created_at, available_at, capability_snapshot, grant_ids, has_dependencies) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-	9, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
-	TEXTARRAYOID, BOOLOID}},
+		"  created_at, available_at, capability_snapshot, has_dependencies) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+	8, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
+	BOOLOID}},
 	[P_QUEUE_DEL] = {
 		"DELETE FROM workload.queue WHERE tenant_id = $1 AND seq = $2",
 	2, {TEXTOID, INT8OID}},
-	/* the same, with the workload's authorization chain read from its spec */
-	[P_QUEUE_PUT_SPEC] = {
-		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "
-		"  created_at, available_at, capability_snapshot, grant_ids, has_dependencies) "
-		"SELECT $1, $2, $3, $4, $5, $6, $7, s.grant_ids, $9 FROM workload.specs s "
-		"WHERE s.tenant_id = $1 AND s.workload_seq = $2",
-	9, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
-	TEXTARRAYOID, BOOLOID}},
 	/* a workload's lease row: it holds a claim */
 	[P_LEASE_PUT] = {
 		"INSERT INTO workload.leases (tenant_id, seq) VALUES ($1, $2)",
@@ -953,33 +946,33 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/*
 	 * The rows of n new READY workloads (no dependencies): the workload
 	 * rows, their queue rows and their CREATED and READY events, in one
-	 * statement; events in array order.  $17 now, $18 READY, $19 CREATED,
-	 * $20 the database role.
+	 * statement; events in array order.  $16 now, $17 READY, $18 CREATED,
+	 * $19 the database role.
 	 */
 	[P_CREATE_ROWS_MANY] = {
-		"WITH x AS MATERIALIZED (SELECT u.*, u.cj::text[] AS caps, u.gj::text[] AS gids "
+		"WITH x AS MATERIALIZED (SELECT u.*, u.cj::text[] AS caps "
 		"  FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::int4[], $6::text[], "
 		"    $7::bool[], $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::int8[], "
-		"    $13::timestamptz[], $14::timestamptz[], $15::text[], $16::text[]) WITH ORDINALITY "
-		"  AS u(t, id, seq, a, prio, cj, crit, q_ms, c_ms, e_ms, h_ms, o_ms, due, dl, actor, gj, n)), "
+		"    $13::timestamptz[], $14::timestamptz[], $15::text[]) WITH ORDINALITY "
+		"  AS u(t, id, seq, a, prio, cj, crit, q_ms, c_ms, e_ms, h_ms, o_ms, due, dl, actor, n)), "
 		"w AS (INSERT INTO workload.workloads (tenant_id, workload_id, seq, application_id, priority, "
 		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
 		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
 		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at) "
-		"  SELECT x.t, x.id, x.seq, x.a, x.prio, $17, x.caps, false, x.crit, x.q_ms, x.c_ms, x.e_ms, "
-		"    x.h_ms, x.o_ms, $18, $17, $17, x.due, 0, 0, 0, 0, 0, x.dl FROM x ORDER BY x.n), "
+		"  SELECT x.t, x.id, x.seq, x.a, x.prio, $16, x.caps, false, x.crit, x.q_ms, x.c_ms, x.e_ms, "
+		"    x.h_ms, x.o_ms, $17, $16, $16, x.due, 0, 0, 0, 0, 0, x.dl FROM x ORDER BY x.n), "
 		"q AS (INSERT INTO workload.queue (tenant_id, seq, application_id, priority, created_at, "
-		"  available_at, capability_snapshot, grant_ids, has_dependencies) "
-		"  SELECT x.t, x.seq, x.a, x.prio, $17, x.due, x.caps, x.gids, false FROM x ORDER BY x.n), "
+		"  available_at, capability_snapshot, has_dependencies) "
+		"  SELECT x.t, x.seq, x.a, x.prio, $16, x.due, x.caps, false FROM x ORDER BY x.n), "
 		"e AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
 		"  db_role, evidence) "
-		"  SELECT x.t, x.seq, CASE WHEN v.k = 2 THEN $19 END, CASE WHEN v.k = 1 THEN $19 ELSE $18 END, "
-		"    x.actor, $17, $20, '{}'::jsonb "
+		"  SELECT x.t, x.seq, CASE WHEN v.k = 2 THEN $18 END, CASE WHEN v.k = 1 THEN $18 ELSE $17 END, "
+		"    x.actor, $16, $19, '{}'::jsonb "
 		"  FROM x, (VALUES (1), (2)) v(k) ORDER BY x.n, v.k) "
 		"SELECT count(*) FROM x",
-	20, {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, INT4ARRAYOID, TEXTARRAYOID,
+	19, {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, INT4ARRAYOID, TEXTARRAYOID,
 		BOOLARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
-		TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID,
+		TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID,
 	ST, ST, TEXTOID}},
 	/* the documents of n workloads ($1 ids of tenants $2), each looked up by its key */
 	[P_DOC_MANY] = {DOC_MANY_SQL("x.t", "w.tenant_id", " OFFSET 0"), 2, {TEXTARRAYOID, TEXTARRAYOID},
@@ -1126,7 +1119,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"SELECT q.seq FROM workload.queue q "
 		"WHERE q.tenant_id = $1 AND q.application_id = $2 "
 		"  AND q.available_at <= $3 AND q.capability_snapshot <@ $4 "
-		"  AND NOT (q.grant_ids && $6) "
+		"  AND (cardinality($6) = 0 OR NOT EXISTS (SELECT 1 FROM workload.specs s "
+		"    WHERE s.tenant_id = $1 AND s.workload_seq = q.seq AND s.grant_ids && $6)) "
 		"  AND (NOT q.has_dependencies OR (SELECT 1 FROM workload.dependencies d "
 		"    WHERE d.tenant_id = $1 AND d.workload_id = (SELECT p.workload_id "
 		"        FROM workload.workloads p WHERE p.seq = q.seq AND p.tenant_id = $1) "

@@ -84,7 +84,7 @@ TRUNCATE workload.events;
 \echo :SQLSTATE
 -- workload.queue: a forged queue row would hand out work nobody made ready
 INSERT INTO workload.queue SELECT tenant_id, seq + 1000, application_id, 100, created_at,
-    created_at, '{}', '{}', false FROM workload.workloads;
+    created_at, '{}', false FROM workload.workloads;
 \echo :SQLSTATE
 UPDATE workload.queue SET priority = 1000;
 \echo :SQLSTATE
