@@ -281,7 +281,7 @@
  * wl_fence_evidence.  Rows come back best first.
  */
 #define CLAIM_TAIL \
-	", locked AS (SELECT w.workload_id FROM workload.workloads w " \
+	", locked AS (SELECT w.seq FROM workload.workloads w " \
 	"  WHERE w.seq = ANY (ARRAY(SELECT p.seq FROM picked p)) AND w.tenant_id = $1 " \
 	"    AND w.state = $12 FOR NO KEY UPDATE OF w SKIP LOCKED), " \
 	"upd AS (UPDATE workload.workloads w SET state = $9, fencing_token = w.fencing_token + 1, " \
@@ -290,7 +290,7 @@
 	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, claimed_at = $3, " \
 	"  started_at = CASE WHEN $10 THEN $3::timestamptz END, last_heartbeat_at = NULL, " \
 	"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $10) " \
-	"  WHERE w.workload_id = ANY (ARRAY(SELECT l.workload_id FROM locked l)) AND w.tenant_id = $1 " \
+	"  WHERE w.seq = ANY (ARRAY(SELECT l.seq FROM locked l)) AND w.tenant_id = $1 " \
 	"  RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, " \
 	"    w.checkpoint_sequence, w.seq, w.priority, w.created_at), " \
 	"gone AS (DELETE FROM workload.queue q " \
