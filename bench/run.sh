@@ -22,7 +22,8 @@
 #
 # Options: --quick, --rounds R, --seconds T, --clients "1 4 16 64", --preload P,
 # --rows N (scale), --hold S and --after S (scale snapshot), --samples K (latency),
-# --calls C (memory), --name NAME, --no-build.  See bench/README.md.
+# --calls C (memory), --name NAME, --no-build, --set 'NAME = VALUE' (a server
+# setting added to the ones below, for every system; repeatable).  See bench/README.md.
 # Writes bench/results/<date>-<name>.md and prints the same tables.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -38,6 +39,7 @@ case "${1:-}" in
 esac
 quick=0 build=1 name=""
 rounds="" seconds="" clients="" preload="" rows="" hold="" after="" samples="" calls=""
+extra_settings=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--quick) quick=1 ;;
@@ -51,6 +53,7 @@ while [ $# -gt 0 ]; do
 		--samples) samples=$2; shift ;;
 		--calls) calls=$2; shift ;;
 		--name) name=$2; shift ;;
+		--set) extra_settings+=("$2"); shift ;;
 		--no-build) build=0 ;;
 		-h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 		*) echo "unknown option: $1 (see bench/README.md)" >&2; exit 2 ;;
@@ -87,6 +90,7 @@ SETTINGS=(
 	"max_wal_size = 8GB"
 	"checkpoint_timeout = 30min"
 	"autovacuum = on"
+	${extra_settings[@]+"${extra_settings[@]}"}
 )
 
 PGBENCH="$WL_PG_BIN/pgbench"
