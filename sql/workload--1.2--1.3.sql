@@ -7,7 +7,9 @@
 --  * workload.queue: one narrow row per claimable workload, inserted when it
 --    becomes READY and deleted by the claim; workload.leases: one row per
 --    claimed workload, inserted by the claim and deleted when the claim ends.
---    Neither is ever updated, so a claimer never follows an update chain.
+--    A claimer never follows an update chain: a lease row is never updated, a
+--    queue row only once, when the last dependency it waited for is met (it
+--    was not in the claim's index before).
 --    Nothing indexed on the workload row changes at claim, start, heartbeat or
 --    complete, so those updates are HOT.
 --  * events, attempts, specs and checkpoints are keyed by (tenant_id, the
@@ -91,6 +93,9 @@ CREATE TABLE workload_next.queue (
     available_at         timestamptz NOT NULL,
     capability_snapshot  text[] NOT NULL,
     has_dependencies     boolean NOT NULL,
+    -- waits for a dependency to reach its required state: out of the claim's
+    -- index until the transition that meets its last dependency clears it
+    blocked              boolean NOT NULL,
     CONSTRAINT queue_pkey PRIMARY KEY (tenant_id, seq)
 );
 -- No authorization chain here: it is a workload's longest column (its run
@@ -203,9 +208,19 @@ SELECT s.tenant_id, w.seq, s.workload_id, s.application_id, s.idempotency_key, s
 FROM workload.specs s JOIN workload_next.workloads w ON w.workload_id OPERATOR(pg_catalog.=) s.workload_id
 JOIN workload.workloads o ON o.workload_id OPERATOR(pg_catalog.=) s.workload_id;
 
+-- blocked: every required state final (SUCCEEDED, CANCELLED: no edge of the
+-- transition table leaves them) and one not reached yet
 INSERT INTO workload_next.queue
 SELECT w.tenant_id, w.seq, w.application_id, w.priority, w.created_at, w.next_attempt_at,
-       w.capability_snapshot, w.has_dependencies
+       w.capability_snapshot, w.has_dependencies,
+       w.has_dependencies
+       AND NOT EXISTS (SELECT 1 FROM workload.dependencies d
+           WHERE d.workload_id OPERATOR(pg_catalog.=) w.workload_id
+             AND d.required_state OPERATOR(pg_catalog.<>) ALL (ARRAY['SUCCEEDED', 'CANCELLED']::@extschema@.workload_state[]))
+       AND EXISTS (SELECT 1 FROM workload.dependencies d
+           LEFT JOIN workload_next.workloads p ON p.workload_id OPERATOR(pg_catalog.=) d.depends_on
+           WHERE d.workload_id OPERATOR(pg_catalog.=) w.workload_id
+             AND p.state IS DISTINCT FROM d.required_state)
 FROM workload_next.workloads w
 WHERE w.state OPERATOR(pg_catalog.=) 'READY';
 
@@ -247,8 +262,9 @@ CREATE INDEX workloads_tenant_idx ON workload.workloads
 CREATE INDEX workloads_deadline_idx ON workload.workloads (deadline_at)
     WHERE deadline_at IS NOT NULL;
 -- The claim reads exactly this: claimable rows of one tenant and application,
--- best first.
-CREATE INDEX queue_ready_idx ON workload.queue (tenant_id, application_id, priority DESC, created_at, seq);
+-- best first (a blocked row is not in it, so no claim steps over one).
+CREATE INDEX queue_ready_idx ON workload.queue (tenant_id, application_id, priority DESC, created_at, seq)
+    WHERE NOT blocked;
 -- Retention reads workloads that reached a final state, oldest first.
 CREATE INDEX events_final_idx ON workload.events (at)
     WHERE to_state OPERATOR(pg_catalog.=) ANY

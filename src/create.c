@@ -129,10 +129,11 @@ create_new(const WlSpec *spec, const char *workload_id, int64 seq, const WlState
 		first.next_attempt_at = spec->not_before;
 	first.timeouts = spec->timeout_ms;
 	wl_deadline_set(&first, WL_CREATED);
-	wl_store_row_put(spec, workload_id, seq, now, &first, &row);
+	/* the dependencies first: the row's queue row is blocked while one is unmet */
 	for (int i = 0; i < spec->ndeps; i++)
 		wl_store_dependency_put(spec->tenant_id, workload_id, spec->dep_ids[i],
 								spec->dep_states[i]);
+	wl_store_row_put(spec, workload_id, seq, now, &first, &row);
 	wl_transition_created(&row, actor);
 	wl_transition_applied(&row, WL_CREATED, actor, why);
 }

@@ -29,6 +29,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/plancache.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
@@ -236,12 +237,14 @@ get_plan(WlPlanId id)
 }
 
 /*
- * wl_store_run executes plan id and checks the SPI result is expect.  The
- * raw-write guard is open only while the plan runs, and is closed again on
- * error too.  Returns the tuple table (valid until SPI_finish).
+ * run_plan executes plan id (with snapshot, when given) and checks the SPI
+ * result is expect.  The raw-write guard is open only while the plan runs,
+ * and is closed again on error too.  Returns the tuple table (valid until
+ * SPI_finish).
  */
-SPITupleTable *
-wl_store_run(WlPlanId id, Datum *values, const char *nulls, long tcount, int expect)
+static SPITupleTable *
+run_plan(WlPlanId id, Datum *values, const char *nulls, long tcount, int expect,
+		 Snapshot snapshot)
 {
 	volatile int rc = 0;
 	SPIPlanPtr	plan = get_plan(id);
@@ -249,7 +252,11 @@ wl_store_run(WlPlanId id, Datum *values, const char *nulls, long tcount, int exp
 	api_writing++;
 	PG_TRY();
 	{
-		rc = SPI_execute_plan(plan, values, nulls, false, tcount);
+		if (snapshot)
+			rc = SPI_execute_snapshot(plan, values, nulls, snapshot, InvalidSnapshot,
+									  false, true, tcount);
+		else
+			rc = SPI_execute_plan(plan, values, nulls, false, tcount);
 	}
 	PG_FINALLY();
 	{
@@ -265,6 +272,27 @@ wl_store_run(WlPlanId id, Datum *values, const char *nulls, long tcount, int exp
 		elog(ERROR, "workload statement %d: expected %s, got %s", (int) id,
 			 SPI_result_code_string(expect), SPI_result_code_string(rc));
 	return SPI_tuptable;
+}
+
+/* wl_store_run executes plan id and checks the SPI result is expect (see run_plan). */
+SPITupleTable *
+wl_store_run(WlPlanId id, Datum *values, const char *nulls, long tcount, int expect)
+{
+	return run_plan(id, values, nulls, tcount, expect, NULL);
+}
+
+/*
+ * wl_store_run_latest is wl_store_run that sees what was committed before it
+ * began, also in a REPEATABLE READ or SERIALIZABLE transaction (whose own
+ * snapshot may predate it): for the writes one transaction makes on behalf
+ * of rows another committed meanwhile, as PostgreSQL's foreign keys do.
+ */
+SPITupleTable *
+wl_store_run_latest(WlPlanId id, Datum *values, const char *nulls, long tcount, int expect)
+{
+	if (!IsolationUsesXactSnapshot())
+		return run_plan(id, values, nulls, tcount, expect, NULL);
+	return run_plan(id, values, nulls, tcount, expect, GetLatestSnapshot());
 }
 
 Datum

@@ -15,6 +15,8 @@
 
 extern SPITupleTable *wl_store_run(WlPlanId id, Datum *values, const char *nulls,
 								   long tcount, int expect);
+extern SPITupleTable *wl_store_run_latest(WlPlanId id, Datum *values, const char *nulls,
+										  long tcount, int expect);
 extern char *wl_store_text(SPITupleTable *t, int row, int col);
 extern int64 wl_store_int(SPITupleTable *t, int row, int col);
 extern bool wl_store_bool(SPITupleTable *t, int row, int col);

@@ -7,6 +7,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "access/xact.h"
 #include "commands/sequence.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -172,26 +173,42 @@ ids_of(SPITupleTable *t, int *n)
 }
 
 /*
- * wl_store_depended_on: which of the n rows have a dependent waiting for
- * another state than final (held[i]).
+ * wl_store_deps_blocked: whether the queue row of the READY workload row
+ * is blocked (P_DEPS_BLOCKED: a dependency not yet in its required state,
+ * and every required state final).
+ */
+bool
+wl_store_deps_blocked(const WlRow *row)
+{
+	Datum		args[2];
+
+	args[0] = CStringGetTextDatum(row->workload_id);
+	args[1] = CStringGetTextDatum(row->tenant_id);
+	return wl_store_run_bool(P_DEPS_BLOCKED, args);
+}
+
+/*
+ * wl_store_depended_on: which of the n rows, which have just reached a final
+ * state, have a dependent (held[i]).  In a REPEATABLE READ or SERIALIZABLE
+ * transaction every row counts as held: a dependent created since its
+ * snapshot is not visible to it (wl_store_dependents).
  */
 void
-wl_store_depended_on(WlRow **rows, int n, WlState final, bool *held)
+wl_store_depended_on(WlRow **rows, int n, bool *held)
 {
 	Datum	   *d = palloc(sizeof(Datum) * (n + 1));
 	Datum	   *tn = palloc(sizeof(Datum) * (n + 1));
-	Datum		a[3];
+	Datum		a[2];
 	SPITupleTable *t;
 
 	for (int i = 0; i < n; i++)
 	{
 		d[i] = CStringGetTextDatum(rows[i]->workload_id);
 		tn[i] = CStringGetTextDatum(rows[i]->tenant_id);
-		held[i] = false;
+		held[i] = IsolationUsesXactSnapshot();
 	}
 	a[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
-	a[1] = wl_catalog_state_datum(final);
-	a[2] = PointerGetDatum(wl_array_of(tn, NULL, n, TEXTOID));
+	a[1] = PointerGetDatum(wl_array_of(tn, NULL, n, TEXTOID));
 	t = wl_store_run(P_DEPENDED_ON, a, NULL, 0, SPI_OK_SELECT);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
@@ -207,14 +224,65 @@ wl_store_depended_on(WlRow **rows, int n, WlState final, bool *held)
 	SPI_freetuptable(t);
 }
 
-/* wl_store_dependents: the dependents of a workload that wait for another state than final. */
+/*
+ * wl_store_dependents: the dependents of a workload that has just reached
+ * the final state `final` and required another state (n of them, in id
+ * order); *met: whether a dependent may have required this one (always, in
+ * a REPEATABLE READ or SERIALIZABLE transaction, whose snapshot may predate
+ * a dependent created meanwhile: wl_store_unblock_dependents looks with a
+ * newer one).
+ */
 char **
-wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final, int *n)
+wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final, int *n,
+					bool *met)
 {
 	Datum		a[3];
+	SPITupleTable *t;
+	char	  **ids;
 
 	a[0] = CStringGetTextDatum(workload_id);
 	a[1] = wl_catalog_state_datum(final);
 	a[2] = CStringGetTextDatum(tenant_id);
-	return ids_of(wl_store_run(P_DEPENDENTS, a, NULL, 0, SPI_OK_SELECT), n);
+	t = wl_store_run(P_DEPENDENTS, a, NULL, 0, SPI_OK_SELECT);
+	ids = palloc(sizeof(char *) * (SPI_processed + 1));
+	*n = 0;
+	*met = IsolationUsesXactSnapshot();
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		if (wl_store_bool(t, r, 2))
+			*met = true;
+		else
+			ids[(*n)++] = wl_store_text(t, r, 1);
+	}
+	SPI_freetuptable(t);
+	return ids;
+}
+
+/*
+ * wl_store_unblock_dependents: the READY dependents of a workload that has
+ * just reached the final state `final` they required, and whose other
+ * dependencies are met too, get their queue rows unblocked (claimable).
+ * Each dependent is locked first, and only then are its dependencies read,
+ * by a statement that begins after the lock: two dependencies reaching
+ * their states in two transactions at once cannot each miss the other's.
+ */
+void
+wl_store_unblock_dependents(const char *workload_id, const char *tenant_id, WlState final)
+{
+	Datum		a[3];
+	int			n;
+	char	  **ids;
+	Datum	   *d;
+
+	a[0] = CStringGetTextDatum(workload_id);
+	a[1] = CStringGetTextDatum(tenant_id);
+	a[2] = wl_catalog_state_datum(final);
+	ids = ids_of(wl_store_run_latest(P_UNBLOCK_LOCK, a, NULL, 0, SPI_OK_SELECT), &n);
+	if (n == 0)
+		return;
+	d = palloc(sizeof(Datum) * n);
+	for (int i = 0; i < n; i++)
+		d[i] = CStringGetTextDatum(ids[i]);
+	a[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
+	(void) wl_store_run_latest(P_UNBLOCK, a, NULL, 0, SPI_OK_UPDATE);
 }

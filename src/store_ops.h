@@ -61,9 +61,12 @@ extern void wl_store_dependency_put(const char *tenant_id, const char *workload_
 extern bool wl_store_dependency_state(const char *depends_on, const char *tenant_id,
 									  const char *application_id, WlState *state);
 extern int64 wl_store_unmet_dependencies(const WlRow *row);
-extern void wl_store_depended_on(WlRow **rows, int n, WlState final, bool *held);
+extern void wl_store_depended_on(WlRow **rows, int n, bool *held);
+extern bool wl_store_deps_blocked(const WlRow *row);
+extern void wl_store_unblock_dependents(const char *workload_id, const char *tenant_id,
+										WlState final);
 extern char **wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final,
-								  int *n);
+								  int *n, bool *met);
 
 /*
  * A fenced call made as one conditional statement: the row moves only if

@@ -192,7 +192,7 @@ static void
 queue_sync(WlRow *row)
 {
 	WlQueued	want = queue_wanted(row);
-	Datum		a[8];
+	Datum		a[9];
 
 	if (want == row->queued)
 		return;
@@ -209,6 +209,7 @@ queue_sync(WlRow *row)
 		a[5] = TimestampTzGetDatum(row->next_attempt_at);
 		a[6] = PointerGetDatum(row->capability_snapshot);
 		a[7] = BoolGetDatum(row->has_dependencies);
+		a[8] = BoolGetDatum(row->has_dependencies && wl_store_deps_blocked(row));
 		wl_store_run(P_QUEUE_PUT, a, NULL, 0, SPI_OK_INSERT);
 	}
 	else if (want == WL_QUEUED_HELD)

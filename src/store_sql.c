@@ -260,7 +260,7 @@
  * table once per claim.
  */
 #define CLAIMABLE \
-	" q.available_at <= $3 AND q.capability_snapshot <@ $4 " \
+	" NOT q.blocked AND q.available_at <= $3 AND q.capability_snapshot <@ $4 " \
 	"    AND (" REVOKED_NOW " = '{}' OR NOT workload.chain_revoked($1, q.seq)) " \
 	"    AND (NOT q.has_dependencies OR (SELECT 1 FROM workload.dependencies d " \
 	"      WHERE d.tenant_id = $1 AND d.workload_id = (SELECT p.workload_id " \
@@ -494,10 +494,10 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/* a workload's queue row: inserted when it becomes READY */
 	[P_QUEUE_PUT] = {
 		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "
-		"  created_at, available_at, capability_snapshot, has_dependencies) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-	8, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
-	BOOLOID}},
+		"  created_at, available_at, capability_snapshot, has_dependencies, blocked) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+	9, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
+	BOOLOID, BOOLOID}},
 	[P_QUEUE_DEL] = {
 		"DELETE FROM workload.queue WHERE tenant_id = $1 AND seq = $2",
 	2, {TEXTOID, INT8OID}},
@@ -583,7 +583,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	TIMESTAMPTZOID}},
 	[P_DEP_STATE] = {
 		"SELECT w.state FROM workload.workloads w "
-		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR KEY SHARE",
+		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR SHARE",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_DEP_PUT] = {
 		"INSERT INTO workload.dependencies (tenant_id, workload_id, depends_on, required_state) "
@@ -650,6 +650,40 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WHERE d.tenant_id = $2 AND d.workload_id = $1 "
 		"  AND " DEP_STATE("d.depends_on", "$2") " <> d.required_state",
 	2, {TEXTOID, TEXTOID}},
+	/*
+	 * Whether a READY workload's queue row is blocked: a dependency has not
+	 * reached its required state, and every required state is final (so
+	 * once reached it stays; a workload that requires another state is
+	 * checked by each claim instead).
+	 */
+	[P_DEPS_BLOCKED] = {
+		"SELECT EXISTS (SELECT 1 FROM workload.dependencies d "
+		"    WHERE d.tenant_id = $2 AND d.workload_id = $1 "
+		"      AND " DEP_STATE("d.depends_on", "$2") " <> d.required_state) "
+		"  AND NOT EXISTS (SELECT 1 FROM workload.dependencies d "
+		"    WHERE d.tenant_id = $2 AND d.workload_id = $1 AND d.required_state NOT IN " SQL_FINAL ")",
+	2, {TEXTOID, TEXTOID}},
+	/*
+	 * The READY dependents of workload $1 of tenant $2 that required the
+	 * state $3 it has just reached, locked in id order (waiting: as the
+	 * cascade, parent before dependent).
+	 */
+	[P_UNBLOCK_LOCK] = {
+		"SELECT w.workload_id FROM workload.dependencies d "
+		"JOIN workload.workloads w ON w.tenant_id = d.tenant_id AND w.workload_id = d.workload_id "
+		"WHERE d.tenant_id = $2 AND d.depends_on = $1 AND d.required_state = $3 "
+		"  AND w.tenant_id = $2 AND w.state = 'READY' "
+		"ORDER BY w.workload_id FOR NO KEY UPDATE OF w",
+	3, {TEXTOID, TEXTOID, ST}},
+	/* the queue rows of locked workloads $1 of tenant $2 whose dependencies are all met, unblocked */
+	[P_UNBLOCK] = {
+		"UPDATE workload.queue q SET blocked = false FROM workload.workloads w "
+		"WHERE w.tenant_id = $2 AND w.workload_id = ANY ($1) "
+		"  AND q.tenant_id = $2 AND q.seq = w.seq AND q.blocked "
+		"  AND NOT EXISTS (SELECT 1 FROM workload.dependencies u "
+		"    WHERE u.tenant_id = $2 AND u.workload_id = w.workload_id "
+		"      AND " DEP_STATE("u.depends_on", "$2") " <> u.required_state)",
+	2, {TEXTARRAYOID, TEXTOID}},
 	/* the attempt a claim held, written once, when it ends */
 	[P_ATTEMPT_CLOSE] = {
 		"INSERT INTO workload.attempts (tenant_id, workload_seq, attempt_number, workload_id, "
@@ -713,14 +747,15 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 */
 	[P_EXPIRED] = {EXPIRED_SQL("w.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF w SKIP LOCKED", ""),
 	6, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, EXPIRED_SQL("", "", ", w.tenant_id")},
-	/* which of these workloads (ids[i] of tenants[i]) have a dependent that waits for another final state */
+	/* which of these workloads (ids[i] of tenants[i]) have a dependent */
 	[P_DEPENDED_ON] = {
 		"SELECT DISTINCT d.depends_on, d.tenant_id FROM workload.dependencies d "
-		"WHERE d.tenant_id = ANY($3) AND d.depends_on = ANY($1) AND d.required_state <> $2",
-	3, {TEXTARRAYOID, ST, TEXTARRAYOID}},
+		"WHERE d.tenant_id = ANY($2) AND d.depends_on = ANY($1)",
+	2, {TEXTARRAYOID, TEXTARRAYOID}},
+	/* the dependents of a workload that reached final state $2, and whether each required it */
 	[P_DEPENDENTS] = {
-		"SELECT d.workload_id FROM workload.dependencies d "
-		"WHERE d.tenant_id = $3 AND d.depends_on = $1 AND d.required_state <> $2 "
+		"SELECT d.workload_id, d.required_state = $2 FROM workload.dependencies d "
+		"WHERE d.tenant_id = $3 AND d.depends_on = $1 "
 		"ORDER BY d.workload_id",
 	3, {TEXTOID, ST, TEXTOID}},
 	[P_PURGE] = {PURGE(SQL_FINAL), 2, {TIMESTAMPTZOID, INT4OID}},
@@ -962,8 +997,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  SELECT x.t, x.id, x.seq, x.a, x.prio, $16, x.caps, false, x.crit, x.q_ms, x.c_ms, x.e_ms, "
 		"    x.h_ms, x.o_ms, $17, $16, $16, x.due, 0, 0, 0, 0, 0, x.dl FROM x ORDER BY x.n), "
 		"q AS (INSERT INTO workload.queue (tenant_id, seq, application_id, priority, created_at, "
-		"  available_at, capability_snapshot, has_dependencies) "
-		"  SELECT x.t, x.seq, x.a, x.prio, $16, x.due, x.caps, false FROM x ORDER BY x.n), "
+		"  available_at, capability_snapshot, has_dependencies, blocked) "
+		"  SELECT x.t, x.seq, x.a, x.prio, $16, x.due, x.caps, false, false FROM x ORDER BY x.n), "
 		"e AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
 		"  db_role, evidence) "
 		"  SELECT x.t, x.seq, CASE WHEN v.k = 2 THEN $18 END, CASE WHEN v.k = 1 THEN $18 ELSE $17 END, "
@@ -1117,7 +1152,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	0, {InvalidOid}, true},
 	[P_CITUS_PICK_MANY] = {
 		"SELECT q.seq FROM workload.queue q "
-		"WHERE q.tenant_id = $1 AND q.application_id = $2 "
+		"WHERE q.tenant_id = $1 AND q.application_id = $2 AND NOT q.blocked "
 		"  AND q.available_at <= $3 AND q.capability_snapshot <@ $4 "
 		"  AND (cardinality($6) = 0 OR NOT EXISTS (SELECT 1 FROM workload.specs s "
 		"    WHERE s.tenant_id = $1 AND s.workload_seq = q.seq AND s.grant_ids && $6)) "

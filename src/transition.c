@@ -211,6 +211,22 @@ step(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
 }
 
 /*
+ * dependents_of: the dependents of row, which has just reached the final
+ * state `to`, that required another state (for the cascade); those that
+ * required this one get their queue rows unblocked first.
+ */
+static char **
+dependents_of(const char *workload_id, const char *tenant_id, WlState to, int *n)
+{
+	bool		met;
+	char	  **ids = wl_store_dependents(workload_id, tenant_id, to, n, &met);
+
+	if (met)
+		wl_store_unblock_dependents(workload_id, tenant_id, to);
+	return ids;
+}
+
+/*
  * cascade cancels, depth first, every dependent that can no longer run: one
  * whose required state differs from the final state its dependency reached
  * (dependencies form a DAG, since each must exist before its dependent).
@@ -248,7 +264,7 @@ cascade(WlStack *s, const char *actor)
 			if (step(&dep, WL_CANCELLED, actor, wl_json_end(&b)))
 			{
 				int			n;
-				char	  **ids = wl_store_dependents(dep.workload_id, dep.tenant_id, WL_CANCELLED, &n);
+				char	  **ids = dependents_of(dep.workload_id, dep.tenant_id, WL_CANCELLED, &n);
 
 				push_final(s, dep.workload_id, WL_CANCELLED, ids, n);
 			}
@@ -279,7 +295,7 @@ wl_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
 	if (step(row, to, actor, evidence))
 	{
 		int			n;
-		char	  **ids = wl_store_dependents(row->workload_id, row->tenant_id, to, &n);
+		char	  **ids = dependents_of(row->workload_id, row->tenant_id, to, &n);
 
 		if (n == 0)
 			return;
@@ -322,14 +338,14 @@ wl_transition_many(WlRow **rows, int n, WlState to, const char *actor, Jsonb **e
 	}
 	if (!wl_state_is_final(to))
 		return;
-	wl_store_depended_on(rows, n, to, held);
+	wl_store_depended_on(rows, n, held);
 	for (int i = 0; i < n; i++)
 	{
 		if (held[i])
 		{
 			WlStack		s;
 			int			k;
-			char	  **deps = wl_store_dependents(rows[i]->workload_id, rows[i]->tenant_id, to, &k);
+			char	  **deps = dependents_of(rows[i]->workload_id, rows[i]->tenant_id, to, &k);
 
 			stack_init(&s);
 			push_final(&s, rows[i]->workload_id, to, deps, k);
@@ -355,7 +371,7 @@ wl_transition_applied(WlRow *row, WlState from, const char *actor, Jsonb *eviden
 	if (wl_state_is_final(to))
 	{
 		int			n;
-		char	  **ids = wl_store_dependents(row->workload_id, row->tenant_id, to, &n);
+		char	  **ids = dependents_of(row->workload_id, row->tenant_id, to, &n);
 
 		if (n > 0)
 		{

@@ -62,6 +62,10 @@ walk() {
 		"CANCELLED=2 READY=18 RUNNING=5 SUCCEEDED=5" "$label: under $start, 18 READY, 5 RUNNING, 5 SUCCEEDED, 2 CANCELLED"
 	# and a saga cancelled with one undo step recorded, to be compensated after the upgrade
 	rl_psql db "$db" "SELECT count(workload_create(rl.spec('saga-1', '{}', '{\"capability_snapshot\": [\"refund\"]}')))" >/dev/null
+	# and a dependent of the last workload held through the upgrade, waiting for it
+	dep_on=$(tail -n 1 "$RL_TMP/held-$db" | cut -d'|' -f1)
+	rl_psql db "$db" "SELECT count(workload_create(rl.spec('dep-1', '{}', jsonb_build_object('dependencies',
+	                  jsonb_build_array(jsonb_build_object('workload_id', '$dep_on'))))))" >/dev/null
 	IFS='|' read -r id claim token < <(rl_psql db "$db" "SELECT workload_id || '|' || claim_id || '|' || fencing_token
 	      FROM workload_claim_id((SELECT workload_id FROM workload.specs WHERE idempotency_key = 'saga-1'), 'up-s', '{refund}')")
 	rl_psql db "$db" "SELECT workload_start('$id', '$claim', 'up-s', $token);
@@ -120,6 +124,11 @@ walk() {
 	       'fencing_token', fencing_token)) FROM workload.workloads WHERE state = 'RUNNING'), '1 hour')) x")" \
 		"extended" "$label: the claims held through the upgrade are extended by workload_heartbeat_many (1.1)"
 
+	dep_q="SELECT %s FROM workload.workloads w JOIN workload.specs s ON s.tenant_id = w.tenant_id
+	       AND s.workload_seq = w.seq LEFT JOIN workload.queue q ON q.tenant_id = w.tenant_id AND q.seq = w.seq
+	       WHERE s.idempotency_key = 'dep-1'"
+	is "$(rl_psql db "$db" "$(printf "$dep_q" "w.state || ' ' || q.blocked")")" "READY true" \
+		"$label: the dependent made under $start waits through the upgrade with a blocked queue row"
 	# finish: the held ones with their pre-upgrade fences, the rest by a new claim
 	: >"$RL_TMP/held-failed"
 	tail -n +6 "$RL_TMP/held-$db" | while IFS='|' read -r id claim token; do
@@ -131,6 +140,8 @@ walk() {
 	                  FROM workload_claim('up-w2', '{}', 't1', 'app', '1 hour', 100, true)" >/dev/null
 	is "$(rl_psql db "$db" "$counts")" \
 		"CANCELLED=2 SUCCEEDED=28" "$label: after the upgrade every workload finishes (28 SUCCEEDED, 2 CANCELLED)"
+	is "$(rl_psql db "$db" "$(printf "$dep_q" "w.state")")" "SUCCEEDED" \
+		"$label: its dependency, completed with a fence from before the upgrade, unblocked the dependent, and it ran"
 	# the undo step recorded before the upgrade is still bound to the saga's authorization
 	is "$(rl_psql db "$db" "SELECT count(*) FROM workload_compensate((SELECT workload_id FROM workload.specs
 	      WHERE idempotency_key = 'saga-1'), 'up')" 2>&1)" 1 \
