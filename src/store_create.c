@@ -159,19 +159,6 @@ wl_store_unmet_dependencies(const WlRow *row)
 	return n;
 }
 
-static char **
-ids_of(SPITupleTable *t, int *n)
-{
-	char	  **ids;
-
-	*n = (int) SPI_processed;
-	ids = palloc(sizeof(char *) * (*n + 1));
-	for (int i = 0; i < *n; i++)
-		ids[i] = wl_store_text(t, i, 1);
-	SPI_freetuptable(t);
-	return ids;
-}
-
 /*
  * wl_store_deps_blocked: whether the queue row of the READY workload row
  * is blocked (P_DEPS_BLOCKED: a dependency not yet in its required state,
@@ -265,24 +252,41 @@ wl_store_dependents(const char *workload_id, const char *tenant_id, WlState fina
  * Each dependent is locked first, and only then are its dependencies read,
  * by a statement that begins after the lock: two dependencies reaching
  * their states in two transactions at once cannot each miss the other's.
+ * One dependent at a time, each statement by a whole key (these run only
+ * where a workload has dependents, off the hot path).
  */
 void
 wl_store_unblock_dependents(const char *workload_id, const char *tenant_id, WlState final)
 {
 	Datum		a[3];
+	SPITupleTable *t;
 	int			n;
 	char	  **ids;
-	Datum	   *d;
 
 	a[0] = CStringGetTextDatum(workload_id);
 	a[1] = CStringGetTextDatum(tenant_id);
 	a[2] = wl_catalog_state_datum(final);
-	ids = ids_of(wl_store_run_latest(P_UNBLOCK_LOCK, a, NULL, 0, SPI_OK_SELECT), &n);
-	if (n == 0)
-		return;
-	d = palloc(sizeof(Datum) * n);
+	t = wl_store_run_latest(P_UNBLOCK_IDS, a, NULL, 0, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	ids = palloc(sizeof(char *) * (n + 1));
 	for (int i = 0; i < n; i++)
-		d[i] = CStringGetTextDatum(ids[i]);
-	a[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
-	(void) wl_store_run_latest(P_UNBLOCK, a, NULL, 0, SPI_OK_UPDATE);
+		ids[i] = wl_store_text(t, i, 1);
+	SPI_freetuptable(t);
+	/* in id order, as the cascade locks */
+	for (int i = 0; i < n; i++)
+	{
+		int64		seq;
+
+		a[0] = CStringGetTextDatum(ids[i]);
+		t = wl_store_run_latest(P_UNBLOCK_LOCK, a, NULL, 1, SPI_OK_SELECT);
+		if (SPI_processed == 0)
+		{
+			SPI_freetuptable(t);
+			continue;
+		}
+		seq = wl_store_int(t, 0, 1);
+		SPI_freetuptable(t);
+		a[2] = Int64GetDatum(seq);
+		(void) wl_store_run_latest(P_UNBLOCK, a, NULL, 0, SPI_OK_UPDATE);
+	}
 }

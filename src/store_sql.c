@@ -668,22 +668,25 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * state $3 it has just reached, locked in id order (waiting: as the
 	 * cascade, parent before dependent).
 	 */
-	[P_UNBLOCK_LOCK] = {
-		"SELECT w.workload_id FROM workload.dependencies d "
-		"JOIN workload.workloads w ON w.tenant_id = d.tenant_id AND w.workload_id = d.workload_id "
+	[P_UNBLOCK_IDS] = {
+		"SELECT d.workload_id FROM workload.dependencies d "
 		"WHERE d.tenant_id = $2 AND d.depends_on = $1 AND d.required_state = $3 "
-		"  AND w.tenant_id = $2 AND w.state = 'READY' "
-		"ORDER BY w.workload_id FOR NO KEY UPDATE OF w",
+		"ORDER BY d.workload_id",
 	3, {TEXTOID, TEXTOID, ST}},
-	/* the queue rows of locked workloads $1 of tenant $2 whose dependencies are all met, unblocked */
+	/* one of them, locked (waiting) if it is READY; each by its whole key */
+	[P_UNBLOCK_LOCK] = {
+		"SELECT w.seq FROM workload.workloads w "
+		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.state = 'READY' "
+		"FOR NO KEY UPDATE OF w",
+	2, {TEXTOID, TEXTOID}},
+	/* the queue row (seq $3) of locked workload $1 of tenant $2, unblocked if its dependencies are all met */
 	[P_UNBLOCK] = {
-		"UPDATE workload.queue q SET blocked = false FROM workload.workloads w "
-		"WHERE w.tenant_id = $2 AND w.workload_id = ANY ($1) "
-		"  AND q.tenant_id = $2 AND q.seq = w.seq AND q.blocked "
+		"UPDATE workload.queue q SET blocked = false "
+		"WHERE q.tenant_id = $2 AND q.seq = $3 AND q.blocked "
 		"  AND NOT EXISTS (SELECT 1 FROM workload.dependencies u "
-		"    WHERE u.tenant_id = $2 AND u.workload_id = w.workload_id "
+		"    WHERE u.tenant_id = $2 AND u.workload_id = $1 "
 		"      AND " DEP_STATE("u.depends_on", "$2") " <> u.required_state)",
-	2, {TEXTARRAYOID, TEXTOID}},
+	3, {TEXTOID, TEXTOID, INT8OID}},
 	/* the attempt a claim held, written once, when it ends */
 	[P_ATTEMPT_CLOSE] = {
 		"INSERT INTO workload.attempts (tenant_id, workload_seq, attempt_number, workload_id, "
