@@ -664,9 +664,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    WHERE d.tenant_id = $2 AND d.workload_id = $1 AND d.required_state NOT IN " SQL_FINAL ")",
 	2, {TEXTOID, TEXTOID}},
 	/*
-	 * The READY dependents of workload $1 of tenant $2 that required the
-	 * state $3 it has just reached, locked in id order (waiting: as the
-	 * cascade, parent before dependent).
+	 * The dependents of workload $1 of tenant $2 that required the state $3
+	 * it has just reached, in id order: the order they are locked in, one
+	 * by one, waiting (as the cascade: parent before dependent).
 	 */
 	[P_UNBLOCK_IDS] = {
 		"SELECT d.workload_id FROM workload.dependencies d "
