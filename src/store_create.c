@@ -7,7 +7,6 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "access/xact.h"
 #include "commands/sequence.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -176,9 +175,8 @@ wl_store_deps_blocked(const WlRow *row)
 
 /*
  * wl_store_depended_on: which of the n rows, which have just reached a final
- * state, have a dependent (held[i]).  In a REPEATABLE READ or SERIALIZABLE
- * transaction every row counts as held: a dependent created since its
- * snapshot is not visible to it (wl_store_dependents).
+ * state, have a dependent (held[i]); asked with the latest snapshot, as
+ * wl_store_dependents is.
  */
 void
 wl_store_depended_on(WlRow **rows, int n, bool *held)
@@ -192,11 +190,11 @@ wl_store_depended_on(WlRow **rows, int n, bool *held)
 	{
 		d[i] = CStringGetTextDatum(rows[i]->workload_id);
 		tn[i] = CStringGetTextDatum(rows[i]->tenant_id);
-		held[i] = IsolationUsesXactSnapshot();
+		held[i] = false;
 	}
 	a[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
 	a[1] = PointerGetDatum(wl_array_of(tn, NULL, n, TEXTOID));
-	t = wl_store_run(P_DEPENDED_ON, a, NULL, 0, SPI_OK_SELECT);
+	t = wl_store_run_latest(P_DEPENDED_ON, a, NULL, 0, SPI_OK_SELECT);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
 		char	   *id = wl_store_text(t, r, 1);
@@ -213,15 +211,14 @@ wl_store_depended_on(WlRow **rows, int n, bool *held)
 
 /*
  * wl_store_dependents: the dependents of a workload that has just reached
- * the final state `final` and required another state (n of them, in id
- * order); *met: whether a dependent may have required this one (always, in
- * a REPEATABLE READ or SERIALIZABLE transaction, whose snapshot may predate
- * a dependent created meanwhile: wl_store_unblock_dependents looks with a
- * newer one).
+ * the final state `final`: those that required another state (n of them,
+ * returned) and those that required this one (*nmet, in *met), each in id
+ * order.  Asked with the latest snapshot: in a REPEATABLE READ or
+ * SERIALIZABLE transaction a dependent made since its snapshot is seen too.
  */
 char **
 wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final, int *n,
-					bool *met)
+					char ***met, int *nmet)
 {
 	Datum		a[3];
 	SPITupleTable *t;
@@ -230,14 +227,14 @@ wl_store_dependents(const char *workload_id, const char *tenant_id, WlState fina
 	a[0] = CStringGetTextDatum(workload_id);
 	a[1] = wl_catalog_state_datum(final);
 	a[2] = CStringGetTextDatum(tenant_id);
-	t = wl_store_run(P_DEPENDENTS, a, NULL, 0, SPI_OK_SELECT);
+	t = wl_store_run_latest(P_DEPENDENTS, a, NULL, 0, SPI_OK_SELECT);
 	ids = palloc(sizeof(char *) * (SPI_processed + 1));
-	*n = 0;
-	*met = IsolationUsesXactSnapshot();
+	*met = palloc(sizeof(char *) * (SPI_processed + 1));
+	*n = *nmet = 0;
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
 		if (wl_store_bool(t, r, 2))
-			*met = true;
+			(*met)[(*nmet)++] = wl_store_text(t, r, 1);
 		else
 			ids[(*n)++] = wl_store_text(t, r, 1);
 	}
@@ -246,9 +243,10 @@ wl_store_dependents(const char *workload_id, const char *tenant_id, WlState fina
 }
 
 /*
- * wl_store_unblock_dependents: the READY dependents of a workload that has
- * just reached the final state `final` they required, and whose other
- * dependencies are met too, get their queue rows unblocked (claimable).
+ * wl_store_unblock_dependents: of the n dependents ids (in id order) of a
+ * workload that has just reached the state they required, the READY ones
+ * whose other dependencies are met too get their queue rows unblocked
+ * (claimable).
  * Each dependent is locked first, and only then are its dependencies read,
  * by a statement that begins after the lock: two dependencies reaching
  * their states in two transactions at once cannot each miss the other's.
@@ -256,22 +254,12 @@ wl_store_dependents(const char *workload_id, const char *tenant_id, WlState fina
  * where a workload has dependents, off the hot path).
  */
 void
-wl_store_unblock_dependents(const char *workload_id, const char *tenant_id, WlState final)
+wl_store_unblock_dependents(const char *tenant_id, char **ids, int n)
 {
 	Datum		a[3];
 	SPITupleTable *t;
-	int			n;
-	char	  **ids;
 
-	a[0] = CStringGetTextDatum(workload_id);
 	a[1] = CStringGetTextDatum(tenant_id);
-	a[2] = wl_catalog_state_datum(final);
-	t = wl_store_run_latest(P_UNBLOCK_IDS, a, NULL, 0, SPI_OK_SELECT);
-	n = (int) SPI_processed;
-	ids = palloc(sizeof(char *) * (n + 1));
-	for (int i = 0; i < n; i++)
-		ids[i] = wl_store_text(t, i, 1);
-	SPI_freetuptable(t);
 	/* in id order, as the cascade locks */
 	for (int i = 0; i < n; i++)
 	{

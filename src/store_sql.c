@@ -663,17 +663,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  AND NOT EXISTS (SELECT 1 FROM workload.dependencies d "
 		"    WHERE d.tenant_id = $2 AND d.workload_id = $1 AND d.required_state NOT IN " SQL_FINAL ")",
 	2, {TEXTOID, TEXTOID}},
-	/*
-	 * The dependents of workload $1 of tenant $2 that required the state $3
-	 * it has just reached, in id order: the order they are locked in, one
-	 * by one, waiting (as the cascade: parent before dependent).
-	 */
-	[P_UNBLOCK_IDS] = {
-		"SELECT d.workload_id FROM workload.dependencies d "
-		"WHERE d.tenant_id = $2 AND d.depends_on = $1 AND d.required_state = $3 "
-		"ORDER BY d.workload_id",
-	3, {TEXTOID, TEXTOID, ST}},
-	/* one of them, locked (waiting) if it is READY; each by its whole key */
+	/* a dependent, locked (waiting) if it is READY; by its whole key */
 	[P_UNBLOCK_LOCK] = {
 		"SELECT w.seq FROM workload.workloads w "
 		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.state = 'READY' "

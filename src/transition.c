@@ -218,11 +218,11 @@ step(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
 static char **
 dependents_of(const char *workload_id, const char *tenant_id, WlState to, int *n)
 {
-	bool		met;
-	char	  **ids = wl_store_dependents(workload_id, tenant_id, to, n, &met);
+	char	  **met;
+	int			nmet;
+	char	  **ids = wl_store_dependents(workload_id, tenant_id, to, n, &met, &nmet);
 
-	if (met)
-		wl_store_unblock_dependents(workload_id, tenant_id, to);
+	wl_store_unblock_dependents(tenant_id, met, nmet);
 	return ids;
 }
 
