@@ -33,6 +33,7 @@ static Oid	state_type = InvalidOid;
 static uint32 state_type_hash = 0;
 static Oid	state_oids[WL_STATE_COUNT];
 static Oid	workload_seq = InvalidOid;
+static Oid	store_schema = InvalidOid;
 
 /* A change to our enum type makes the cached OIDs, and plans typed with them, stale. */
 static void
@@ -137,6 +138,7 @@ ensure_cache(void)
 		ReleaseSysCache(tup);
 	}
 	workload_seq = InvalidOid;
+	store_schema = get_namespace_oid("workload", false);
 	generation++;
 	cache_valid = true;
 }
@@ -206,4 +208,12 @@ wl_catalog_workload_seq(void)
 			elog(ERROR, "sequence workload.workload_seq not found");
 	}
 	return workload_seq;
+}
+
+/* wl_catalog_store_schema: the schema our tables live in (workload). */
+Oid
+wl_catalog_store_schema(void)
+{
+	ensure_cache();
+	return store_schema;
 }

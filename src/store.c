@@ -23,6 +23,7 @@
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
+#include "optimizer/plancat.h"
 #include "tcop/pquery.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
@@ -72,10 +73,50 @@ static ExecutorCheckPerms_hook_type prev_perms_hook = NULL;
  * the same way whenever it has been invalidated, and once a minute (see
  * get_plan).
  */
+/*
+ * While build_by_keys plans, every table of schema workload (planning_for)
+ * counts as holding at least WL_PLAN_MIN_ROWS rows (as_if_grown).  On a
+ * small or new table every path looks as cheap as any other, and a scan of
+ * all of a tenant's rows (tenant_id = $1, through any index that holds the
+ * column) would be kept over the key lookup that follows it: seen in the
+ * claim of a new database, whose every call then read all of the tenant's
+ * workloads, and took ten times as long as the lookups it stands for.
+ * Planned as if grown, the key lookups win, and they stay right as the
+ * tables do grow.  Partial indexes keep their own size: what the claim and
+ * the tick read through them is a small part of a table.
+ */
+#define WL_PLAN_MIN_ROWS 1000000.0
+static Oid	planning_for = InvalidOid;
+static get_relation_info_hook_type prev_relation_info_hook = NULL;
+
+static void
+as_if_grown(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	if (prev_relation_info_hook)
+		prev_relation_info_hook(root, relid, inhparent, rel);
+	if (!OidIsValid(planning_for) || rel->tuples >= WL_PLAN_MIN_ROWS ||
+		get_rel_namespace(relid) != planning_for)
+		return;
+	rel->tuples = WL_PLAN_MIN_ROWS;
+	rel->pages = Max(rel->pages, (BlockNumber) (WL_PLAN_MIN_ROWS / 40));
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
+
+		if (index->indpred != NIL)
+			continue;
+		index->tuples = rel->tuples;
+		index->pages = Max(index->pages, (BlockNumber) (WL_PLAN_MIN_ROWS / 200));
+	}
+}
+
 static void
 build_by_keys(SPIPlanPtr plan)
 {
 	int			nest = NewGUCNestLevel();
+	Oid			schema = wl_catalog_store_schema();
 	CachedPlan *cp;
 
 	(void) set_config_option("enable_seqscan", "off", PGC_USERSET, PGC_S_SESSION,
@@ -92,7 +133,16 @@ build_by_keys(SPIPlanPtr plan)
 	 */
 	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
-	cp = SPI_plan_get_cached_plan(plan);
+	planning_for = schema;
+	PG_TRY();
+	{
+		cp = SPI_plan_get_cached_plan(plan);
+	}
+	PG_FINALLY();
+	{
+		planning_for = InvalidOid;
+	}
+	PG_END_TRY();
 	if (cp)
 		ReleaseCachedPlan(cp, CurrentResourceOwner);
 	AtEOXact_GUC(true, nest);
@@ -589,7 +639,10 @@ refuse_where_planned(List *range_table, bool ereport_on_violation)
 	return true;
 }
 
-/* wl_store_init installs the executor hooks of the raw-write guard (from _PG_init). */
+/*
+ * wl_store_init installs the executor hooks of the raw-write guard and the
+ * planner's view of our tables while it plans them (from _PG_init).
+ */
 void
 wl_store_init(void)
 {
@@ -599,6 +652,8 @@ wl_store_init(void)
 	ExecutorFinish_hook = count_finish;
 	prev_perms_hook = ExecutorCheckPerms_hook;
 	ExecutorCheckPerms_hook = refuse_where_planned;
+	prev_relation_info_hook = get_relation_info_hook;
+	get_relation_info_hook = as_if_grown;
 }
 
 /*
