@@ -92,9 +92,13 @@ CREATE TABLE workload_next.queue (
     created_at           timestamptz NOT NULL,
     available_at         timestamptz NOT NULL,
     capability_snapshot  text[] NOT NULL,
-    has_dependencies     boolean NOT NULL,
-    -- waits for a dependency to reach its required state: out of the claim's
-    -- index until the transition that meets its last dependency clears it
+    -- requires a state a dependency may leave again (not SUCCEEDED or
+    -- CANCELLED): every claim checks its dependencies
+    -- (workload.dependencies_unmet)
+    checks_dependencies  boolean NOT NULL,
+    -- waits for a dependency to reach its required state, every required
+    -- state being final: out of the claim's index until the transition that
+    -- meets its last dependency clears it
     blocked              boolean NOT NULL,
     CONSTRAINT queue_pkey PRIMARY KEY (tenant_id, seq)
 );
@@ -212,7 +216,11 @@ JOIN workload.workloads o ON o.workload_id OPERATOR(pg_catalog.=) s.workload_id;
 -- transition table leaves them) and one not reached yet
 INSERT INTO workload_next.queue
 SELECT w.tenant_id, w.seq, w.application_id, w.priority, w.created_at, w.next_attempt_at,
-       w.capability_snapshot, w.has_dependencies,
+       w.capability_snapshot,
+       w.has_dependencies
+       AND EXISTS (SELECT 1 FROM workload.dependencies d
+           WHERE d.workload_id OPERATOR(pg_catalog.=) w.workload_id
+             AND d.required_state OPERATOR(pg_catalog.<>) ALL (ARRAY['SUCCEEDED', 'CANCELLED']::@extschema@.workload_state[])),
        w.has_dependencies
        AND NOT EXISTS (SELECT 1 FROM workload.dependencies d
            WHERE d.workload_id OPERATOR(pg_catalog.=) w.workload_id
@@ -348,6 +356,28 @@ CREATE FUNCTION workload.chain_revoked(tenant_id text, workload_seq bigint)
 $$;
 COMMENT ON FUNCTION workload.chain_revoked(text, bigint) IS 'whether the authorization chain of a workload holds a grant revoked and not yet swept (the claim asks it while a revocation is pending)';
 REVOKE ALL ON FUNCTION workload.chain_revoked(text, bigint) FROM PUBLIC;
+
+-- Whether a queued workload finds a dependency out of its required state:
+-- what a claim asks of a candidate whose queue row checks_dependencies (it
+-- requires a state a dependency may leave again; one whose every required
+-- state is final is blocked until they are met, and never asked).  SET keeps
+-- it from being inlined, so a claim that meets no such candidate never plans
+-- or runs it.  A dependency that no longer exists is not out of its state
+-- (as before 1.3: its state compares as NULL).
+CREATE FUNCTION workload.dependencies_unmet(tenant_id text, workload_seq bigint)
+    RETURNS boolean LANGUAGE sql STABLE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+    SELECT EXISTS (SELECT 1 FROM workload.dependencies d
+        WHERE d.tenant_id OPERATOR(pg_catalog.=) $1
+          AND d.workload_id OPERATOR(pg_catalog.=) (SELECT w.workload_id FROM workload.workloads w
+              WHERE w.seq OPERATOR(pg_catalog.=) $2 AND w.tenant_id OPERATOR(pg_catalog.=) $1)
+          AND (SELECT p.state FROM workload.workloads p
+              WHERE p.workload_id OPERATOR(pg_catalog.=) d.depends_on
+                AND p.tenant_id OPERATOR(pg_catalog.=) $1) OPERATOR(pg_catalog.<>) d.required_state)
+$$;
+COMMENT ON FUNCTION workload.dependencies_unmet(text, bigint) IS 'whether a queued workload has a dependency out of its required state (the claim asks it of a candidate whose queue row checks_dependencies)';
+REVOKE ALL ON FUNCTION workload.dependencies_unmet(text, bigint) FROM PUBLIC;
 
 -- Read-only views for people: the events and attempts with their workload's
 -- ids, as 1.2's tables had them.  They read with the caller's rights.

@@ -42,15 +42,7 @@
 
 /* Backend-lifetime cache: the saved plans, made with the catalog generation. */
 static SPIPlanPtr plans[P_COUNT];
-static TimestampTz planned_at[P_COUNT];
 static uint64 plans_generation = 0;
-
-/*
- * A plan is made again this often (by the transaction start time of the
- * first use after it), so its estimates follow the tables' sizes even when no
- * ANALYZE has invalidated it.
- */
-#define WL_REPLAN_AFTER_US (60 * USECS_PER_SEC)
 static int	api_writing = 0;
 
 /* Citus (issue 13): whether this database has Citus, per catalog generation */
@@ -70,8 +62,9 @@ static ExecutorCheckPerms_hook_type prev_perms_hook = NULL;
  * but a plan made while the tables are small would scan and hash them, and
  * a generic plan lives as long as the backend: a worker that connected to an
  * empty store would go on scanning it as it grows.  The plan is made again
- * the same way whenever it has been invalidated, and once a minute (see
- * get_plan).
+ * the same way whenever it has been invalidated (an ANALYZE of a table it
+ * reads, see get_plan).  Planned as if the tables had grown (as_if_grown),
+ * it does not need to be made again as they do.
  */
 /*
  * While build_by_keys plans, every table of schema workload (planning_for)
@@ -235,7 +228,6 @@ forget_plans(void)
 static pg_noinline SPIPlanPtr
 get_plan(WlPlanId id)
 {
-	TimestampTz now = GetCurrentTransactionStartTimestamp();
 	uint64		gen = wl_catalog_generation();
 	Oid			state_type = wl_catalog_state_type();
 
@@ -243,12 +235,6 @@ get_plan(WlPlanId id)
 	{
 		forget_plans();
 		plans_generation = gen;
-	}
-	/* not while one of our plans runs: it could be this one */
-	if (plans[id] != NULL && api_writing == 0 && now - planned_at[id] > WL_REPLAN_AFTER_US)
-	{
-		SPI_freeplan(plans[id]);
-		plans[id] = NULL;
 	}
 	if (plans[id] == NULL)
 	{
@@ -279,7 +265,6 @@ get_plan(WlPlanId id)
 		if (!wl_store_citus() || def->one_table)
 			build_by_keys(plan);
 		plans[id] = plan;
-		planned_at[id] = now;
 	}
 	else if (!SPI_plan_is_valid(plans[id]) && (!wl_store_citus() || wl_plan_defs[id].one_table))
 		build_by_keys(plans[id]);

@@ -159,18 +159,24 @@ wl_store_unmet_dependencies(const WlRow *row)
 }
 
 /*
- * wl_store_deps_blocked: whether the queue row of the READY workload row
- * is blocked (P_DEPS_BLOCKED: a dependency not yet in its required state,
- * and every required state final).
+ * wl_store_deps_queue: how the queue row of the READY workload row, which
+ * has dependencies, waits for them (P_DEPS_QUEUE): *checks, every claim
+ * checks them (a required state is not final); *blocked, out of the claim's
+ * index until the transition that meets the last one (every required state
+ * is final, and one is not reached yet).
  */
-bool
-wl_store_deps_blocked(const WlRow *row)
+void
+wl_store_deps_queue(const WlRow *row, bool *checks, bool *blocked)
 {
 	Datum		args[2];
+	SPITupleTable *t;
 
 	args[0] = CStringGetTextDatum(row->workload_id);
 	args[1] = CStringGetTextDatum(row->tenant_id);
-	return wl_store_run_bool(P_DEPS_BLOCKED, args);
+	t = wl_store_run(P_DEPS_QUEUE, args, NULL, 0, SPI_OK_SELECT);
+	*checks = wl_store_bool(t, 0, 1);
+	*blocked = wl_store_bool(t, 0, 2);
+	SPI_freetuptable(t);
 }
 
 /*

@@ -62,7 +62,7 @@ extern bool wl_store_dependency_state(const char *depends_on, const char *tenant
 									  const char *application_id, WlState *state);
 extern int64 wl_store_unmet_dependencies(const WlRow *row);
 extern void wl_store_depended_on(WlRow **rows, int n, bool *held);
-extern bool wl_store_deps_blocked(const WlRow *row);
+extern void wl_store_deps_queue(const WlRow *row, bool *checks, bool *blocked);
 extern void wl_store_unblock_dependents(const char *tenant_id, char **ids, int n);
 extern char **wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final,
 								  int *n, char ***met, int *nmet);

@@ -229,6 +229,36 @@ wl_store_result_find_many(const WlRow *rows, char **result_ids, int n, bool *fou
 }
 
 /*
+ * result_doc: the document of a result stored now (at) from r, the one
+ * RESULT_DOC (store_sql.c) reads back from its row, built here from the
+ * values just written: jsonb_build_object over the row cost about as much
+ * as the rest of the completion (it looks up each value's type per call).
+ */
+static Jsonb *
+result_doc(const WlNewResult *r, const char *output_hash, TimestampTz at)
+{
+	WlJson		b;
+	WlJson		p;
+
+	wl_json_begin(&p);
+	wl_json_str(&p, "claim_id", r->fence->claim_id);
+	wl_json_str(&p, "worker_id", r->fence->worker_id);
+	wl_json_int(&p, "fencing_token", r->fence->fencing_token);
+	wl_json_int(&p, "attempt", r->row->attempt_count);
+	wl_json_begin(&b);
+	wl_json_str(&b, "result_id", r->result_id);
+	wl_json_str(&b, "workload_id", r->row->workload_id);
+	wl_json_str(&b, "outcome", "succeeded");
+	wl_json_jsonb(&b, "output", r->output);
+	wl_json_str(&b, "output_hash", output_hash);
+	wl_json_strs(&b, "artifacts", r->artifacts);
+	wl_json_int(&b, "schema_version", r->schema_version);
+	wl_json_ts(&b, "created_at", at);
+	wl_json_jsonb(&b, "provenance", wl_json_end(&p));
+	return wl_json_end(&b);
+}
+
+/*
  * wl_store_result_put stores the result of the current attempt with its
  * provenance; NULL when the result id was taken meanwhile.
  */
@@ -238,23 +268,25 @@ wl_store_result_put(const WlNewResult *r)
 	Datum		a[13];
 	SPITupleTable *t;
 	Jsonb	   *doc = NULL;
+	char	   *hash = wl_jsonb_hash(r->output);
+	TimestampTz now = wl_now();
 
 	a[0] = CStringGetTextDatum(r->result_id);
 	a[1] = CStringGetTextDatum(r->row->workload_id);
 	a[2] = JsonbPGetDatum(r->output);
-	a[3] = CStringGetTextDatum(wl_jsonb_hash(r->output));
+	a[3] = CStringGetTextDatum(hash);
 	a[4] = PointerGetDatum(r->artifacts);
 	a[5] = Int32GetDatum(r->schema_version);
 	a[6] = CStringGetTextDatum(r->fence->claim_id);
 	a[7] = CStringGetTextDatum(r->fence->worker_id);
 	a[8] = Int64GetDatum(r->fence->fencing_token);
 	a[9] = Int32GetDatum(r->row->attempt_count);
-	a[10] = TimestampTzGetDatum(wl_now());
+	a[10] = TimestampTzGetDatum(now);
 	a[11] = CStringGetTextDatum(r->row->tenant_id);
 	a[12] = CStringGetTextDatum(r->row->application_id);
 	t = wl_store_run(P_RESULT_PUT, a, NULL, 0, SPI_OK_INSERT_RETURNING);
 	if (SPI_processed > 0)
-		doc = wl_store_jsonb(t, 0, 1);
+		doc = result_doc(r, hash, now);
 	SPI_freetuptable(t);
 	return doc;
 }
@@ -273,6 +305,8 @@ wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs)
 	static const Oid types[11] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, JSONOID, INT4OID,
 	TEXTOID, INT8OID, INT4OID, TEXTOID, TEXTOID};
 	int			got;
+	char	  **hash = palloc(sizeof(char *) * (n + 1));
+	TimestampTz now = wl_now();
 
 	for (int c = 0; c < 11; c++)
 		d[c] = palloc(sizeof(Datum) * (n + 1));
@@ -281,7 +315,8 @@ wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs)
 		d[0][i] = CStringGetTextDatum(r[i].result_id);
 		d[1][i] = CStringGetTextDatum(r[i].row->workload_id);
 		d[2][i] = JsonbPGetDatum(r[i].output);
-		d[3][i] = CStringGetTextDatum(wl_jsonb_hash(r[i].output));
+		hash[i] = wl_jsonb_hash(r[i].output);
+		d[3][i] = CStringGetTextDatum(hash[i]);
 		d[4][i] = DirectFunctionCall1(array_to_json, PointerGetDatum(r[i].artifacts));
 		d[5][i] = Int32GetDatum(r[i].schema_version);
 		d[6][i] = CStringGetTextDatum(r[i].fence->claim_id);
@@ -294,7 +329,7 @@ wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs)
 	for (int c = 0; c < 11; c++)
 		a[c < 9 ? c : c + 2] = PointerGetDatum(wl_array_of(d[c], NULL, n, types[c]));
 	a[9] = CStringGetTextDatum(r[0].fence->worker_id);
-	a[10] = TimestampTzGetDatum(wl_now());
+	a[10] = TimestampTzGetDatum(now);
 	t = wl_store_run(P_RESULT_PUT_MANY, a, NULL, 0, SPI_OK_INSERT_RETURNING);
 	got = (int) SPI_processed;
 	for (int k = 0; k < got; k++)
@@ -304,7 +339,7 @@ wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs)
 		for (int i = 0; i < n; i++)
 		{
 			if (docs[i] == NULL && strcmp(r[i].row->workload_id, id) == 0)
-				docs[i] = wl_store_jsonb(t, k, 2);
+				docs[i] = result_doc(&r[i], hash[i], now);
 		}
 	}
 	SPI_freetuptable(t);

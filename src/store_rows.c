@@ -193,6 +193,8 @@ queue_sync(WlRow *row)
 {
 	WlQueued	want = queue_wanted(row);
 	Datum		a[9];
+	bool		checks = false;
+	bool		blocked = false;
 
 	if (want == row->queued)
 		return;
@@ -208,8 +210,10 @@ queue_sync(WlRow *row)
 		a[4] = TimestampTzGetDatum(row->created_at);
 		a[5] = TimestampTzGetDatum(row->next_attempt_at);
 		a[6] = PointerGetDatum(row->capability_snapshot);
-		a[7] = BoolGetDatum(row->has_dependencies);
-		a[8] = BoolGetDatum(row->has_dependencies && wl_store_deps_blocked(row));
+		if (row->has_dependencies)
+			wl_store_deps_queue(row, &checks, &blocked);
+		a[7] = BoolGetDatum(checks);
+		a[8] = BoolGetDatum(blocked);
 		wl_store_run(P_QUEUE_PUT, a, NULL, 0, SPI_OK_INSERT);
 	}
 	else if (want == WL_QUEUED_HELD)

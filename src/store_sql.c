@@ -35,6 +35,7 @@
 	"  'attempt', w.attempt_count, 'lease_expires_at', w.lease_expires_at) END, " \
 	"'progress', w.progress"
 
+/* a stored result's document (store_parts.c's result_doc builds the same for one just stored) */
 #define RESULT_DOC \
 	"jsonb_build_object('result_id', r.result_id, 'workload_id', r.workload_id, " \
 	"'outcome', 'succeeded', 'output', r.output, 'output_hash', r.output_hash, " \
@@ -251,22 +252,23 @@
 /* the workloads that hold a claim (workload.leases): as many as are in flight */
 #define HELD_SEQS "(ARRAY(SELECT l.seq FROM workload.leases l))"
 
+/* whether a revocation waits for the tick's sweep (an InitPlan, once per statement) */
+#define REVOCATION_PENDING \
+	"EXISTS (SELECT 1 FROM workload.revoked_grants r WHERE r.swept_at IS NULL)"
+
 /*
  * A queue row of the tenant and application that this worker may claim now:
  * due, capabilities held, authorization not revoked (the chain is in the
- * spec, asked only while a revocation waits to be swept), dependencies met.
- * Unmet dependencies are looked up per candidate that has any, as a scalar
- * subquery: NOT EXISTS would let the planner hash the whole dependencies
- * table once per claim.
+ * spec, asked only while a revocation waits to be swept), dependencies met
+ * (asked only of a row that checks_dependencies; a row waiting for final
+ * states is blocked instead).  Both are asked through functions, not
+ * subqueries: a subquery's plan is set up by every claim, whether or not a
+ * candidate needs it, and that was a tenth of a claim's instructions.
  */
 #define CLAIMABLE \
 	" NOT q.blocked AND q.available_at <= $3 AND q.capability_snapshot <@ $4 " \
-	"    AND (" REVOKED_NOW " = '{}' OR NOT workload.chain_revoked($1, q.seq)) " \
-	"    AND (NOT q.has_dependencies OR (SELECT 1 FROM workload.dependencies d " \
-	"      WHERE d.tenant_id = $1 AND d.workload_id = (SELECT p.workload_id " \
-	"          FROM workload.workloads p WHERE p.seq = q.seq AND p.tenant_id = $1) " \
-	"        AND " DEP_STATE("d.depends_on", "$1") " <> d.required_state " \
-	"      LIMIT 1) IS NULL) "
+	"    AND (NOT " REVOCATION_PENDING " OR NOT workload.chain_revoked($1, q.seq)) " \
+	"    AND (NOT q.checks_dependencies OR NOT workload.dependencies_unmet($1, q.seq)) "
 
 /*
  * The claim, after `picked` (queue rows locked SKIP LOCKED): lock their
@@ -494,7 +496,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/* a workload's queue row: inserted when it becomes READY */
 	[P_QUEUE_PUT] = {
 		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "
-		"  created_at, available_at, capability_snapshot, has_dependencies, blocked) "
+		"  created_at, available_at, capability_snapshot, checks_dependencies, blocked) "
 		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
 	9, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
 	BOOLOID, BOOLOID}},
@@ -651,17 +653,19 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  AND " DEP_STATE("d.depends_on", "$2") " <> d.required_state",
 	2, {TEXTOID, TEXTOID}},
 	/*
-	 * Whether a READY workload's queue row is blocked: a dependency has not
-	 * reached its required state, and every required state is final (so
-	 * once reached it stays; a workload that requires another state is
-	 * checked by each claim instead).
+	 * A READY workload's queue row: whether each claim checks its
+	 * dependencies (it requires a state that is not final, which a
+	 * dependency may leave again), and whether it is blocked (it does not,
+	 * and a dependency has not reached its final required state yet; once
+	 * reached it stays).
 	 */
-	[P_DEPS_BLOCKED] = {
-		"SELECT EXISTS (SELECT 1 FROM workload.dependencies d "
+	[P_DEPS_QUEUE] = {
+		"SELECT c.checks, NOT c.checks AND EXISTS (SELECT 1 FROM workload.dependencies d "
 		"    WHERE d.tenant_id = $2 AND d.workload_id = $1 "
 		"      AND " DEP_STATE("d.depends_on", "$2") " <> d.required_state) "
-		"  AND NOT EXISTS (SELECT 1 FROM workload.dependencies d "
-		"    WHERE d.tenant_id = $2 AND d.workload_id = $1 AND d.required_state NOT IN " SQL_FINAL ")",
+		"FROM (SELECT EXISTS (SELECT 1 FROM workload.dependencies d "
+		"    WHERE d.tenant_id = $2 AND d.workload_id = $1 AND d.required_state NOT IN " SQL_FINAL ") "
+		"  AS checks) c",
 	2, {TEXTOID, TEXTOID}},
 	/* a dependent, locked (waiting) if it is READY; by its whole key */
 	[P_UNBLOCK_LOCK] = {
@@ -702,21 +706,21 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	3, {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID}, false, RESULT_GET_MANY_SQL(BATCH_TENANT("$2"), "")},
 	/* P_RESULT_PUT for n results of one worker; artifacts come as json arrays of strings */
 	[P_RESULT_PUT_MANY] = {
-		RESULT_PUT_MANY_INSERT " ON CONFLICT DO NOTHING RETURNING r.workload_id, " RESULT_DOC,
+		RESULT_PUT_MANY_INSERT " ON CONFLICT DO NOTHING RETURNING r.workload_id",
 	13, {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, JSONARRAYOID, INT4ARRAYOID,
 	TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, TEXTARRAYOID},
-	false, "WITH r AS (" RESULT_PUT_MANY_INSERT " ON CONFLICT DO NOTHING RETURNING r.*) "
-	"SELECT r.workload_id, " RESULT_DOC " FROM r"},
+	false, "WITH r AS (" RESULT_PUT_MANY_INSERT " ON CONFLICT DO NOTHING RETURNING r.workload_id) "
+	"SELECT r.workload_id FROM r"},
 	[P_RESULT_GET] = {
 		"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC
 		" FROM workload.results r "
 		"WHERE r.tenant_id = $2 AND r.application_id = $3 AND r.result_id = $1",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_RESULT_PUT] = {
-		RESULT_PUT_INSERT "RETURNING " RESULT_DOC,
+		RESULT_PUT_INSERT "RETURNING r.workload_id",
 	13, {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID, INT4OID, TEXTOID, TEXTOID, INT8OID,
 	INT4OID, TIMESTAMPTZOID, TEXTOID, TEXTOID},
-	false, "WITH r AS (" RESULT_PUT_INSERT "RETURNING r.*) SELECT " RESULT_DOC " FROM r"},
+	false, "WITH r AS (" RESULT_PUT_INSERT "RETURNING r.workload_id) SELECT r.workload_id FROM r"},
 	[P_CHECKPOINT_PUT] = {
 		CHECKPOINT_PUT_INSERT "RETURNING " CHECKPOINT_DOC,
 	12, {TEXTOID, INT4OID, TEXTOID, INT4OID, INT8OID, JSONBOID, TEXTOID, TIMESTAMPTZOID,
@@ -990,7 +994,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  SELECT x.t, x.id, x.seq, x.a, x.prio, $16, x.caps, false, x.crit, x.q_ms, x.c_ms, x.e_ms, "
 		"    x.h_ms, x.o_ms, $17, $16, $16, x.due, 0, 0, 0, 0, 0, x.dl FROM x ORDER BY x.n), "
 		"q AS (INSERT INTO workload.queue (tenant_id, seq, application_id, priority, created_at, "
-		"  available_at, capability_snapshot, has_dependencies, blocked) "
+		"  available_at, capability_snapshot, checks_dependencies, blocked) "
 		"  SELECT x.t, x.seq, x.a, x.prio, $16, x.due, x.caps, false, false FROM x ORDER BY x.n), "
 		"e AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
 		"  db_role, evidence) "
@@ -1149,7 +1153,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  AND q.available_at <= $3 AND q.capability_snapshot <@ $4 "
 		"  AND (cardinality($6) = 0 OR NOT EXISTS (SELECT 1 FROM workload.specs s "
 		"    WHERE s.tenant_id = $1 AND s.workload_seq = q.seq AND s.grant_ids && $6)) "
-		"  AND (NOT q.has_dependencies OR (SELECT 1 FROM workload.dependencies d "
+		"  AND (NOT q.checks_dependencies OR (SELECT 1 FROM workload.dependencies d "
 		"    WHERE d.tenant_id = $1 AND d.workload_id = (SELECT p.workload_id "
 		"        FROM workload.workloads p WHERE p.seq = q.seq AND p.tenant_id = $1) "
 		"      AND " DEP_STATE("d.depends_on", "$1") " <> d.required_state "
