@@ -151,25 +151,6 @@ slot_for(const char *tenant_id, const char *application_id, ArrayType *caps)
 	return victim;
 }
 
-/* queue order: priority DESC, created_at, seq */
-static int
-key_cmp(const WlQueueKey *a, const WlQueueKey *b)
-{
-	if (a->priority != b->priority)
-		return a->priority > b->priority ? -1 : 1;
-	if (a->created_at != b->created_at)
-		return a->created_at < b->created_at ? -1 : 1;
-	if (a->seq != b->seq)
-		return a->seq < b->seq ? -1 : 1;
-	return 0;
-}
-
-static int
-claimed_cmp(const void *a, const void *b)
-{
-	return key_cmp(&((const WlClaimed *) a)->key, &((const WlClaimed *) b)->key);
-}
-
 /* the two batches as one, best first */
 static WlClaimed *
 merged(WlClaimed *a, int na, WlClaimed *b, int nb)
@@ -178,7 +159,7 @@ merged(WlClaimed *a, int na, WlClaimed *b, int nb)
 
 	memcpy(all, a, sizeof(WlClaimed) * na);
 	memcpy(all + na, b, sizeof(WlClaimed) * nb);
-	qsort(all, na + nb, sizeof(WlClaimed), claimed_cmp);
+	qsort(all, na + nb, sizeof(WlClaimed), wl_claimed_cmp);
 	return all;
 }
 
@@ -186,7 +167,7 @@ merged(WlClaimed *a, int na, WlClaimed *b, int nb)
 static int
 points_cmp(const void *a, const void *b)
 {
-	return key_cmp(a, b);
+	return wl_queue_key_cmp(a, b);
 }
 
 /* the slot's points, best priority first (n set; none: NULL) */
@@ -219,7 +200,7 @@ move_point(ResumeSlot *s, const WlQueueKey *c)
 
 		if (p->used && p->key.priority == c->priority)
 		{
-			if (key_cmp(c, &p->key) > 0)
+			if (wl_queue_key_cmp(c, &p->key) > 0)
 			{
 				p->key = *c;
 				p->used = ++use_clock;

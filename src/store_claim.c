@@ -77,13 +77,33 @@ claim_segments(const WlQueueKey *pt, int n, Datum *out)
 	out[4] = one_d(sq, no_point, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 }
 
+/* wl_queue_key_cmp: queue order (priority DESC, created_at, seq), as the claim's index */
+int
+wl_queue_key_cmp(const WlQueueKey *a, const WlQueueKey *b)
+{
+	if (a->priority != b->priority)
+		return a->priority > b->priority ? -1 : 1;
+	if (a->created_at != b->created_at)
+		return a->created_at < b->created_at ? -1 : 1;
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return 0;
+}
+
+/* wl_claimed_cmp: claimed workloads in queue order (for qsort) */
+int
+wl_claimed_cmp(const void *a, const void *b)
+{
+	return wl_queue_key_cmp(&((const WlClaimed *) a)->key, &((const WlClaimed *) b)->key);
+}
+
 /*
  * wl_store_claim runs the claim statement: up to r->max_items claimable
  * workloads of the tenant and application (or the one named, by its
  * creation sequence), from the start of the queue or after r->points
  * (claim_segments), locked SKIP LOCKED, moved to CLAIMED (and, with
  * r->start, on to RUNNING) with their attempts opened and events appended,
- * in one statement.  This statement is the one state change made in SQL:
+ * in one statement, and returns them best first.  This statement is the one state change made in SQL:
  * the caller asks the transition table first (claim.c), and a regress test
  * checks the events it writes against the table.
  */
@@ -94,6 +114,7 @@ wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 	SPITupleTable *t;
 	int			n;
 	bool		isnull;
+	WlPlanId	plan;
 
 	if (wl_store_citus())
 		return wl_store_citus_claim(r, out);
@@ -112,8 +133,13 @@ wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 	args[12] = wl_catalog_state_datum(WL_CLAIMED);
 	if (r->points)
 		claim_segments(r->points, r->npoints, args + 13);
-	t = wl_store_run(r->workload_id ? P_CLAIM_ONE : r->points ? P_CLAIM_RESUME : P_CLAIM_MANY,
-					 args, NULL, 0, SPI_OK_SELECT);
+	if (r->workload_id)
+		plan = P_CLAIM_ONE;
+	else if (r->points)
+		plan = r->start ? P_CLAIM_RESUME_START : P_CLAIM_RESUME;
+	else
+		plan = r->start ? P_CLAIM_MANY_START : P_CLAIM_MANY;
+	t = wl_store_run(plan, args, NULL, 0, SPI_OK_SELECT);
 	n = (int) SPI_processed;
 	*out = palloc0(sizeof(WlClaimed) * (n + 1));
 	for (int i = 0; i < n; i++)
@@ -134,5 +160,7 @@ wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 		c->key.seq = wl_store_int(t, i, 12);
 	}
 	SPI_freetuptable(t);
+	if (n > 1)
+		qsort(*out, n, sizeof(WlClaimed), wl_claimed_cmp);
 	return n;
 }

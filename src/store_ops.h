@@ -136,6 +136,9 @@ typedef struct WlClaimed
 	WlQueueKey	key;			/* where it stood in the queue */
 } WlClaimed;
 
+extern int	wl_queue_key_cmp(const WlQueueKey *a, const WlQueueKey *b);
+extern int	wl_claimed_cmp(const void *a, const void *b);
+
 extern int	wl_store_claim(const WlClaimRequest *r, WlClaimed **out);
 
 /* ---- store_parts.c ---- */

@@ -277,12 +277,26 @@
  * first); bump token and attempt and open the attempt on the row; move the
  * queue rows to leases (deleted and inserted, never updated: a claimer that
  * meets a row another claim took finds it gone, with no newer version to
- * follow and wait for); append the claimed event (and, with start => true,
- * move straight on to RUNNING with its started event): one statement per
- * batch, whatever its size.  The event evidence has the shape of
- * wl_fence_evidence.  Rows come back best first.
+ * follow and wait for); append the claimed event (CLAIM_EVENTS; with start
+ * => true, CLAIM_START_EVENTS: move straight on to RUNNING with its started
+ * event, after the claimed one): one statement per batch, whatever its
+ * size.  The event evidence has the shape of wl_fence_evidence.  The rows
+ * come back in no order (wl_store_claim puts them best first).
  */
-#define CLAIM_TAIL \
+#define CLAIM_EVIDENCE \
+	"jsonb_build_object('fencing_token', u.fencing_token, 'attempt', u.attempt_count, " \
+	"  'worker_id', $6::text)"
+#define CLAIM_EVENTS \
+	"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, " \
+	"  db_role, evidence) " \
+	"  SELECT $1, u.seq, $12, $13, $6, $3, $11, " CLAIM_EVIDENCE " FROM upd u) "
+#define CLAIM_START_EVENTS \
+	"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, " \
+	"  db_role, evidence) " \
+	"  SELECT $1, u.seq, x.from_state, x.to_state, $6, $3, $11, " CLAIM_EVIDENCE \
+	"  FROM upd u, (VALUES (1, $12, $13), (2, $13, $9)) x(n, from_state, to_state) " \
+	"  ORDER BY u.seq, x.n) "
+#define CLAIM_TAIL(events) \
 	", locked AS (SELECT w.seq FROM workload.workloads w " \
 	"  WHERE w.seq = ANY (ARRAY(SELECT p.seq FROM picked p)) AND w.tenant_id = $1 " \
 	"    AND w.state = $12 FOR NO KEY UPDATE OF w SKIP LOCKED), " \
@@ -298,19 +312,12 @@
 	"gone AS (DELETE FROM workload.queue q " \
 	"  WHERE q.tenant_id = $1 AND q.seq = ANY (ARRAY(SELECT u.seq FROM upd u))), " \
 	"leased AS (INSERT INTO workload.leases (tenant_id, seq) SELECT $1, u.seq FROM upd u), " \
-	"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, " \
-	"  db_role, evidence) " \
-	"  SELECT $1, u.seq, x.from_state, x.to_state, $6, $3, $11, " \
-	"    jsonb_build_object('fencing_token', u.fencing_token, 'attempt', u.attempt_count, " \
-	"      'worker_id', $6::text) " \
-	"  FROM upd u, (VALUES (1, $12, $13), (2, $13, $9)) x(n, from_state, to_state) " \
-	"  WHERE x.n = 1 OR $10 ORDER BY u.seq, x.n) " \
+	events \
 	"SELECT u.workload_id, u.claim_id, u.fencing_token, u.lease_expires_at, u.attempt_count, " \
 	"  s.definition_id, s.definition_revision, s.input, u.checkpoint_sequence, " \
 	"  u.priority, u.created_at, u.seq " \
 	"FROM upd u CROSS JOIN LATERAL (SELECT s.definition_id, s.definition_revision, s.input " \
-	"  FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = u.seq OFFSET 0) s " \
-	"ORDER BY u.priority DESC, u.created_at, u.seq"
+	"  FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = u.seq OFFSET 0) s"
 
 #define CLAIM_ARGS 13, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, INTERVALOID, \
 	INT8OID, ST, BOOLOID, TEXTOID, ST, ST}
@@ -613,13 +620,14 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"FROM workload.events e WHERE e.tenant_id = $2 AND e.workload_seq = "
 		"  (SELECT w.seq FROM workload.workloads w WHERE w.workload_id = $1 AND w.tenant_id = $2) "
 	"ORDER BY e.sequence"},
-	/* the claim from the start of the queue: best first */
-	[P_CLAIM_MANY] = {
-		"WITH picked AS (SELECT q.seq FROM workload.queue q "
-		"  WHERE q.tenant_id = $1 AND q.application_id = $2 AND " CLAIMABLE
-		"  ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 "
-		"  FOR UPDATE OF q SKIP LOCKED)" CLAIM_TAIL,
-	CLAIM_ARGS},
+	/* the claim from the start of the queue: best first (and with start => true) */
+#define CLAIM_MANY_SQL(events) \
+		"WITH picked AS (SELECT q.seq FROM workload.queue q " \
+		"  WHERE q.tenant_id = $1 AND q.application_id = $2 AND " CLAIMABLE \
+		"  ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 " \
+		"  FOR UPDATE OF q SKIP LOCKED)" CLAIM_TAIL(events)
+	[P_CLAIM_MANY] = {CLAIM_MANY_SQL(CLAIM_EVENTS), CLAIM_ARGS},
+	[P_CLAIM_MANY_START] = {CLAIM_MANY_SQL(CLAIM_START_EVENTS), CLAIM_ARGS},
 	/*
 	 * The claim from points in the queue: segments in queue order ($14..$18,
 	 * one element each, built by wl_store_claim): a range of priorities
@@ -627,25 +635,26 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * its point (c, s), so a claim does not walk the entries claimed before
 	 * the points (claim_resume.c).
 	 */
-	[P_CLAIM_RESUME] = {
-		"WITH picked AS (SELECT x.seq FROM unnest($14::int8[], $15::int8[], $16::int4[], "
-		"    $17::timestamptz[], $18::int8[]) g(hi, lo, p, c, s) "
-		"  CROSS JOIN LATERAL (SELECT a.seq FROM (SELECT q.seq FROM workload.queue q "
-		"      WHERE g.p IS NULL AND q.tenant_id = $1 AND q.application_id = $2 "
-		"        AND q.priority < g.hi AND q.priority > g.lo AND " CLAIMABLE
-		"      ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 "
-		"      FOR UPDATE OF q SKIP LOCKED) a "
-		"    UNION ALL SELECT b.seq FROM (SELECT q.seq FROM workload.queue q "
-		"      WHERE g.p IS NOT NULL AND q.tenant_id = $1 AND q.application_id = $2 "
-		"        AND q.priority = g.p AND (q.created_at, q.seq) > (g.c, g.s) AND " CLAIMABLE
-		"      ORDER BY q.created_at, q.seq LIMIT $5 "
-		"      FOR UPDATE OF q SKIP LOCKED) b) x "
-		"  LIMIT $5)" CLAIM_TAIL,
-	CLAIM_ARGS_RESUME},
+#define CLAIM_RESUME_SQL(events) \
+		"WITH picked AS (SELECT x.seq FROM unnest($14::int8[], $15::int8[], $16::int4[], " \
+		"    $17::timestamptz[], $18::int8[]) g(hi, lo, p, c, s) " \
+		"  CROSS JOIN LATERAL (SELECT a.seq FROM (SELECT q.seq FROM workload.queue q " \
+		"      WHERE g.p IS NULL AND q.tenant_id = $1 AND q.application_id = $2 " \
+		"        AND q.priority < g.hi AND q.priority > g.lo AND " CLAIMABLE \
+		"      ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 " \
+		"      FOR UPDATE OF q SKIP LOCKED) a " \
+		"    UNION ALL SELECT b.seq FROM (SELECT q.seq FROM workload.queue q " \
+		"      WHERE g.p IS NOT NULL AND q.tenant_id = $1 AND q.application_id = $2 " \
+		"        AND q.priority = g.p AND (q.created_at, q.seq) > (g.c, g.s) AND " CLAIMABLE \
+		"      ORDER BY q.created_at, q.seq LIMIT $5 " \
+		"      FOR UPDATE OF q SKIP LOCKED) b) x " \
+		"  LIMIT $5)" CLAIM_TAIL(events)
+	[P_CLAIM_RESUME] = {CLAIM_RESUME_SQL(CLAIM_EVENTS), CLAIM_ARGS_RESUME},
+	[P_CLAIM_RESUME_START] = {CLAIM_RESUME_SQL(CLAIM_START_EVENTS), CLAIM_ARGS_RESUME},
 	/* one named workload, whose row the caller has locked and checked */
 	[P_CLAIM_ONE] = {
 		"WITH picked AS (SELECT q.seq FROM workload.queue q "
-		"  WHERE q.tenant_id = $1 AND q.seq = $8 FOR UPDATE OF q)" CLAIM_TAIL,
+		"  WHERE q.tenant_id = $1 AND q.seq = $8 FOR UPDATE OF q)" CLAIM_TAIL(CLAIM_EVENTS),
 	CLAIM_ARGS},
 	[P_DEPS_UNMET] = {
 		"SELECT count(*) FROM workload.dependencies d "
