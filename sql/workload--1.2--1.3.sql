@@ -15,7 +15,8 @@
 --  * events, attempts, specs and checkpoints are keyed by (tenant_id, the
 --    workload's creation sequence, their own number): a job's rows land where
 --    its neighbours' did, not at a hashed id's random place in an index.
---  * an attempt is written once, when it ends; the open attempt lives on the
+--  * an attempt is written once, when it ends, unless it succeeded (the row
+--    and its result are then its record); the open attempt lives on the
 --    workload row (claimed_at, started_at).
 --  * every primary and unique key starts with or includes tenant_id.
 --
@@ -162,7 +163,8 @@ CREATE TABLE workload_next.events (
     CONSTRAINT events_pkey PRIMARY KEY (tenant_id, workload_seq, sequence)
 );
 
--- An attempt, written when it ends (the open one is on the workload row).
+-- An attempt, written when it ends (the open one is on the workload row; one
+-- that succeeded is never written: the row and its result are its record).
 CREATE TABLE workload_next.attempts (
     tenant_id            text NOT NULL,
     workload_seq         bigint NOT NULL,
@@ -400,8 +402,22 @@ UNION ALL
 SELECT w.workload_id, w.tenant_id, w.attempt_count,
        workload.attempt_id_for(w.workload_id, w.attempt_count), w.claim_id, w.worker_id, w.fencing_token,
        w.claimed_at, w.lease_expires_at, w.started_at, NULL, NULL, NULL, NULL
-FROM workload.workloads w WHERE w.claim_id IS NOT NULL;
-COMMENT ON VIEW workload.attempt_log IS 'every attempt, the open one of each claimed workload included (read-only, for people)';
+FROM workload.workloads w WHERE w.claim_id IS NOT NULL
+UNION ALL
+-- an attempt that succeeded is not written to workload.attempts: the row
+-- (its times) and the result (its claim) are its record
+SELECT w.workload_id, w.tenant_id, w.attempt_count,
+       workload.attempt_id_for(w.workload_id, w.attempt_count), r.claim_id, r.worker_id, r.fencing_token,
+       w.claimed_at, w.lease_expires_at, w.started_at, w.state_entered_at, 'SUCCEEDED', NULL, NULL
+FROM workload.workloads w
+JOIN workload.results r ON r.tenant_id OPERATOR(pg_catalog.=) w.tenant_id
+    AND r.application_id OPERATOR(pg_catalog.=) w.application_id
+    AND r.result_id OPERATOR(pg_catalog.=) w.result_id
+WHERE w.state OPERATOR(pg_catalog.=) 'SUCCEEDED'
+  AND NOT EXISTS (SELECT 1 FROM workload.attempts a
+      WHERE a.tenant_id OPERATOR(pg_catalog.=) w.tenant_id AND a.workload_seq OPERATOR(pg_catalog.=) w.seq
+        AND a.attempt_number OPERATOR(pg_catalog.=) w.attempt_count);
+COMMENT ON VIEW workload.attempt_log IS 'every attempt, the open one of each claimed workload and the succeeded one of each finished workload included (read-only, for people)';
 
 REVOKE ALL ON workload.event_log, workload.attempt_log FROM PUBLIC;
 GRANT SELECT ON workload.event_log, workload.attempt_log TO workload_admin;

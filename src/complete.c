@@ -2,9 +2,11 @@
  * complete.c: completing a workload (SPEC section 4, workload_complete and
  * workload_complete_many): the verdict on a completion against the locked
  * row and what its result id already names, then the writes (row and event,
- * attempt, result).  A plain batch (each workload and result id named once)
- * is decided with a fixed number of statements, whatever its size.
- * Layer 3.
+ * result).  An attempt that succeeds is not written to the attempts: the
+ * row (its times) and the result (its claim) are its record, and the
+ * documents read it from them.  A plain batch (each workload and result id
+ * named once) is decided with a fixed number of statements, whatever its
+ * size.  Layer 3.
  */
 #include "postgres.h"
 
@@ -135,7 +137,6 @@ complete_item(WlCompleteItem *it)
 	wl_fence_release(&row);
 	row.result_id = (char *) c->result_id;
 	wl_transition(&row, WL_SUCCEEDED, c->fence.worker_id, ev);
-	wl_store_attempt_close(&row, "SUCCEEDED", NULL, NULL);
 	result_of(&r, &row, c);
 	it->doc = wl_store_result_put(&r);
 	if (it->doc == NULL)		/* lost a race for the result id after writing: abort it all */
@@ -172,7 +173,6 @@ wl_complete(const WlCompletion *c, bool *unmet)
 		Jsonb	   *doc;
 
 		wl_transition_applied(&row, WL_RUNNING, c->fence.worker_id, evidence(&row, c));
-		wl_store_attempt_close(&row, "SUCCEEDED", NULL, NULL);
 		result_of(&r, &row, c);
 		if ((doc = wl_store_result_put(&r)) == NULL)
 			wl_refuse(WL_E_RESULT_DUPLICATE,
@@ -257,7 +257,6 @@ write_together(WlRow **rows, WlCompleteItem **its, int k)
 		result_of(&res[i], rows[i], &its[i]->c);
 	}
 	wl_transition_many(rows, k, WL_SUCCEEDED, its[0]->c.fence.worker_id, ev);
-	wl_store_attempt_close_many(rows, k, "SUCCEEDED");
 	if (wl_store_result_put_many(res, k, docs) != k)
 		wl_refuse(WL_E_RESULT_DUPLICATE,
 				  errdetail("A result id of this batch was just stored for another workload."));

@@ -160,7 +160,6 @@ extern void wl_store_policy(const WlRow *row, WlPolicy *p);
 extern void wl_store_spec_read(const WlRow *row, WlSpecRow *out);
 extern void wl_store_attempt_close(WlRow *row, const char *outcome, const char *kind,
 								   const char *error);
-extern void wl_store_attempt_close_many(WlRow **rows, int n, const char *outcome);
 
 /* A result already stored under a result id. */
 typedef struct WlStoredResult

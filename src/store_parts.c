@@ -105,53 +105,6 @@ wl_store_attempt_close(WlRow *row, const char *outcome, const char *kind,
 	row->attempt_closed = true;
 }
 
-#define AC_COLS 10				/* the per-row arrays of P_ATTEMPT_CLOSE_MANY */
-
-/* wl_store_attempt_close_many closes the attempts of n rows with one outcome, in one statement. */
-void
-wl_store_attempt_close_many(WlRow **rows, int n, const char *outcome)
-{
-	static const Oid types[AC_COLS] = {TEXTOID, INT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID,
-	INT8OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID};
-	Datum	   *d[AC_COLS];
-	bool	   *nl[AC_COLS];
-	Datum		a[AC_COLS + 2];
-	int			k = 0;
-
-	for (int c = 0; c < AC_COLS; c++)
-	{
-		d[c] = palloc0(sizeof(Datum) * (n + 1));
-		nl[c] = palloc0(sizeof(bool) * (n + 1));
-	}
-	for (int i = 0; i < n; i++)
-	{
-		WlRow	   *row = rows[i];
-
-		if (!attempt_open(row))
-			continue;
-		d[0][k] = CStringGetTextDatum(row->tenant_id);
-		d[1][k] = Int64GetDatum(row->seq);
-		d[2][k] = Int32GetDatum(row->attempt_count);
-		d[3][k] = CStringGetTextDatum(row->workload_id);
-		d[4][k] = CStringGetTextDatum(row->attempt_claim_id);
-		d[5][k] = CStringGetTextDatum(row->attempt_worker_id);
-		d[6][k] = Int64GetDatum(row->fencing_token);
-		d[7][k] = TimestampTzGetDatum(row->claimed_at);
-		d[8][k] = TimestampTzGetDatum(row->attempt_lease);
-		d[9][k] = TimestampTzGetDatum(row->started_at);
-		nl[9][k] = row->started_at == 0;
-		row->attempt_closed = true;
-		k++;
-	}
-	if (k == 0)
-		return;
-	for (int c = 0; c < AC_COLS; c++)
-		a[c] = PointerGetDatum(wl_array_of(d[c], nl[c], k, types[c]));
-	a[AC_COLS] = TimestampTzGetDatum(wl_now());
-	a[AC_COLS + 1] = CStringGetTextDatum(outcome);
-	wl_store_run(P_ATTEMPT_CLOSE_MANY, a, NULL, 0, SPI_OK_INSERT);
-}
-
 /* result_read fills a WlStoredResult from row r of P_RESULT_GET(_MANY). */
 static void
 result_read(SPITupleTable *t, int r, WlStoredResult *out)

@@ -382,8 +382,12 @@
 	"'last_workload_id', s.last_workload_id, 'last_error', s.last_error, " \
 	"'created_by', s.created_by, 'created_at', s.created_at, 'updated_at', s.updated_at)"
 
-/* a workload's document: the row and its spec; the full one adds attempts, checkpoints,
- * result, events, waits and compensation steps (the closed attempts, then the open one) */
+/*
+ * a workload's document: the row and its spec; the full one adds attempts,
+ * checkpoints, result, events, waits and compensation steps (the attempts
+ * written, then the open one, or the succeeded one: an attempt that
+ * succeeds is not written, its row and its result are its record)
+ */
 #define DOC_SQL(from, touch, tenant) \
 	"SELECT jsonb_build_object(" DOC_FIELDS ")" from "WHERE w.workload_id = $1 AND " \
 	touch tenant
@@ -397,7 +401,14 @@
 	"  CASE WHEN w.claim_id IS NULL THEN '[]'::jsonb ELSE jsonb_build_array(" \
 	ATTEMPT_DOC("w.attempt_count", "w.claim_id", "w.worker_id", "w.fencing_token", \
 	"w.claimed_at", "w.started_at", "NULL::timestamptz", "NULL::text", \
-	"NULL::text", "NULL::text") ") END, " \
+	"NULL::text", "NULL::text") ") END || " \
+	"  CASE WHEN w.state <> 'SUCCEEDED' OR EXISTS (SELECT 1 FROM workload.attempts a " \
+	"      WHERE" CHILD_OF("a", t) "AND a.attempt_number = w.attempt_count) THEN '[]'::jsonb " \
+	"    ELSE COALESCE((SELECT jsonb_build_array(" \
+	ATTEMPT_DOC("w.attempt_count", "r.claim_id", "r.worker_id", "r.fencing_token", \
+	"w.claimed_at", "w.started_at", "w.state_entered_at", "'SUCCEEDED'::text", \
+	"NULL::text", "NULL::text") ") FROM workload.results r WHERE r.tenant_id = " t " " \
+	"      AND r.application_id = w.application_id AND r.result_id = w.result_id), '[]') END, " \
 	"'checkpoints', COALESCE((SELECT jsonb_agg(" CHECKPOINT_DOC " || jsonb_build_object('state', c.state) " \
 	"  ORDER BY c.sequence) FROM workload.checkpoints c WHERE" CHILD_OF("c", t) "), '[]'), " \
 	"'result', (SELECT " RESULT_DOC " FROM workload.results r WHERE r.tenant_id = " t " " \
@@ -690,7 +701,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    WHERE u.tenant_id = $2 AND u.workload_id = $1 "
 		"      AND " DEP_STATE("u.depends_on", "$2") " <> u.required_state)",
 	3, {TEXTOID, TEXTOID, INT8OID}},
-	/* the attempt a claim held, written once, when it ends */
+	/* the attempt a claim held, written once, when it ends other than in success */
 	[P_ATTEMPT_CLOSE] = {
 		"INSERT INTO workload.attempts (tenant_id, workload_seq, attempt_number, workload_id, "
 		"  claim_id, worker_id, fencing_token, claimed_at, lease_expires_at, started_at, "
@@ -698,15 +709,6 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
 	14, {TEXTOID, INT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID,
 	TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, TEXTOID, TEXTOID}},
-	/* P_ATTEMPT_CLOSE for the attempts of n rows, one outcome */
-	[P_ATTEMPT_CLOSE_MANY] = {
-		"INSERT INTO workload.attempts (tenant_id, workload_seq, attempt_number, workload_id, "
-		"  claim_id, worker_id, fencing_token, claimed_at, lease_expires_at, started_at, "
-		"  finished_at, outcome) "
-		"SELECT x.t, x.s, x.n, x.w, x.c, x.k, x.f, x.ca, x.l, x.sa, $11, $12 "
-		"FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) x(t, s, n, w, c, k, f, ca, l, sa)",
-	12, {TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID,
-	INT8ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZOID, TEXTOID}},
 	/*
 	 * each result id looked up by its key (tenant, application, result id);
 	 * OFFSET 0 keeps the lookup per row, so no plan can turn it into a scan

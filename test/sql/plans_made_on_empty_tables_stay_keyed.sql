@@ -70,7 +70,7 @@ SELECT pg_stat_force_next_flush();
 SELECT pg_stat_clear_snapshot();
 -- rows read per job, per table: a handful, though each table holds thousands
 SELECT s.relname, (coalesce(s.seq_tup_read, 0) + coalesce(s.idx_tup_fetch, 0) - b.n) / 20.0 <= 10 AS few_rows_per_job,
-       (SELECT count(*) FROM workload.attempts) > 3000 AS attempts_table_is_big
+       (SELECT count(*) FROM workload.events) > 3000 AS events_table_is_big
 FROM pg_stat_user_tables s JOIN before b USING (relname)
 WHERE s.schemaname = 'workload' AND s.relname IN ('workloads', 'queue', 'leases', 'specs', 'attempts', 'events', 'results', 'dependencies')
 ORDER BY 1;
