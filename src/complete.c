@@ -6,7 +6,8 @@
  * row (its times) and the result (its claim) are its record, and the
  * documents read it from them.  A plain batch (each workload and result id
  * named once) is decided with a fixed number of statements, whatever its
- * size.  Layer 3.
+ * size: the common case in one conditional statement, the rest under the
+ * row locks.  Layer 3.
  */
 #include "postgres.h"
 
@@ -331,6 +332,64 @@ complete_together(WlCompleteItem **v, int m)
 }
 
 /*
+ * complete_fenced completes, as one conditional statement, the items of a
+ * plain batch whose output is valid and whose workload the caller holds,
+ * RUNNING, without completion criteria, under a free result id (the common
+ * case, as wl_complete's); the table is asked first.  Leaves in rest the
+ * items it did not complete, for the decision under the row lock, and
+ * returns how many.  A result id another workload took meanwhile aborts the
+ * whole batch (WORKLOAD_RESULT_DUPLICATE).
+ */
+static int
+complete_fenced(WlCompleteItem **v, int m, WlCompleteItem **rest)
+{
+	WlFencedResult *f = palloc0(sizeof(WlFencedResult) * (m + 1));
+	WlCompleteItem **at = palloc(sizeof(WlCompleteItem *) * (m + 1));
+	WlRow	  **rows = palloc(sizeof(WlRow *) * (m + 1));
+	char	   *detail;
+	int			k = 0;
+	int			done = 0;
+	int			left = 0;
+
+	for (int j = 0; j < m; j++)
+	{
+		WlCompletion *c = &v[j]->c;
+
+		if (!wl_state_allowed(WL_RUNNING, WL_SUCCEEDED) ||
+			wl_payload_verdict(c->output, "output", WL_MAX_PAYLOAD_BYTES, &detail) != WL_OK)
+		{
+			rest[left++] = v[j];
+			continue;
+		}
+		f[k].fence = &c->fence;
+		f[k].result_id = c->result_id;
+		f[k].output = c->output;
+		f[k].artifacts = c->artifacts;
+		f[k].schema_version = c->schema_version;
+		at[k++] = v[j];
+	}
+	if (k > 0)
+		wl_store_fenced_complete_many(f, k, v[0]->c.fence.worker_id, wl_authz_caller(),
+									  WL_RUNNING, WL_SUCCEEDED);
+	for (int i = 0; i < k; i++)
+	{
+		if (f[i].lost)
+			wl_refuse(WL_E_RESULT_DUPLICATE,
+					  errdetail("Result \"%s\" was just stored for another workload.", f[i].result_id));
+		if (!f[i].done)
+		{
+			rest[left++] = at[i];
+			continue;
+		}
+		at[i]->err = WL_OK;
+		at[i]->doc = f[i].doc;
+		rows[done++] = &f[i].row;
+	}
+	wl_transition_written_many(rows, done, WL_RUNNING, v[0]->c.fence.worker_id);
+	return left;
+}
+
+/*
  * wl_complete_batch completes every item that parsed (err WL_OK) in this
  * one transaction, each decided on its own: a refused item writes nothing
  * and the others still complete.  The items are sorted in workload_id order
@@ -346,6 +405,8 @@ wl_complete_batch(WlCompleteItem *items, int n)
 	qsort(items, n, sizeof(WlCompleteItem), item_cmp);
 	if (wl_store_writes_batched() && plain_items(items, n, v, &m))
 	{
+		if (m > 0)
+			m = complete_fenced(v, m, v);
 		if (m > 0)
 			complete_together(v, m);
 		return;

@@ -1,7 +1,7 @@
 /*
  * store.h: running the statements of store_sql.c, for the typed wrappers of
  * the storage layer only (store_rows.c, store_create.c, store_claim.c,
- * store_parts.c, store_meta.c, store_bulk.c, store_sched.c, store_citus.c).  The
+ * store_parts.c, store_complete.c, store_meta.c, store_bulk.c, store_sched.c, store_citus.c).  The
  * layers above call store_ops.h.
  */
 #ifndef WL_STORE_H
@@ -11,6 +11,7 @@
 #include "utils/array.h"
 #include "utils/jsonb.h"
 
+#include "store_ops.h"
 #include "store_sql.h"
 
 extern SPITupleTable *wl_store_run(WlPlanId id, Datum *values, const char *nulls,
@@ -29,6 +30,8 @@ extern Datum wl_store_state_arg(int state);
 extern Datum wl_store_ts_arg(TimestampTz ts, char *null);
 extern char *wl_store_sql_text(const char *sql);
 extern ArrayType *wl_store_int8_array(int64 *v, int n);
+extern Jsonb *wl_store_result_doc(const WlNewResult *r, const char *output_hash,
+								  TimestampTz at);
 extern SPITupleTable *wl_store_run_text(const char *sql, int nargs, Oid *types, Datum *values,
 										const char *nulls, int expect);
 

@@ -180,6 +180,29 @@ typedef struct WlNewResult
 	int			schema_version;
 } WlNewResult;
 
+/*
+ * One item of a batched fenced completion (wl_store_fenced_complete_many):
+ * what the worker presents, and, when done, the row it moved (workload_id,
+ * tenant_id, application_id, seq, attempt_count, state) and its result's
+ * document; lost: its result id was taken meanwhile by another workload.
+ */
+typedef struct WlFencedResult
+{
+	const WlFence *fence;
+	const char *result_id;
+	Jsonb	   *output;
+	ArrayType  *artifacts;
+	int			schema_version;
+	bool		done;
+	bool		lost;
+	WlRow		row;
+	Jsonb	   *doc;
+} WlFencedResult;
+
+extern int	wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_id,
+										 const WlCaller *who, WlState from, WlState to);
+
+
 extern bool wl_store_result_find(const WlRow *row, const char *result_id, WlStoredResult *out);
 extern void wl_store_result_find_many(const WlRow *rows, char **result_ids, int n, bool *found,
 									  WlStoredResult *out);

@@ -182,13 +182,13 @@ wl_store_result_find_many(const WlRow *rows, char **result_ids, int n, bool *fou
 }
 
 /*
- * result_doc: the document of a result stored now (at) from r, the one
- * RESULT_DOC (store_sql.c) reads back from its row, built here from the
+ * wl_store_result_doc: the document of a result stored now (at) from r, the one
+ * RESULT_DOC (store_sql.c) reads back from its row, built from the
  * values just written: jsonb_build_object over the row cost about as much
  * as the rest of the completion (it looks up each value's type per call).
  */
-static Jsonb *
-result_doc(const WlNewResult *r, const char *output_hash, TimestampTz at)
+Jsonb *
+wl_store_result_doc(const WlNewResult *r, const char *output_hash, TimestampTz at)
 {
 	WlJson		b;
 	WlJson		p;
@@ -239,7 +239,7 @@ wl_store_result_put(const WlNewResult *r)
 	a[12] = CStringGetTextDatum(r->row->application_id);
 	t = wl_store_run(P_RESULT_PUT, a, NULL, 0, SPI_OK_INSERT_RETURNING);
 	if (SPI_processed > 0)
-		doc = result_doc(r, hash, now);
+		doc = wl_store_result_doc(r, hash, now);
 	SPI_freetuptable(t);
 	return doc;
 }
@@ -292,7 +292,7 @@ wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs)
 		for (int i = 0; i < n; i++)
 		{
 			if (docs[i] == NULL && strcmp(r[i].row->workload_id, id) == 0)
-				docs[i] = result_doc(&r[i], hash[i], now);
+				docs[i] = wl_store_result_doc(&r[i], hash[i], now);
 		}
 	}
 	SPI_freetuptable(t);

@@ -35,7 +35,7 @@
 	"  'attempt', w.attempt_count, 'lease_expires_at', w.lease_expires_at) END, " \
 	"'progress', w.progress"
 
-/* a stored result's document (store_parts.c's result_doc builds the same for one just stored) */
+/* a stored result's document (wl_store_result_doc, store_parts.c, builds the same for one just stored) */
 #define RESULT_DOC \
 	"jsonb_build_object('result_id', r.result_id, 'workload_id', r.workload_id, " \
 	"'outcome', 'succeeded', 'output', r.output, 'output_hash', r.output_hash, " \
@@ -511,6 +511,54 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_FENCED_COMPLETE] = {FENCED_COMPLETE_SQL(FENCE_TOUCH, ANY_TENANT("$12")), 13,
 		{FENCED_ARGS, ST, ST, TEXTOID, TEXTOID, TEXTARRAYOID}, false,
 	FENCED_COMPLETE_SQL(MAY_TOUCH_CITUS("w", "$6", "$13"), " AND w.tenant_id = $12 ")},
+	/*
+	 * A batch of completions ($1..$8, one element per item: workload,
+	 * claim, token, result id, output, output hash, artifacts as a json
+	 * array, schema version; worker $11, now $9, caller $13, superuser
+	 * $14, acts everywhere $15, the tenant the call named $16) as one
+	 * statement: each row whose fence
+	 * holds (FENCE_HOLDS, item by item), that is in $12 (RUNNING), has no
+	 * completion criteria and whose result id is free in its tenant and
+	 * application moves to $10 (SUCCEEDED) with its claim released; its
+	 * event is appended, its lease row deleted and its result stored.  What
+	 * matches nothing is decided under the row lock by complete.c.  Returns
+	 * the rows moved, with whether their result was stored (not, when
+	 * another workload took the id meanwhile: the caller aborts).
+	 */
+	[P_FENCED_COMPLETE_MANY] = {
+		"WITH x AS MATERIALIZED (SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], "
+		"    $4::text[], $5::jsonb[], $6::text[], $7::json[], $8::int4[]) WITH ORDINALITY "
+		"  x(id, claim, token, rid, output, hash, artifacts, sv, n)), "
+		"upd AS (UPDATE workload.workloads w SET state = $10, updated_at = $9, state_entered_at = $9, "
+		"    claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = x.rid "
+		"  FROM x WHERE w.workload_id = x.id AND w.claim_id = x.claim AND w.worker_id = $11 "
+		"    AND w.fencing_token = x.token AND w.lease_expires_at > $9 "
+		"    AND (w.claimed_by IS NULL OR $14 OR w.claimed_by = $13::text) "
+		"    AND " MAY_TOUCH_AS("w", "$15", "$13") ANY_TENANT("$16") " AND w.state = $12 "
+		"    AND NOT w.has_criteria "
+		"    AND NOT EXISTS (SELECT 1 FROM workload.results r WHERE r.tenant_id = w.tenant_id "
+		"      AND r.application_id = w.application_id AND r.result_id = x.rid) "
+		"  RETURNING w.workload_id, w.tenant_id, w.application_id, w.seq, w.attempt_count, "
+		"    w.fencing_token, x.n), "
+		"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, "
+		"    at, db_role, evidence) "
+		"  SELECT u.tenant_id, u.seq, $12, $10, $11, $9, $13, jsonb_build_object('fencing_token', "
+		"    u.fencing_token, 'attempt', u.attempt_count, 'result_id', x.rid) "
+		"  FROM upd u JOIN x ON x.n = u.n ORDER BY u.n), "
+		"le AS (DELETE FROM workload.leases l USING upd u "
+		"  WHERE l.tenant_id = u.tenant_id AND l.seq = u.seq), "
+		"res AS (INSERT INTO workload.results AS r (tenant_id, application_id, result_id, "
+		"    workload_id, output, output_hash, artifacts, schema_version, claim_id, worker_id, "
+		"    fencing_token, attempt_number, created_at) "
+		"  SELECT u.tenant_id, u.application_id, x.rid, u.workload_id, x.output, x.hash, "
+		"    ARRAY(SELECT json_array_elements_text(x.artifacts)), x.sv, x.claim, $11, "
+		"    u.fencing_token, u.attempt_count, $9 "
+		"  FROM upd u JOIN x ON x.n = u.n ON CONFLICT DO NOTHING RETURNING r.workload_id) "
+		"SELECT u.n, u.tenant_id, u.application_id, u.seq, u.attempt_count, "
+		"  EXISTS (SELECT 1 FROM res WHERE res.workload_id = u.workload_id) FROM upd u",
+	16, {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID,
+		JSONARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, ST, TEXTOID, ST, NAMEOID, BOOLOID, BOOLOID,
+	TEXTOID}},
 	/* a workload's queue row: inserted when it becomes READY */
 	[P_QUEUE_PUT] = {
 		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "

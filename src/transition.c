@@ -306,6 +306,32 @@ wl_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
 }
 
 /*
+ * cascade_many: for n rows that have just reached the final state `to`, the
+ * dependents of those that have any (asked for once for the batch), each
+ * cascade as wl_transition runs it.
+ */
+static void
+cascade_many(WlRow **rows, int n, WlState to, const char *actor)
+{
+	bool	   *held = palloc(sizeof(bool) * (n + 1));
+
+	wl_store_depended_on(rows, n, held);
+	for (int i = 0; i < n; i++)
+	{
+		if (held[i])
+		{
+			WlStack		s;
+			int			k;
+			char	  **deps = dependents_of(rows[i]->workload_id, rows[i]->tenant_id, to, &k);
+
+			stack_init(&s);
+			push_final(&s, rows[i]->workload_id, to, deps, k);
+			cascade(&s, actor);
+		}
+	}
+}
+
+/*
  * wl_transition_many is wl_transition for n locked rows moving to one state,
  * with the row writes and the events in one statement (events in the order
  * of rows), and the dependents of a final state asked for once for the batch.
@@ -314,7 +340,6 @@ void
 wl_transition_many(WlRow **rows, int n, WlState to, const char *actor, Jsonb **evidence)
 {
 	WlState    *from = palloc(sizeof(WlState) * (n + 1));
-	bool	   *held = palloc(sizeof(bool) * (n + 1));
 	TimestampTz now = wl_now();
 
 	if (n == 0)
@@ -336,22 +361,29 @@ wl_transition_many(WlRow **rows, int n, WlState to, const char *actor, Jsonb **e
 		rows[i]->progress_changed = false;
 		after(rows[i], from[i], to);
 	}
-	if (!wl_state_is_final(to))
+	if (wl_state_is_final(to))
+		cascade_many(rows, n, to, actor);
+}
+
+/*
+ * wl_transition_written_many finishes n transitions from `from` into one
+ * state whose rows and events a batched conditional statement has already
+ * written (complete.c's completions, which ask the table first): what
+ * follows, and on a final state the dependents' cascade, as
+ * wl_transition_many does after its save.
+ */
+void
+wl_transition_written_many(WlRow **rows, int n, WlState from, const char *actor)
+{
+	if (n == 0)
 		return;
-	wl_store_depended_on(rows, n, held);
 	for (int i = 0; i < n; i++)
 	{
-		if (held[i])
-		{
-			WlStack		s;
-			int			k;
-			char	  **deps = dependents_of(rows[i]->workload_id, rows[i]->tenant_id, to, &k);
-
-			stack_init(&s);
-			push_final(&s, rows[i]->workload_id, to, deps, k);
-			cascade(&s, actor);
-		}
+		wl_state_require(rows[i]->workload_id, from, rows[i]->state);
+		after(rows[i], from, rows[i]->state);
 	}
+	if (wl_state_is_final(rows[0]->state))
+		cascade_many(rows, n, rows[0]->state, actor);
 }
 
 /*

@@ -5,6 +5,7 @@
 #include "row.h"
 
 extern void wl_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence);
+extern void wl_transition_written_many(WlRow **rows, int n, WlState from, const char *actor);
 extern void wl_transition_many(WlRow **rows, int n, WlState to, const char *actor,
 							   Jsonb **evidence);
 extern void wl_transition_applied(WlRow *row, WlState from, const char *actor, Jsonb *evidence);

@@ -1,0 +1,111 @@
+/*
+ * store_complete.c: a batch of completions as one conditional statement
+ * (P_FENCED_COMPLETE_MANY): the rows whose fence holds move, with their
+ * events, lease rows and results, and the rest are left for the caller to
+ * decide under the row lock.  Layer 2: it writes what it is told; which
+ * move is asked for, and whether the table allows it, is complete.c's.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "clock.h"
+#include "crypto.h"
+#include "jsonb_util.h"
+#include "store.h"
+#include "store_ops.h"
+
+#define FC_COLS 8				/* the per-item arrays of P_FENCED_COMPLETE_MANY */
+
+/*
+ * wl_store_fenced_complete_many moves each of the n items' workloads from
+ * `from` to `to` when its fence holds for worker_id and the caller (the
+ * claim's role, its lease, membership, the tenant the call named), it has
+ * no completion criteria and
+ * its result id is free: in one statement, with the events, the lease rows
+ * and the results.  Sets items[i].done, and for those the row and the
+ * result's document; returns how many.  items[i].lost: the result id was
+ * taken by another workload between the statement's check and its insert
+ * (the caller must undo the batch).  Nothing is locked or written for an
+ * item that is not done.
+ */
+int
+wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_id,
+							  const WlCaller *who, WlState from, WlState to)
+{
+	static const Oid types[FC_COLS] = {TEXTOID, TEXTOID, INT8OID, TEXTOID, JSONBOID, TEXTOID,
+	JSONOID, INT4OID};
+	Datum	   *d[FC_COLS];
+	char	  **hash = palloc(sizeof(char *) * (n + 1));
+	Datum		a[16];
+	char		nulls[16];
+	const char *tenant = wl_store_call_tenant();
+	TimestampTz now = wl_now();
+	SPITupleTable *t;
+	int			got;
+
+	for (int c = 0; c < FC_COLS; c++)
+		d[c] = palloc(sizeof(Datum) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		WlFencedResult *it = &items[i];
+
+		it->done = false;
+		it->lost = false;
+		hash[i] = wl_jsonb_hash(it->output);
+		d[0][i] = CStringGetTextDatum(it->fence->workload_id);
+		d[1][i] = CStringGetTextDatum(it->fence->claim_id);
+		d[2][i] = Int64GetDatum(it->fence->fencing_token);
+		d[3][i] = CStringGetTextDatum(it->result_id);
+		d[4][i] = JsonbPGetDatum(it->output);
+		d[5][i] = CStringGetTextDatum(hash[i]);
+		d[6][i] = DirectFunctionCall1(array_to_json, PointerGetDatum(it->artifacts));
+		d[7][i] = Int32GetDatum(it->schema_version);
+	}
+	for (int c = 0; c < FC_COLS; c++)
+		a[c] = PointerGetDatum(wl_array_of(d[c], NULL, n, types[c]));
+	a[8] = TimestampTzGetDatum(now);
+	a[9] = wl_catalog_state_datum(to);
+	a[10] = CStringGetTextDatum(worker_id);
+	a[11] = wl_catalog_state_datum(from);
+	a[12] = DirectFunctionCall1(namein, CStringGetDatum(who->role ? who->role : ""));
+	a[13] = BoolGetDatum(who->superuser);
+	a[14] = BoolGetDatum(who->admin);
+	memset(nulls, ' ', sizeof(nulls));
+	a[15] = tenant ? CStringGetTextDatum(tenant) : (Datum) 0;
+	nulls[15] = tenant ? ' ' : 'n';
+	t = wl_store_run(P_FENCED_COMPLETE_MANY, a, nulls, 0, SPI_OK_SELECT);
+	got = (int) SPI_processed;
+	for (int k = 0; k < got; k++)
+	{
+		int			i = (int) wl_store_int(t, k, 1) - 1;
+		WlFencedResult *it = &items[i];
+		WlNewResult r;
+
+		it->lost = !wl_store_bool(t, k, 6);
+		memset(&it->row, 0, sizeof(WlRow));
+		it->row.workload_id = (char *) it->fence->workload_id;
+		it->row.tenant_id = wl_store_text(t, k, 2);
+		it->row.application_id = wl_store_text(t, k, 3);
+		it->row.seq = wl_store_int(t, k, 4);
+		it->row.attempt_count = (int) wl_store_int(t, k, 5);
+		it->row.fencing_token = it->fence->fencing_token;
+		it->row.state = to;
+		it->row.state_entered_at = now;
+		it->row.result_id = (char *) it->result_id;
+		r.row = &it->row;
+		r.fence = it->fence;
+		r.result_id = it->result_id;
+		r.output = it->output;
+		r.artifacts = it->artifacts;
+		r.schema_version = it->schema_version;
+		it->doc = wl_store_result_doc(&r, hash[i], now);
+		it->done = true;
+	}
+	SPI_freetuptable(t);
+	return got;
+}
