@@ -164,7 +164,10 @@ wl_complete(const WlCompletion *c, bool *unmet)
 	 * The common case as one conditional statement: a valid output from the
 	 * holder of a RUNNING workload without completion criteria.  Its result
 	 * id can then only clash with another workload's (the refusal aborts the
-	 * writes).  Anything else is decided under the row lock below.
+	 * writes).  Anything else is decided under the row lock below.  (The
+	 * batch's one statement, which also writes the event, the lease and the
+	 * result, costs more for one item than these simple ones: 0.64M
+	 * instructions against 0.52M for the whole completion.)
 	 */
 	*unmet = false;
 	if (wl_payload_verdict(c->output, "output", WL_MAX_PAYLOAD_BYTES, &detail) == WL_OK &&

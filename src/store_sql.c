@@ -805,8 +805,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	6, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, EXPIRED_SQL("", "", ", w.tenant_id")},
 	/* which of these workloads (ids[i] of tenants[i]) have a dependent */
 	[P_DEPENDED_ON] = {
-		"SELECT DISTINCT d.depends_on, d.tenant_id FROM workload.dependencies d "
-		"WHERE d.tenant_id = ANY($2) AND d.depends_on = ANY($1)",
+		"SELECT x.id, x.t FROM unnest($1::text[], $2::text[]) x(id, t) "
+		"WHERE EXISTS (SELECT 1 FROM workload.dependencies d "
+		"  WHERE d.depends_on = x.id AND d.tenant_id = x.t)",
 	2, {TEXTARRAYOID, TEXTARRAYOID}},
 	/* the dependents of a workload that reached final state $2, and whether each required it */
 	[P_DEPENDENTS] = {
