@@ -34,7 +34,13 @@ CREATE SEQUENCE workload.workload_seq;
 CREATE SEQUENCE workload.event_seq;
 
 -- The hot row.  What never changes after create comes first, what the hot path
--- writes comes after it, so an update's WAL record carries only the middle.
+-- writes comes after it, so an update's WAL record carries only the middle:
+-- PostgreSQL logs a same-page update without the bytes its old and new
+-- versions share at the start and at the end.  So the columns are in the
+-- order the hot path changes them: a start changes only state ..
+-- started_at (and deadline_at), a completion claim_id .. updated_at, a
+-- heartbeat updated_at .. progress; what retries and waits change comes
+-- before all of them.
 -- No CHECK, no generated column: nothing is re-computed on a write.
 CREATE TABLE workload_next.workloads (
     tenant_id            text NOT NULL,
@@ -52,28 +58,29 @@ CREATE TABLE workload_next.workloads (
     execution_ms         bigint,
     heartbeat_ms         bigint,
     overall_ms           bigint,
-    state                @extschema@.workload_state NOT NULL,
-    state_entered_at     timestamptz NOT NULL,
-    updated_at           timestamptz NOT NULL,
     next_attempt_at      timestamptz NOT NULL,
-    -- the next moment the tick must look at this row (a timeout or a wait's
-    -- deadline); written on state changes only, never by a heartbeat
-    deadline_at          timestamptz,
-    attempt_count        integer NOT NULL,
     retry_count          integer NOT NULL,
     wait_count           integer NOT NULL,  -- attempts that ended in a wait
     checkpoint_sequence  integer NOT NULL,
+    last_failure         jsonb,
+    attempt_count        integer NOT NULL,
     fencing_token        bigint NOT NULL,
-    -- the current claim and its open attempt (all NULL when none)
+    claimed_at           timestamptz,
+    -- the current claim (all NULL when none; claimed_at and started_at are
+    -- kept as the record of the latest attempt)
     claim_id             text,
     worker_id            text,
     claimed_by           text,
-    claimed_at           timestamptz,
+    result_id            text,
+    state                @extschema@.workload_state NOT NULL,
+    state_entered_at     timestamptz NOT NULL,
+    updated_at           timestamptz NOT NULL,
     started_at           timestamptz,
+    -- the next moment the tick must look at this row (a timeout or a wait's
+    -- deadline); written on state changes only, never by a heartbeat
+    deadline_at          timestamptz,
     lease_expires_at     timestamptz,
     last_heartbeat_at    timestamptz,
-    result_id            text,
-    last_failure         jsonb,
     progress             jsonb,
     CONSTRAINT workloads_pkey PRIMARY KEY (workload_id, tenant_id)
 ) WITH (fillfactor = 50);
@@ -187,14 +194,14 @@ INSERT INTO workload_next.workloads
 SELECT w.tenant_id, w.workload_id, w.seq, w.application_id, w.priority, w.created_at,
        w.capability_snapshot, w.has_dependencies, w.has_criteria,
        w.queue_ms, w.claim_ms, w.execution_ms, w.heartbeat_ms, w.overall_ms,
-       w.state, w.state_entered_at, w.updated_at, w.next_attempt_at, w.deadline_at,
-       w.attempt_count, w.retry_count, w.wait_count, w.checkpoint_sequence, w.fencing_token,
-       w.claim_id, w.worker_id, w.claimed_by::text,
+       w.next_attempt_at, w.retry_count, w.wait_count, w.checkpoint_sequence, w.last_failure,
+       w.attempt_count, w.fencing_token,
        CASE WHEN w.claim_id IS NOT NULL THEN a.claimed_at END,
-       CASE WHEN w.claim_id IS NOT NULL THEN a.started_at END,
-       w.lease_expires_at, w.last_heartbeat_at,
+       w.claim_id, w.worker_id, w.claimed_by::text,
        (SELECT r.result_id FROM workload.results r WHERE r.workload_id OPERATOR(pg_catalog.=) w.workload_id),
-       w.last_failure, w.progress
+       w.state, w.state_entered_at, w.updated_at,
+       CASE WHEN w.claim_id IS NOT NULL THEN a.started_at END,
+       w.deadline_at, w.lease_expires_at, w.last_heartbeat_at, w.progress
 FROM workload.workloads w
 LEFT JOIN workload.attempts a ON a.workload_id OPERATOR(pg_catalog.=) w.workload_id
     AND a.attempt_number OPERATOR(pg_catalog.=) w.attempt_count;
