@@ -338,16 +338,16 @@ complete_together(WlCompleteItem **v, int m)
  * complete_fenced completes, as one conditional statement, the items of a
  * plain batch whose output is valid and whose workload the caller holds,
  * RUNNING, without completion criteria, under a free result id (the common
- * case, as wl_complete's); the table is asked first.  Leaves in rest the
- * items it did not complete, for the decision under the row lock, and
- * returns how many.  A result id another workload took meanwhile aborts the
- * whole batch (WORKLOAD_RESULT_DUPLICATE).
+ * case, as wl_complete's); the table is asked first.  Leaves in rest (which
+ * may be v) the items it did not complete, in their order, for the decision
+ * under the row locks, and returns how many.  A result id another workload
+ * took meanwhile aborts the whole batch (WORKLOAD_RESULT_DUPLICATE).
  */
 static int
 complete_fenced(WlCompleteItem **v, int m, WlCompleteItem **rest)
 {
 	WlFencedResult *f = palloc0(sizeof(WlFencedResult) * (m + 1));
-	WlCompleteItem **at = palloc(sizeof(WlCompleteItem *) * (m + 1));
+	int		   *sent = palloc(sizeof(int) * (m + 1));	/* v[j]'s place in f, or -1 */
 	WlRow	  **rows = palloc(sizeof(WlRow *) * (m + 1));
 	char	   *detail;
 	int			k = 0;
@@ -358,35 +358,36 @@ complete_fenced(WlCompleteItem **v, int m, WlCompleteItem **rest)
 	{
 		WlCompletion *c = &v[j]->c;
 
+		sent[j] = -1;
 		if (!wl_state_allowed(WL_RUNNING, WL_SUCCEEDED) ||
 			wl_payload_verdict(c->output, "output", WL_MAX_PAYLOAD_BYTES, &detail) != WL_OK)
-		{
-			rest[left++] = v[j];
 			continue;
-		}
 		f[k].fence = &c->fence;
 		f[k].result_id = c->result_id;
 		f[k].output = c->output;
 		f[k].artifacts = c->artifacts;
 		f[k].schema_version = c->schema_version;
-		at[k++] = v[j];
+		sent[j] = k++;
 	}
 	if (k > 0)
 		wl_store_fenced_complete_many(f, k, v[0]->c.fence.worker_id, wl_authz_caller(),
 									  WL_RUNNING, WL_SUCCEEDED);
-	for (int i = 0; i < k; i++)
+	/* the rest keeps the batch's order (workload_id): its rows are locked in it */
+	for (int j = 0; j < m; j++)
 	{
-		if (f[i].lost)
+		WlFencedResult *it = sent[j] >= 0 ? &f[sent[j]] : NULL;
+
+		if (it && it->lost)
 			wl_refuse(WL_E_RESULT_DUPLICATE,
-					  errdetail("Result \"%s\" was just stored for another workload.", f[i].result_id));
-		if (!f[i].done)
+					  errdetail("Result \"%s\" was just stored for another workload.", it->result_id));
+		if (it == NULL || !it->done)
 		{
-			rest[left++] = at[i];
+			rest[left++] = v[j];
 			continue;
 		}
-		at[i]->err = WL_OK;
-		at[i]->doc = f[i].doc;
-		rows[done++] = &f[i].row;
+		v[j]->err = WL_OK;
+		v[j]->doc = it->doc;
+		rows[done++] = &it->row;
 	}
 	wl_transition_written_many(rows, done, WL_RUNNING, v[0]->c.fence.worker_id);
 	return left;
