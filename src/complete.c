@@ -353,13 +353,14 @@ complete_fenced(WlCompleteItem **v, int m, WlCompleteItem **rest)
 	int			k = 0;
 	int			done = 0;
 	int			left = 0;
+	bool		allowed = wl_state_allowed(WL_RUNNING, WL_SUCCEEDED);
 
 	for (int j = 0; j < m; j++)
 	{
 		WlCompletion *c = &v[j]->c;
 
 		sent[j] = -1;
-		if (!wl_state_allowed(WL_RUNNING, WL_SUCCEEDED) ||
+		if (!allowed ||
 			wl_payload_verdict(c->output, "output", WL_MAX_PAYLOAD_BYTES, &detail) != WL_OK)
 			continue;
 		f[k].fence = &c->fence;

@@ -56,17 +56,6 @@ static ExecutorFinish_hook_type prev_finish_hook = NULL;
 static ExecutorCheckPerms_hook_type prev_perms_hook = NULL;
 
 /*
- * build_by_keys makes the generic plan of a statement now, with the planner
- * told to reach rows through indexes and nested loops, and never to JIT.  Every statement
- * here names the rows it touches by key (or by one of the partial indexes),
- * but a plan made while the tables are small would scan and hash them, and
- * a generic plan lives as long as the backend: a worker that connected to an
- * empty store would go on scanning it as it grows.  The plan is made again
- * the same way whenever it has been invalidated (an ANALYZE of a table it
- * reads, see get_plan).  Planned as if the tables had grown (as_if_grown),
- * it does not need to be made again as they do.
- */
-/*
  * While build_by_keys plans, every table of schema workload (planning_for)
  * counts as holding at least WL_PLAN_MIN_ROWS rows (as_if_grown).  On a
  * small or new table every path looks as cheap as any other, and a scan of
@@ -105,6 +94,17 @@ as_if_grown(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo *rel)
 	}
 }
 
+/*
+ * build_by_keys makes the generic plan of a statement now, with the planner
+ * told to reach rows through indexes and nested loops, and never to JIT.  Every statement
+ * here names the rows it touches by key (or by one of the partial indexes),
+ * but a plan made while the tables are small would scan and hash them, and
+ * a generic plan lives as long as the backend: a worker that connected to an
+ * empty store would go on scanning it as it grows.  The plan is made again
+ * the same way whenever it has been invalidated (an ANALYZE of a table it
+ * reads, see get_plan).  Planned as if the tables had grown (as_if_grown),
+ * it does not need to be made again as they do.
+ */
 static void
 build_by_keys(SPIPlanPtr plan)
 {

@@ -1,8 +1,8 @@
 /*
  * store.h: running the statements of store_sql.c, for the typed wrappers of
  * the storage layer only (store_rows.c, store_create.c, store_claim.c,
- * store_parts.c, store_complete.c, store_meta.c, store_bulk.c, store_sched.c, store_citus.c).  The
- * layers above call store_ops.h.
+ * store_parts.c, store_complete.c, store_meta.c, store_bulk.c, store_sched.c,
+ * store_citus.c).  The layers above call store_ops.h.
  */
 #ifndef WL_STORE_H
 #define WL_STORE_H

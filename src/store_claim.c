@@ -103,9 +103,10 @@ wl_claimed_cmp(const void *a, const void *b)
  * creation sequence), from the start of the queue or after r->points
  * (claim_segments), locked SKIP LOCKED, moved to CLAIMED (and, with
  * r->start, on to RUNNING) with their attempts opened and events appended,
- * in one statement, and returns them best first.  This statement is the one state change made in SQL:
- * the caller asks the transition table first (claim.c), and a regress test
- * checks the events it writes against the table.
+ * in one statement, and returns them best first.  This statement is the
+ * one state change made in SQL: the caller asks the transition table first
+ * (claim.c), and a regress test checks the events it writes against the
+ * table.
  */
 int
 wl_store_claim(const WlClaimRequest *r, WlClaimed **out)

@@ -25,9 +25,8 @@
  * wl_store_fenced_complete_many moves each of the n items' workloads from
  * `from` to `to` when its fence holds for worker_id and the caller (the
  * claim's role, its lease, membership, the tenant the call named), it has
- * no completion criteria and
- * its result id is free: in one statement, with the events, the lease rows
- * and the results.  Sets items[i].done, and for those the row and the
+ * no completion criteria and its result id is free: in one statement, with
+ * the events, the lease rows and the results.  Sets items[i].done, and for those the row and the
  * result's document; returns how many.  items[i].lost: the result id was
  * taken by another workload between the statement's check and its insert
  * (the caller must undo the batch).  Nothing is locked or written for an

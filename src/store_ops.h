@@ -202,7 +202,6 @@ typedef struct WlFencedResult
 extern int	wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_id,
 										 const WlCaller *who, WlState from, WlState to);
 
-
 extern bool wl_store_result_find(const WlRow *row, const char *result_id, WlStoredResult *out);
 extern void wl_store_result_find_many(const WlRow *rows, char **result_ids, int n, bool *found,
 									  WlStoredResult *out);

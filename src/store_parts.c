@@ -182,8 +182,8 @@ wl_store_result_find_many(const WlRow *rows, char **result_ids, int n, bool *fou
 }
 
 /*
- * wl_store_result_doc: the document of a result stored now (at) from r, the one
- * RESULT_DOC (store_sql.c) reads back from its row, built from the
+ * wl_store_result_doc: the document of a result stored now (at) from r, the
+ * one RESULT_DOC (store_sql.c) reads back from its row, built from the
  * values just written: jsonb_build_object over the row cost about as much
  * as the rest of the completion (it looks up each value's type per call).
  */

@@ -34,13 +34,17 @@ FROM c, LATERAL (SELECT split_part(c.k, '-', 2)::int AS g) x;
 SELECT k, workload_complete(workload_id, claim_id, 'w1', fencing_token, 'one-r' || k, output,
                             artifacts, schema_version) ->> 'outcome' AS outcome
 FROM req WHERE k LIKE 'one-%' ORDER BY workload_id;
-SELECT (SELECT k FROM req WHERE req.workload_id = m.workload_id) AS k, outcome, code,
-       result ->> 'artifacts' AS artifacts, result ->> 'schema_version' AS schema_version
-FROM workload_complete_many('w1', (SELECT jsonb_agg(jsonb_build_object(
+CREATE TEMP TABLE many_out AS
+SELECT * FROM workload_complete_many('w1', (SELECT jsonb_agg(jsonb_build_object(
         'workload_id', workload_id, 'claim_id', claim_id, 'fencing_token', fencing_token,
         'result_id', 'many-r' || k, 'output', output, 'artifacts', to_jsonb(artifacts),
         'schema_version', schema_version))
-     FROM req WHERE k LIKE 'many-%')) m
+     FROM req WHERE k LIKE 'many-%'));
+-- each answer is the stored result's document, as workload_get shows it
+SELECT (SELECT k FROM req WHERE req.workload_id = m.workload_id) AS k, outcome, code,
+       result ->> 'artifacts' AS artifacts, result ->> 'schema_version' AS schema_version,
+       result = workload_get(m.workload_id) -> 'result' AS answer_is_the_stored_result
+FROM many_out m
 ORDER BY k;
 
 -- everything written for a workload, with its own ids (workload, claim, result,
