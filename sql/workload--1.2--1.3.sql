@@ -59,6 +59,12 @@ CREATE TABLE workload_next.workloads (
     heartbeat_ms         bigint,
     overall_ms           bigint,
     next_attempt_at      timestamptz NOT NULL,
+    -- deadline_at while the row holds no claim (NULL while it holds one):
+    -- the column the tick's deadline index reads.  A claimed row's deadline
+    -- is found through workload.leases instead, so claim, start and
+    -- complete, which move deadline_at, change no indexed column and stay
+    -- HOT updates for workloads with timeouts too.
+    unheld_deadline_at   timestamptz,
     retry_count          integer NOT NULL,
     wait_count           integer NOT NULL,  -- attempts that ended in a wait
     checkpoint_sequence  integer NOT NULL,
@@ -194,7 +200,8 @@ INSERT INTO workload_next.workloads
 SELECT w.tenant_id, w.workload_id, w.seq, w.application_id, w.priority, w.created_at,
        w.capability_snapshot, w.has_dependencies, w.has_criteria,
        w.queue_ms, w.claim_ms, w.execution_ms, w.heartbeat_ms, w.overall_ms,
-       w.next_attempt_at, w.retry_count, w.wait_count, w.checkpoint_sequence, w.last_failure,
+       w.next_attempt_at, CASE WHEN w.claim_id IS NULL THEN w.deadline_at END,
+       w.retry_count, w.wait_count, w.checkpoint_sequence, w.last_failure,
        w.attempt_count, w.fencing_token,
        CASE WHEN w.claim_id IS NOT NULL THEN a.claimed_at END,
        w.claim_id, w.worker_id, w.claimed_by::text,
@@ -273,10 +280,11 @@ CREATE UNIQUE INDEX workloads_seq_key ON workload.workloads (seq, tenant_id);
 -- workload_list: one tenant and application, best first.
 CREATE INDEX workloads_tenant_idx ON workload.workloads
     (tenant_id, application_id, priority DESC, created_at, seq);
--- The tick reads rows whose deadline has come, soonest first.  Heartbeats
--- never change deadline_at, so they stay HOT updates.
-CREATE INDEX workloads_deadline_idx ON workload.workloads (deadline_at)
-    WHERE deadline_at IS NOT NULL;
+-- The tick reads rows nobody holds whose deadline has come, soonest first
+-- (held rows: through workload.leases).  deadline_at itself is not indexed:
+-- claim, start, heartbeat and complete move it and stay HOT updates.
+CREATE INDEX workloads_deadline_idx ON workload.workloads (unheld_deadline_at)
+    WHERE unheld_deadline_at IS NOT NULL;
 -- The claim reads exactly this: claimable rows of one tenant and application,
 -- best first (a blocked row is not in it, so no claim steps over one).
 CREATE INDEX queue_ready_idx ON workload.queue (tenant_id, application_id, priority DESC, created_at, seq)

@@ -373,6 +373,13 @@ scan_deadlines(TimestampTz now, const WlCaller *who, int limit, const WlDue *aft
 }
 
 static int
+scan_held_deadlines(TimestampTz now, const WlCaller *who, int limit, const WlDue *after,
+					WlDue **out)
+{
+	return wl_store_held_deadline_due(now, limit, after, out);
+}
+
+static int
 scan_heartbeats(TimestampTz now, const WlCaller *who, int limit, const WlDue *after, WlDue **out)
 {
 	return wl_store_heartbeat_due(now, limit, after, out);
@@ -470,7 +477,8 @@ sweep_on_citus(WlTickReport *r)
 /*
  * wl_recovery_tick: one maintenance pass as a single runner (false, doing
  * nothing, when another is running): expired leases, silent heartbeats,
- * then every row whose deadline has come; at most WL_TICK_LIMIT rows of
+ * then every row whose deadline has come (rows nobody holds by the
+ * deadline index, then held rows by their lease); at most WL_TICK_LIMIT rows of
  * each, with r->more when some were left; then the work of revoked grants.
  * On Citus every node runs its own, over the shards it holds
  * (wl_store_citus_local_due).
@@ -483,6 +491,7 @@ wl_recovery_tick(WlTickReport *r)
 	pass(scan_expired, NULL, recover_one, WL_TICK_LIMIT, r);
 	pass(scan_heartbeats, NULL, heartbeat_one, WL_TICK_LIMIT, r);
 	pass(scan_deadlines, NULL, deadline_one, WL_TICK_LIMIT, r);
+	pass(scan_held_deadlines, NULL, deadline_one, WL_TICK_LIMIT, r);
 	if (wl_store_citus_distributed())
 		sweep_on_citus(r);
 	else

@@ -478,6 +478,24 @@ wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **ou
 	return dues(wl_store_run(P_DEADLINE_DUE, args, NULL, 0, SPI_OK_SELECT), out);
 }
 
+/*
+ * wl_store_held_deadline_due: as wl_store_deadline_due, for rows holding a
+ * claim (their deadline is not in the deadline index: see DEADLINE_DUE_SQL).
+ */
+int
+wl_store_held_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out)
+{
+	Datum		args[4];
+
+	if (wl_store_citus_distributed())
+		return wl_store_citus_local_due(WL_LOCAL_HELD_DEADLINE, now, limit, after, out);
+	args[0] = TimestampTzGetDatum(now);
+	args[1] = Int32GetDatum(limit);
+	args[2] = TimestampTzGetDatum(after->at);
+	args[3] = CStringGetTextDatum(after->workload_id);
+	return dues(wl_store_run(P_HELD_DEADLINE_DUE, args, NULL, 0, SPI_OK_SELECT), out);
+}
+
 /* wl_store_heartbeat_due: as wl_store_expired, for claims silent for longer than heartbeat_ms. */
 int
 wl_store_heartbeat_due(TimestampTz now, int limit, const WlDue *after, WlDue **out)

@@ -335,6 +335,8 @@ extern bool wl_store_tick_lock(void);
 extern int	wl_store_expired(TimestampTz now, const WlCaller *who, int limit,
 							 const WlDue *after, WlDue **out);
 extern int	wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out);
+extern int	wl_store_held_deadline_due(TimestampTz now, int limit, const WlDue *after,
+									   WlDue **out);
 extern int	wl_store_heartbeat_due(TimestampTz now, int limit, const WlDue *after, WlDue **out);
 extern uint64 wl_store_purge(TimestampTz before, int batch, bool include_dead_letter);
 

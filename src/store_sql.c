@@ -219,9 +219,24 @@
 	"WHERE" FENCE_HOLDS(touch) tenant " AND w.state = $9 AND NOT w.has_criteria " \
 	"RETURNING " ROW_COLUMNS
 
+/*
+ * Due deadlines come from two places: a row nobody holds carries its
+ * deadline in unheld_deadline_at too, which workloads_deadline_idx reads
+ * soonest first; a held row (workload.leases) is read by its lease, like the
+ * heartbeat scan, so the claim, start and complete that move its deadline
+ * change no indexed column.
+ */
 #define DEADLINE_DUE_SQL(lock, tenant) DEADLINE_DUE_FROM("workload.workloads", lock, tenant)
 #define DEADLINE_DUE_FROM(table, lock, tenant) \
-	"SELECT w.workload_id, w.deadline_at" tenant " FROM " table " w WHERE w.deadline_at <= $1 " \
+	"SELECT w.workload_id, w.unheld_deadline_at" tenant " FROM " table " w " \
+	"WHERE w.unheld_deadline_at <= $1 " \
+	"  AND (w.unheld_deadline_at, w.workload_id) > ($3, $4) " \
+	"ORDER BY w.unheld_deadline_at, w.workload_id LIMIT $2" lock
+#define HELD_DEADLINE_DUE_SQL(held, lock, tenant) \
+	HELD_DEADLINE_DUE_FROM("workload.workloads", held, lock, tenant)
+#define HELD_DEADLINE_DUE_FROM(table, held, lock, tenant) \
+	"SELECT w.workload_id, w.deadline_at" tenant " FROM " table " w " \
+	"WHERE " held "w.claim_id IS NOT NULL AND w.deadline_at <= $1 " \
 	"  AND (w.deadline_at, w.workload_id) > ($3, $4) " \
 	"ORDER BY w.deadline_at, w.workload_id LIMIT $2" lock
 #define HEARTBEAT_DUE_SQL(held, lock, tenant) HEARTBEAT_DUE_FROM("workload.workloads", held, lock, tenant)
@@ -305,7 +320,8 @@
 	"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $6), " \
 	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, claimed_at = $3, " \
 	"  started_at = CASE WHEN $10 THEN $3::timestamptz END, last_heartbeat_at = NULL, " \
-	"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $10) " \
+	"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $10), " \
+	"  unheld_deadline_at = NULL " \
 	"  WHERE w.seq = ANY (ARRAY(SELECT l.seq FROM locked l)) AND w.tenant_id = $1 " \
 	"  RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, " \
 	"    w.checkpoint_sequence, w.seq, w.priority, w.created_at), " \
@@ -489,7 +505,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  last_heartbeat_at = $13, "
 		"  last_failure = CASE WHEN $14 THEN $15 ELSE last_failure END, "
 		"  progress = CASE WHEN $16 THEN $17 ELSE progress END, "
-		"  deadline_at = $18, wait_count = $19, claimed_by = $20, claimed_at = $21, "
+		"  deadline_at = $18, unheld_deadline_at = CASE WHEN $10 IS NULL THEN $18 END, "
+		"  wait_count = $19, claimed_by = $20, claimed_at = $21, "
 		"  started_at = $22, result_id = $23 "
 		"WHERE workload_id = $1 AND tenant_id = $24",
 	24, {TEXTOID, ST, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT8OID,
@@ -607,7 +624,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  last_heartbeat_at = x.last_heartbeat_at, "
 		"  last_failure = CASE WHEN x.failure_changed THEN x.last_failure ELSE w.last_failure END, "
 		"  progress = CASE WHEN x.progress_changed THEN x.progress ELSE w.progress END, "
-		"  deadline_at = x.deadline_at, wait_count = x.wait_count "
+		"  deadline_at = x.deadline_at, "
+		"  unheld_deadline_at = CASE WHEN x.claim_id IS NULL THEN x.deadline_at END, "
+		"  wait_count = x.wait_count "
 		"  FROM x WHERE w.workload_id = ANY($1) AND w.workload_id = x.workload_id "
 		"    AND w.tenant_id = x.tenant_id "
 		"  RETURNING w.workload_id), "
@@ -642,9 +661,10 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"INSERT INTO workload.workloads AS w (tenant_id, workload_id, seq, application_id, priority, "
 		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
 		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
-		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at) "
+		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at, "
+		"  unheld_deadline_at) "
 		"VALUES ($2, $1, $14, $3, $4, $7, $5, $6, $13, $8, $9, $10, $11, $12, "
-		"  $15, $7, $7, $17, 0, 0, 0, 0, 0, $16) "
+		"  $15, $7, $7, $17, 0, 0, 0, 0, 0, $16, $16) "
 		"RETURNING " ROW_COLUMNS,
 	17, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
 	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID,
@@ -926,6 +946,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * Heartbeat timeouts: only rows holding a claim (workload.leases);
 	 * silence counts from the last heartbeat, else from the claim.
 	 */
+	/* deadlines of held rows: only rows holding a claim (workload.leases) */
+	[P_HELD_DEADLINE_DUE] = {HELD_DEADLINE_DUE_SQL("w.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF w SKIP LOCKED", ""),
+	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, HELD_DEADLINE_DUE_SQL("", "", ", w.tenant_id")},
 	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_SQL("w.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF w SKIP LOCKED", ""),
 	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, HEARTBEAT_DUE_SQL("", "", ", w.tenant_id")},
 
@@ -1050,9 +1073,10 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"w AS (INSERT INTO workload.workloads (tenant_id, workload_id, seq, application_id, priority, "
 		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
 		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
-		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at) "
+		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at, "
+		"  unheld_deadline_at) "
 		"  SELECT x.t, x.id, x.seq, x.a, x.prio, $16, x.caps, false, x.crit, x.q_ms, x.c_ms, x.e_ms, "
-		"    x.h_ms, x.o_ms, $17, $16, $16, x.due, 0, 0, 0, 0, 0, x.dl FROM x ORDER BY x.n), "
+		"    x.h_ms, x.o_ms, $17, $16, $16, x.due, 0, 0, 0, 0, 0, x.dl, x.dl FROM x ORDER BY x.n), "
 		"q AS (INSERT INTO workload.queue (tenant_id, seq, application_id, priority, created_at, "
 		"  available_at, capability_snapshot, checks_dependencies, blocked) "
 		"  SELECT x.t, x.seq, x.a, x.prio, $16, x.due, x.caps, false, false FROM x ORDER BY x.n), "
@@ -1235,7 +1259,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $4), "
 		"  lease_expires_at = $5, updated_at = $3, state_entered_at = $3, claimed_at = $3, "
 		"  started_at = CASE WHEN $7 THEN $3 END, last_heartbeat_at = NULL, "
-		"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $7) "
+		"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $7), "
+		"  unheld_deadline_at = NULL "
 		"WHERE w.tenant_id = $1 AND w.workload_id = ANY ($2) "
 		"RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, "
 		"  w.checkpoint_sequence, w.seq, w.priority, w.created_at",
@@ -1272,7 +1297,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
  * Unlocked: each row is then locked by its tenant (recovery.c), where a
  * caller's membership is decided.
  */
-const char *const wl_sql_local_due[3] = {
+const char *const wl_sql_local_due[4] = {
 	[WL_LOCAL_EXPIRED] =
 	"SELECT w.workload_id, w.lease_expires_at, w.tenant_id FROM %s w "
 	"WHERE w.claim_id IS NOT NULL AND w.lease_expires_at <= $1 "
@@ -1280,6 +1305,7 @@ const char *const wl_sql_local_due[3] = {
 	"ORDER BY w.lease_expires_at, w.workload_id LIMIT $2",
 	[WL_LOCAL_DEADLINE] = DEADLINE_DUE_FROM("%s", "", ", w.tenant_id"),
 	[WL_LOCAL_HEARTBEAT] = HEARTBEAT_DUE_FROM("%s", "", "", ", w.tenant_id"),
+	[WL_LOCAL_HELD_DEADLINE] = HELD_DEADLINE_DUE_FROM("%s", "", "", ", w.tenant_id"),
 };
 
 /*

@@ -96,6 +96,7 @@ typedef enum WlPlanId
 	P_MEMBER_DEL,
 	P_TICK_LOCK,
 	P_DEADLINE_DUE,
+	P_HELD_DEADLINE_DUE,
 	P_HEARTBEAT_DUE,
 	P_WAIT_PUT,
 	P_WAIT_OPEN,
@@ -169,10 +170,11 @@ typedef enum WlLocalScan
 {
 	WL_LOCAL_EXPIRED,
 	WL_LOCAL_DEADLINE,
-	WL_LOCAL_HEARTBEAT
+	WL_LOCAL_HEARTBEAT,
+	WL_LOCAL_HELD_DEADLINE
 } WlLocalScan;
 
-extern const char *const wl_sql_local_due[3];
+extern const char *const wl_sql_local_due[4];
 extern const char *const wl_sql_purge[2];
 
 #endif

@@ -88,6 +88,22 @@ SELECT pg_temp.verdict('the queue holds exactly the READY workloads, the leases 
     LIMIT 100));
 \endif
 
+-- (1.3 on) the tick finds a deadline by the deadline index while nobody holds
+-- the row, by its lease while a claim is held: a deadline in neither is a
+-- timeout that never fires
+SELECT NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'workload.workloads'::regclass
+    AND attname = 'unheld_deadline_at' AND NOT attisdropped) AS no_unheld \gset
+\if :no_unheld
+SELECT '# (deadlines are indexed as they are in this version)';
+\else
+SELECT pg_temp.verdict('a deadline is indexed exactly while nobody holds its row', ARRAY(
+    SELECT w.workload_id || ' claim ' || coalesce(w.claim_id, 'none') || ' deadline '
+        || coalesce(w.deadline_at::text, 'none') || ' indexed ' || coalesce(w.unheld_deadline_at::text, 'none')
+    FROM workload.workloads w
+    WHERE w.unheld_deadline_at IS DISTINCT FROM CASE WHEN w.claim_id IS NULL THEN w.deadline_at END
+    LIMIT 100));
+\endif
+
 -- every workload is a pair of a spec and a state row
 SELECT pg_temp.verdict('every workload has exactly one spec and one state row', ARRAY(
     SELECT coalesce(w.workload_id, s.workload_id) FROM workload.workloads w
