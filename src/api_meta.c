@@ -1,7 +1,8 @@
 /*
  * api_meta.c: SQL entry points that answer from the rules alone: the
- * transition table, the error table, the channel and id rules, and the
- * deadline rule for the claim statement.  Layer 4.
+ * transition table, the error table, the channel and id rules, the
+ * deadline rule for the claim statement, and an event's evidence from the
+ * columns it is kept in.  Layer 4.
  */
 #include "postgres.h"
 
@@ -17,6 +18,7 @@
 #include "crypto.h"
 #include "deadline.h"
 #include "errors.h"
+#include "store_ops.h"
 
 /*
  * workload_can_transition(from, to) answers from the same table the C code
@@ -118,6 +120,21 @@ workload_event_type(PG_FUNCTION_ARGS)
 {
 	wl_args_require(fcinfo, "to_state");
 	PG_RETURN_TEXT_P(cstring_to_text(wl_state_event_type(wl_catalog_state_from_oid(PG_GETARG_OID(0)))));
+}
+
+/*
+ * workload.event_evidence(evidence, fencing_token, attempt): an event's
+ * evidence as it was given, from the columns workload.events keeps it in.
+ */
+PG_FUNCTION_INFO_V1(workload_event_evidence);
+Datum
+workload_event_evidence(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_JSONB_P(wl_store_event_evidence(PG_GETARG_JSONB_P(0),
+											  !PG_ARGISNULL(1), PG_ARGISNULL(1) ? 0 : PG_GETARG_INT64(1),
+											  !PG_ARGISNULL(2), PG_ARGISNULL(2) ? 0 : PG_GETARG_INT32(2)));
 }
 
 /*

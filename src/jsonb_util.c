@@ -170,6 +170,92 @@ wl_json_end(WlJson *b)
 	return JsonbValueToJsonb(pushJsonbValue(&b->state, WJB_END_OBJECT, NULL));
 }
 
+/*
+ * exact_int: v is a number written as an integer (no fraction digits, as
+ * wl_json_int writes one) in int64 range; then *out is it.
+ */
+static bool
+exact_int(JsonbValue *v, int64 *out)
+{
+	if (v == NULL || v->type != jbvNumeric || numeric_is_nan(v->val.numeric) ||
+		numeric_is_inf(v->val.numeric) ||
+		DatumGetInt32(DirectFunctionCall1(numeric_scale, NumericGetDatum(v->val.numeric))) != 0)
+		return false;
+	return wl_json_int_value(v, out);
+}
+
+/* push_pairs pushes the pairs of object obj but those of keys found[] */
+static void
+push_pairs(JsonbParseState **st, Jsonb *obj, const char *const *keys, int n, const bool *found)
+{
+	JsonbIterator *it = JsonbIteratorInit(&obj->root);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	bool		skip = false;
+
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+		{
+			skip = false;
+			for (int i = 0; i < n; i++)
+				skip |= found[i] && v.val.string.len == (int) strlen(keys[i]) &&
+					memcmp(v.val.string.val, keys[i], v.val.string.len) == 0;
+			if (!skip)
+				pushJsonbValue(st, WJB_KEY, &v);
+		}
+		else if (tok == WJB_VALUE && !skip)
+			pushJsonbValue(st, WJB_VALUE, &v);
+	}
+}
+
+/*
+ * wl_json_take_ints takes the integers at keys[0..n) out of object obj:
+ * found[i] and vals[i] say which were there (as exact integers: a number
+ * with a fraction, or anything else, stays in the object).  Returns the
+ * object without them (obj itself when none was taken); wl_json_put_ints
+ * gives obj back.
+ */
+Jsonb *
+wl_json_take_ints(Jsonb *obj, const char *const *keys, int n, int64 *vals, bool *found)
+{
+	JsonbParseState *st = NULL;
+	bool		any = false;
+
+	for (int i = 0; i < n; i++)
+	{
+		found[i] = JB_ROOT_IS_OBJECT(obj) && exact_int(wl_json_get(&obj->root, keys[i]), &vals[i]);
+		any |= found[i];
+	}
+	if (!any)
+		return obj;
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	push_pairs(&st, obj, keys, n, found);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+/* wl_json_put_ints: object obj with the integers vals[i] at keys[i] where found[i]. */
+Jsonb *
+wl_json_put_ints(Jsonb *obj, const char *const *keys, int n, const int64 *vals, const bool *found)
+{
+	WlJson		b;
+	bool		any = false;
+	static const bool none[1] = {false};
+
+	for (int i = 0; i < n; i++)
+		any |= found[i];
+	if (!any || !JB_ROOT_IS_OBJECT(obj))
+		return obj;
+	wl_json_begin(&b);
+	push_pairs(&b.state, obj, keys, 0, none);
+	for (int i = 0; i < n; i++)
+	{
+		if (found[i])
+			wl_json_int(&b, keys[i], vals[i]);
+	}
+	return wl_json_end(&b);
+}
+
 /* ---- reading values out of jsonb objects ---- */
 
 /* wl_json_get returns the value of key in object c, or NULL. */

@@ -17,6 +17,10 @@ extern bool wl_json_is_object(JsonbValue *v);
 extern bool wl_json_is_array(JsonbValue *v);
 extern Jsonb *wl_json_parse(const char *text);
 extern bool wl_json_equal(Jsonb *a, Jsonb *b);
+extern Jsonb *wl_json_take_ints(Jsonb *obj, const char *const *keys, int n, int64 *vals,
+								bool *found);
+extern Jsonb *wl_json_put_ints(Jsonb *obj, const char *const *keys, int n, const int64 *vals,
+							   const bool *found);
 
 /* text[] helpers (elements as C strings) */
 extern char **wl_array_items(ArrayType *a, int *n);

@@ -295,19 +295,19 @@
  * follow and wait for); append the claimed event (CLAIM_EVENTS; with start
  * => true, CLAIM_START_EVENTS: move straight on to RUNNING with its started
  * event, after the claimed one): one statement per batch, whatever its
- * size.  The event evidence has the shape of wl_fence_evidence.  The rows
+ * size.  The event evidence has the shape of wl_fence_evidence (its token
+ * and attempt in their columns, as store_rows.c's evidence_args puts them).  The rows
  * come back in no order (wl_store_claim puts them best first).
  */
 #define CLAIM_EVIDENCE \
-	"jsonb_build_object('fencing_token', u.fencing_token, 'attempt', u.attempt_count, " \
-	"  'worker_id', $6::text)"
+	"u.fencing_token, u.attempt_count, jsonb_build_object('worker_id', $6::text)"
 #define CLAIM_EVENTS \
 	"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, " \
-	"  db_role, evidence) " \
+	"  db_role, fencing_token, attempt, evidence) " \
 	"  SELECT $1, u.seq, $12, $13, $6, $3, $11, " CLAIM_EVIDENCE " FROM upd u) "
 #define CLAIM_START_EVENTS \
 	"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, " \
-	"  db_role, evidence) " \
+	"  db_role, fencing_token, attempt, evidence) " \
 	"  SELECT $1, u.seq, x.from_state, x.to_state, $6, $3, $11, " CLAIM_EVIDENCE \
 	"  FROM upd u, (VALUES (1, $12, $13), (2, $13, $9)) x(n, from_state, to_state) " \
 	"  ORDER BY u.seq, x.n) "
@@ -407,6 +407,10 @@
 #define DOC_SQL(from, touch, tenant) \
 	"SELECT jsonb_build_object(" DOC_FIELDS ")" from "WHERE w.workload_id = $1 AND " \
 	touch tenant
+/* an event's evidence as it was given: its token and attempt are columns */
+#define EVENT_EVIDENCE(e) \
+	"workload.event_evidence(" e ".evidence, " e ".fencing_token, " e ".attempt)"
+
 #define DOC_FULL_SQL(from, t, touch, tenant) \
 	"SELECT jsonb_build_object(" DOC_FIELDS ", " \
 	"'attempts', COALESCE((SELECT jsonb_agg(" \
@@ -432,7 +436,7 @@
 	"'events', COALESCE((SELECT jsonb_agg(jsonb_build_object('sequence', e.sequence, " \
 	"  'event_type', workload.event_type(e.to_state), 'from_state', e.from_state, " \
 	"  'to_state', e.to_state, 'actor', e.actor, 'at', e.at, 'db_role', e.db_role, " \
-	"  'evidence', e.evidence) ORDER BY e.sequence) FROM workload.events e " \
+	"  'evidence', " EVENT_EVIDENCE("e") ") ORDER BY e.sequence) FROM workload.events e " \
 	"  WHERE" CHILD_OF("e", t) "), '[]'), " \
 	"'waits', COALESCE((SELECT jsonb_agg(" WAIT_DOC " ORDER BY x.wait_number) " \
 	"  FROM workload.waits x WHERE x.tenant_id = " t " AND x.workload_id = w.workload_id), '[]'), " \
@@ -558,9 +562,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  RETURNING w.workload_id, w.tenant_id, w.application_id, w.seq, w.attempt_count, "
 		"    w.fencing_token, x.n), "
 		"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, "
-		"    at, db_role, evidence) "
-		"  SELECT u.tenant_id, u.seq, $12, $10, $11, $9, $13, jsonb_build_object('fencing_token', "
-		"    u.fencing_token, 'attempt', u.attempt_count, 'result_id', x.rid) "
+		"    at, db_role, fencing_token, attempt, evidence) "
+		"  SELECT u.tenant_id, u.seq, $12, $10, $11, $9, $13, u.fencing_token, u.attempt_count, "
+		"    jsonb_build_object('result_id', x.rid) "
 		"  FROM upd u JOIN x ON x.n = u.n ORDER BY u.n), "
 		"le AS (DELETE FROM workload.leases l USING upd u "
 		"  WHERE l.tenant_id = u.tenant_id AND l.seq = u.seq), "
@@ -599,8 +603,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	2, {TEXTARRAYOID, INT8ARRAYOID}},
 	[P_EVENT] = {
 		"INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
-		"  db_role, evidence) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-	8, {TEXTOID, INT8OID, ST, ST, TEXTOID, TIMESTAMPTZOID, TEXTOID, JSONBOID}},
+		"  db_role, evidence, fencing_token, attempt) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+	10, {TEXTOID, INT8OID, ST, ST, TEXTOID, TIMESTAMPTZOID, TEXTOID, JSONBOID, INT8OID, INT4OID}},
 	/*
 	 * P_SAVE and P_EVENT for n locked rows moving to one state, in one
 	 * statement: the same columns as arrays, one element per row; events
@@ -608,12 +613,12 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 */
 	[P_SAVE_MANY] = {
 		"WITH x AS (SELECT * FROM unnest($1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-		"  $14, $15, $16, $17, $18, $19, $20, $24, $25, $26, $27, $28, $29) WITH ORDINALITY "
+		"  $14, $15, $16, $17, $18, $19, $20, $24, $25, $26, $27, $28, $29, $30, $31) WITH ORDINALITY "
 		"  AS x(workload_id, state, state_entered_at, next_attempt_at, attempt_count, "
 		"    retry_count, fencing_token, checkpoint_sequence, claim_id, worker_id, "
 		"    lease_expires_at, last_heartbeat_at, failure_changed, last_failure, "
 		"    progress_changed, progress, deadline_at, wait_count, from_state, evidence, "
-		"    tenant_id, seq, claimed_at, started_at, result_id, n)), "
+		"    tenant_id, seq, claimed_at, started_at, result_id, ev_token, ev_attempt, n)), "
 		"upd AS (UPDATE workload.workloads w SET state = x.state, updated_at = $3, "
 		"  state_entered_at = x.state_entered_at, next_attempt_at = x.next_attempt_at, "
 		"  attempt_count = x.attempt_count, retry_count = x.retry_count, "
@@ -631,15 +636,17 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    AND w.tenant_id = x.tenant_id "
 		"  RETURNING w.workload_id), "
 		"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, "
-		"  at, db_role, evidence) "
-		"  SELECT x.tenant_id, x.seq, x.from_state, $21, $22, $3, $23, x.evidence "
+		"  at, db_role, evidence, fencing_token, attempt) "
+		"  SELECT x.tenant_id, x.seq, x.from_state, $21, $22, $3, $23, x.evidence, x.ev_token, "
+		"    x.ev_attempt "
 		"  FROM x ORDER BY x.n) "
 		"SELECT count(*) FROM upd",
-	29, {TEXTARRAYOID, STA, TIMESTAMPTZOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, INT4ARRAYOID,
+	31, {TEXTARRAYOID, STA, TIMESTAMPTZOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, INT4ARRAYOID,
 		INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TIMESTAMPTZARRAYOID,
 		TIMESTAMPTZARRAYOID, BOOLARRAYOID, JSONBARRAYOID, BOOLARRAYOID, JSONBARRAYOID,
 		TIMESTAMPTZARRAYOID, INT4ARRAYOID, STA, ST, TEXTOID, TEXTOID, JSONBARRAYOID,
-	TEXTARRAYOID, INT8ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID}},
+	TEXTARRAYOID, INT8ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID,
+	INT8ARRAYOID, INT4ARRAYOID}},
 	[P_IDEM] = {
 		"SELECT s.workload_id, s.not_before FROM workload.specs s "
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.idempotency_key = $3",
@@ -688,14 +695,14 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/* $2: the workload's tenant when the call knows it (on Citus, always) */
 	[P_HISTORY] = {
 		"SELECT e.sequence, workload.event_type(e.to_state), e.from_state, e.to_state, e.actor, "
-		"  e.at, e.evidence "
+		"  e.at, " EVENT_EVIDENCE("e") " "
 		"FROM workload.events e WHERE (e.tenant_id, e.workload_seq) = "
 		"  (SELECT w.tenant_id, w.seq FROM workload.workloads w WHERE w.workload_id = $1 "
 		ANY_TENANT("$2") ") "
 		"ORDER BY e.sequence",
 	2, {TEXTOID, TEXTOID}, false,
 		"SELECT e.sequence, workload.event_type(e.to_state), e.from_state, e.to_state, e.actor, "
-		"  e.at, e.evidence "
+		"  e.at, " EVENT_EVIDENCE("e") " "
 		"FROM workload.events e WHERE e.tenant_id = $2 AND e.workload_seq = "
 		"  (SELECT w.seq FROM workload.workloads w WHERE w.workload_id = $1 AND w.tenant_id = $2) "
 	"ORDER BY e.sequence"},
@@ -1273,9 +1280,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	2, {TEXTOID, INT8ARRAYOID}},
 	[P_CITUS_CLAIM_EVENTS] = {
 		"INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
-		"  db_role, evidence) "
+		"  db_role, fencing_token, attempt, evidence) "
 		"SELECT $1, u.seq, x.from_state, x.to_state, $5, $6, $7, "
-		"  jsonb_build_object('fencing_token', u.token, 'attempt', u.att, 'worker_id', $5::text) "
+		"  u.token, u.att, jsonb_build_object('worker_id', $5::text) "
 		"FROM unnest($2::int8[], $3::int8[], $4::int4[]) u(seq, token, att), "
 		"  (VALUES (1, $8, $9), (2, $9, $10)) x(n, from_state, to_state) "
 		"WHERE x.n = 1 OR $11 ORDER BY u.seq, x.n",

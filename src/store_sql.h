@@ -10,7 +10,7 @@
 
 #define ST ((Oid) 1)			/* placeholder: the workload_state type */
 #define STA ((Oid) 2)			/* placeholder: its array type */
-#define MAX_ARGS 29
+#define MAX_ARGS 31
 
 /*
  * A set of states in a statement is written as one of these markers; when
