@@ -140,9 +140,6 @@ complete_item(WlCompleteItem *it)
 	wl_transition(&row, WL_SUCCEEDED, c->fence.worker_id, ev);
 	result_of(&r, &row, c);
 	it->doc = wl_store_result_put(&r);
-	if (it->doc == NULL)		/* lost a race for the result id after writing: abort it all */
-		wl_refuse(WL_E_RESULT_DUPLICATE,
-				  errdetail("Result \"%s\" was just stored for another workload.", c->result_id));
 }
 
 /*
@@ -174,14 +171,10 @@ wl_complete(const WlCompletion *c, bool *unmet)
 		wl_fence_try(&f, &row))
 	{
 		WlNewResult r;
-		Jsonb	   *doc;
 
 		wl_transition_applied(&row, WL_RUNNING, c->fence.worker_id, evidence(&row, c));
 		result_of(&r, &row, c);
-		if ((doc = wl_store_result_put(&r)) == NULL)
-			wl_refuse(WL_E_RESULT_DUPLICATE,
-					  errdetail("Result \"%s\" belongs to another workload.", c->result_id));
-		return doc;
+		return wl_store_result_put(&r);
 	}
 	memset(&it, 0, sizeof(it));
 	it.c = *c;
@@ -261,9 +254,7 @@ write_together(WlRow **rows, WlCompleteItem **its, int k)
 		result_of(&res[i], rows[i], &its[i]->c);
 	}
 	wl_transition_many(rows, k, WL_SUCCEEDED, its[0]->c.fence.worker_id, ev);
-	if (wl_store_result_put_many(res, k, docs) != k)
-		wl_refuse(WL_E_RESULT_DUPLICATE,
-				  errdetail("A result id of this batch was just stored for another workload."));
+	wl_store_result_put_many(res, k, docs);
 	for (int i = 0; i < k; i++)
 		its[i]->doc = docs[i];
 }
@@ -378,9 +369,6 @@ complete_fenced(WlCompleteItem **v, int m, WlCompleteItem **rest)
 	{
 		WlFencedResult *it = sent[j] >= 0 ? &f[sent[j]] : NULL;
 
-		if (it && it->lost)
-			wl_refuse(WL_E_RESULT_DUPLICATE,
-					  errdetail("Result \"%s\" was just stored for another workload.", it->result_id));
 		if (it == NULL || !it->done)
 		{
 			rest[left++] = v[j];

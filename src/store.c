@@ -317,6 +317,45 @@ wl_store_run(WlPlanId id, Datum *values, const char *nulls, long tcount, int exp
 }
 
 /*
+ * wl_store_run_results is wl_store_run for a statement that stores results
+ * (a plain insert: a speculative one, ON CONFLICT, logs a confirmation
+ * record and takes a lock more each).  A result id that another workload's
+ * result took (the caller's check saw it free, or a single completion's
+ * statement did not look) violates results_pkey: that is
+ * WORKLOAD_RESULT_DUPLICATE, naming result_id (NULL: one of a batch), and
+ * the transaction ends with it, as it would have with the caller's refusal.
+ */
+SPITupleTable *
+wl_store_run_results(WlPlanId id, Datum *values, const char *nulls, int expect,
+					 const char *result_id)
+{
+	MemoryContext here = CurrentMemoryContext;
+	SPITupleTable *t = NULL;
+
+	PG_TRY();
+	{
+		t = run_plan(id, values, nulls, 0, expect, NULL);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(here);
+		e = CopyErrorData();
+		if (e->sqlerrcode != ERRCODE_UNIQUE_VIOLATION)
+			PG_RE_THROW();
+		FlushErrorState();
+		if (result_id)
+			wl_refuse(WL_E_RESULT_DUPLICATE,
+					  errdetail("Result \"%s\" belongs to another workload.", result_id));
+		wl_refuse(WL_E_RESULT_DUPLICATE,
+				  errdetail("A result id of this batch belongs to another workload."));
+	}
+	PG_END_TRY();
+	return t;
+}
+
+/*
  * wl_store_run_latest is wl_store_run that sees what was committed before it
  * began, also in a REPEATABLE READ or SERIALIZABLE transaction (whose own
  * snapshot may predate it): for the writes one transaction makes on behalf

@@ -16,6 +16,8 @@
 
 extern SPITupleTable *wl_store_run(WlPlanId id, Datum *values, const char *nulls,
 								   long tcount, int expect);
+extern SPITupleTable *wl_store_run_results(WlPlanId id, Datum *values, const char *nulls,
+										   int expect, const char *result_id);
 extern SPITupleTable *wl_store_run_latest(WlPlanId id, Datum *values, const char *nulls,
 										  long tcount, int expect);
 extern char *wl_store_text(SPITupleTable *t, int row, int col);

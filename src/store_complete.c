@@ -27,10 +27,10 @@
  * claim's role, its lease, membership, the tenant the call named), it has
  * no completion criteria and its result id is free: in one statement, with
  * the events, the lease rows and the results.  Sets items[i].done, and for those the row and the
- * result's document; returns how many.  items[i].lost: the result id was
- * taken by another workload between the statement's check and its insert
- * (the caller must undo the batch).  Nothing is locked or written for an
- * item that is not done.
+ * result's document; returns how many.  A result id taken by another
+ * workload between the statement's check and its insert is
+ * WORKLOAD_RESULT_DUPLICATE (wl_store_run_results).  Nothing is locked or
+ * written for an item that is not done.
  */
 int
 wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_id,
@@ -54,7 +54,6 @@ wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_i
 		WlFencedResult *it = &items[i];
 
 		it->done = false;
-		it->lost = false;
 		hash[i] = wl_jsonb_hash(it->output);
 		d[0][i] = CStringGetTextDatum(it->fence->workload_id);
 		d[1][i] = CStringGetTextDatum(it->fence->claim_id);
@@ -77,7 +76,7 @@ wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_i
 	memset(nulls, ' ', sizeof(nulls));
 	a[15] = tenant ? CStringGetTextDatum(tenant) : (Datum) 0;
 	nulls[15] = tenant ? ' ' : 'n';
-	t = wl_store_run(P_FENCED_COMPLETE_MANY, a, nulls, 0, SPI_OK_SELECT);
+	t = wl_store_run_results(P_FENCED_COMPLETE_MANY, a, nulls, SPI_OK_SELECT, NULL);
 	got = (int) SPI_processed;
 	for (int k = 0; k < got; k++)
 	{
@@ -85,7 +84,6 @@ wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_i
 		WlFencedResult *it = &items[i];
 		WlNewResult r;
 
-		it->lost = !wl_store_bool(t, k, 6);
 		memset(&it->row, 0, sizeof(WlRow));
 		it->row.workload_id = (char *) it->fence->workload_id;
 		it->row.tenant_id = wl_store_text(t, k, 2);

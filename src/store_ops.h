@@ -186,7 +186,7 @@ typedef struct WlNewResult
  * One item of a batched fenced completion (wl_store_fenced_complete_many):
  * what the worker presents, and, when done, the row it moved (workload_id,
  * tenant_id, application_id, seq, attempt_count, state) and its result's
- * document; lost: its result id was taken meanwhile by another workload.
+ * document.
  */
 typedef struct WlFencedResult
 {
@@ -196,7 +196,6 @@ typedef struct WlFencedResult
 	ArrayType  *artifacts;
 	int			schema_version;
 	bool		done;
-	bool		lost;
 	WlRow		row;
 	Jsonb	   *doc;
 } WlFencedResult;
@@ -208,7 +207,7 @@ extern bool wl_store_result_find(const WlRow *row, const char *result_id, WlStor
 extern void wl_store_result_find_many(const WlRow *rows, char **result_ids, int n, bool *found,
 									  WlStoredResult *out);
 extern Jsonb *wl_store_result_put(const WlNewResult *r);
-extern int	wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs);
+extern void wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs);
 
 typedef struct WlCheckpointRow
 {

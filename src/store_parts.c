@@ -213,14 +213,13 @@ wl_store_result_doc(const WlNewResult *r, const char *output_hash, TimestampTz a
 
 /*
  * wl_store_result_put stores the result of the current attempt with its
- * provenance; NULL when the result id was taken meanwhile.
+ * provenance, and returns its document.  A result id taken meanwhile by
+ * another workload is WORKLOAD_RESULT_DUPLICATE (wl_store_run_results).
  */
 Jsonb *
 wl_store_result_put(const WlNewResult *r)
 {
 	Datum		a[13];
-	SPITupleTable *t;
-	Jsonb	   *doc = NULL;
 	char	   *hash = wl_jsonb_hash(r->output);
 	TimestampTz now = wl_now();
 
@@ -237,27 +236,22 @@ wl_store_result_put(const WlNewResult *r)
 	a[10] = TimestampTzGetDatum(now);
 	a[11] = CStringGetTextDatum(r->row->tenant_id);
 	a[12] = CStringGetTextDatum(r->row->application_id);
-	t = wl_store_run(P_RESULT_PUT, a, NULL, 0, SPI_OK_INSERT_RETURNING);
-	if (SPI_processed > 0)
-		doc = wl_store_result_doc(r, hash, now);
-	SPI_freetuptable(t);
-	return doc;
+	SPI_freetuptable(wl_store_run_results(P_RESULT_PUT, a, NULL, SPI_OK_INSERT_RETURNING,
+												r->result_id));
+	return wl_store_result_doc(r, hash, now);
 }
 
 /*
  * wl_store_result_put_many is wl_store_result_put for n results of one
- * worker in one statement: docs[i] is NULL where the result id was taken
- * meanwhile.  Returns how many were stored.
+ * worker in one statement: docs[i] is the document of r[i].
  */
-int
+void
 wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs)
 {
 	Datum	   *d[11];
 	Datum		a[13];
-	SPITupleTable *t;
 	static const Oid types[11] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, JSONOID, INT4OID,
 	TEXTOID, INT8OID, INT4OID, TEXTOID, TEXTOID};
-	int			got;
 	char	  **hash = palloc(sizeof(char *) * (n + 1));
 	TimestampTz now = wl_now();
 
@@ -277,26 +271,15 @@ wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs)
 		d[8][i] = Int32GetDatum(r[i].row->attempt_count);
 		d[9][i] = CStringGetTextDatum(r[i].row->tenant_id);
 		d[10][i] = CStringGetTextDatum(r[i].row->application_id);
-		docs[i] = NULL;
 	}
 	for (int c = 0; c < 11; c++)
 		a[c < 9 ? c : c + 2] = PointerGetDatum(wl_array_of(d[c], NULL, n, types[c]));
 	a[9] = CStringGetTextDatum(r[0].fence->worker_id);
 	a[10] = TimestampTzGetDatum(now);
-	t = wl_store_run(P_RESULT_PUT_MANY, a, NULL, 0, SPI_OK_INSERT_RETURNING);
-	got = (int) SPI_processed;
-	for (int k = 0; k < got; k++)
-	{
-		char	   *id = wl_store_text(t, k, 1);
-
-		for (int i = 0; i < n; i++)
-		{
-			if (docs[i] == NULL && strcmp(r[i].row->workload_id, id) == 0)
-				docs[i] = wl_store_result_doc(&r[i], hash[i], now);
-		}
-	}
-	SPI_freetuptable(t);
-	return got;
+	SPI_freetuptable(wl_store_run_results(P_RESULT_PUT_MANY, a, NULL, SPI_OK_INSERT_RETURNING,
+												NULL));
+	for (int i = 0; i < n; i++)
+		docs[i] = wl_store_result_doc(&r[i], hash[i], now);
 }
 
 /*

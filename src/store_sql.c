@@ -58,7 +58,7 @@
 	"INSERT INTO workload.results AS r (result_id, workload_id, output, output_hash, artifacts, " \
 	"  schema_version, claim_id, worker_id, fencing_token, attempt_number, created_at, " \
 	"  tenant_id, application_id) " \
-	"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING "
+	"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) "
 
 #define CHECKPOINT_PUT_INSERT \
 	"INSERT INTO workload.checkpoints AS c (workload_id, sequence, checkpoint_id, " \
@@ -543,8 +543,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * application moves to $10 (SUCCEEDED) with its claim released; its
 	 * event is appended, its lease row deleted and its result stored.  What
 	 * matches nothing is decided under the row lock by complete.c.  Returns
-	 * the rows moved, with whether their result was stored (not, when
-	 * another workload took the id meanwhile: the caller aborts).
+	 * the rows moved.  A result id another workload took meanwhile stops it
+	 * (wl_store_run_results).
 	 */
 	[P_FENCED_COMPLETE_MANY] = {
 		"WITH x AS MATERIALIZED (SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], "
@@ -574,9 +574,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  SELECT u.tenant_id, u.application_id, x.rid, u.workload_id, x.output, x.hash, "
 		"    ARRAY(SELECT json_array_elements_text(x.artifacts)), x.sv, x.claim, $11, "
 		"    u.fencing_token, u.attempt_count, $9 "
-		"  FROM upd u JOIN x ON x.n = u.n ON CONFLICT DO NOTHING RETURNING r.workload_id) "
-		"SELECT u.n, u.tenant_id, u.application_id, u.seq, u.attempt_count, "
-		"  EXISTS (SELECT 1 FROM res WHERE res.workload_id = u.workload_id) FROM upd u",
+		"  FROM upd u JOIN x ON x.n = u.n) "
+		"SELECT u.n, u.tenant_id, u.application_id, u.seq, u.attempt_count FROM upd u",
 	16, {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID,
 		JSONARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, ST, TEXTOID, ST, NAMEOID, BOOLOID, BOOLOID,
 	TEXTOID}},
@@ -792,10 +791,10 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	3, {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID}, false, RESULT_GET_MANY_SQL(BATCH_TENANT("$2"), "")},
 	/* P_RESULT_PUT for n results of one worker; artifacts come as json arrays of strings */
 	[P_RESULT_PUT_MANY] = {
-		RESULT_PUT_MANY_INSERT " ON CONFLICT DO NOTHING RETURNING r.workload_id",
+		RESULT_PUT_MANY_INSERT " RETURNING r.workload_id",
 	13, {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, JSONARRAYOID, INT4ARRAYOID,
 	TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, TEXTARRAYOID},
-	false, "WITH r AS (" RESULT_PUT_MANY_INSERT " ON CONFLICT DO NOTHING RETURNING r.workload_id) "
+	false, "WITH r AS (" RESULT_PUT_MANY_INSERT " RETURNING r.workload_id) "
 	"SELECT r.workload_id FROM r"},
 	[P_RESULT_GET] = {
 		"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC
