@@ -9,8 +9,10 @@
 
 #include <ctype.h>
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
+#include "nodes/makefuncs.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -48,6 +50,22 @@ due_order(const void *a, const void *b)
 }
 
 /*
+ * shard_here locks shard `name` (schema workload) for a scan, without
+ * waiting: false when it is gone.  A table lock held on it (a DROP
+ * EXTENSION dropping this node's shards, which then waits for the
+ * extension this pass holds) is ERRCODE_LOCK_NOT_AVAILABLE at once, and the
+ * pass gives way (bgworker.c) before a deadlock detector, local or
+ * Citus's, can see the two waiting on each other and cancel the DROP.
+ */
+static bool
+shard_here(const char *name)
+{
+	return OidIsValid(RangeVarGetRelidExtended(makeRangeVar("workload", (char *) name, -1),
+											   AccessShareLock, RVR_NOWAIT | RVR_MISSING_OK,
+											   NULL, NULL));
+}
+
+/*
  * wl_store_citus_local_due: a maintenance scan (wl_sql_local_due[scan]) of
  * the shards of workload.workloads this node holds, each read as the plain
  * table it is here: the first limit rows after the keyset `after`, in the
@@ -76,6 +94,8 @@ wl_store_citus_local_due(int scan, TimestampTz now, int limit, const WlDue *afte
 		uint64		got;
 		bool		isnull;
 
+		if (!shard_here(psprintf("workloads_" INT64_FORMAT, shards[i])))
+			continue;
 		if (SPI_execute_with_args(one, 4, types, a, NULL, true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "workload: the maintenance scan of shard " INT64_FORMAT " failed", shards[i]);
 		got = SPI_processed;
