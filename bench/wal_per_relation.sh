@@ -21,13 +21,21 @@ psql=(psql -qXAt -v ON_ERROR_STOP=1)
 # WAL_FIFO=1: every row of both stores at priority 0 (a FIFO queue: the claims
 # walk the tables in the order they were written) instead of priorities
 # cycling 0..3 (the claims touch every page from the start)
+# WAL_TIMEOUTS=1: every workload with a claim timeout (60 s) and an execution
+# timeout (10 min), priorities cycling (the bare queue's rows as usual)
 tpl=wal_tpl
 [ "${WAL_FIFO:-0}" = 1 ] && tpl=wal_tpl_fifo
+[ "${WAL_TIMEOUTS:-0}" = 1 ] && tpl=wal_tpl_timeouts
 if [ "$("${psql[@]}" -d postgres -c "SELECT count(*) FROM pg_database WHERE datname = '$tpl'")" = 0 ]; then
 	"${psql[@]}" -d postgres -c "CREATE DATABASE $tpl"
 	if [ "$tpl" = wal_tpl ]; then
 		"${psql[@]}" -d $tpl -c "CREATE EXTENSION workload CASCADE" -f "$BENCH/sql/setup.sql" \
 			-c "SELECT bench.create_range('acme', 'bench', 1, $preload)" -c "SELECT bench.q_fill(1, $preload)" >/dev/null
+	elif [ "$tpl" = wal_tpl_timeouts ]; then
+		"${psql[@]}" -d $tpl -c "CREATE EXTENSION workload CASCADE" -f "$BENCH/sql/setup.sql" \
+			-c "SELECT count(workload_create(bench.spec('bench-' || i, 'acme', 'bench', (i % 4)::int)
+			        || jsonb_build_object('timeouts', jsonb_build_object('claim_ms', 60000, 'execution_ms', 600000))))
+			    FROM generate_series(1, $preload) i" -c "SELECT bench.q_fill(1, $preload)" >/dev/null
 	else
 		"${psql[@]}" -d $tpl -c "CREATE EXTENSION workload CASCADE" -f "$BENCH/sql/setup.sql" \
 			-c "SELECT count(workload_create(bench.spec('bench-' || i, 'acme', 'bench', 0))) FROM generate_series(1, $preload) i" \
