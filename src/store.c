@@ -23,7 +23,11 @@
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
+#include "jit/jit.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
 #include "optimizer/plancat.h"
+#include "optimizer/planner.h"
 #include "tcop/pquery.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
@@ -56,8 +60,11 @@ static ExecutorFinish_hook_type prev_finish_hook = NULL;
 static ExecutorCheckPerms_hook_type prev_perms_hook = NULL;
 
 /*
- * While build_by_keys plans, every table of schema workload (planning_for)
- * counts as holding at least WL_PLAN_MIN_ROWS rows (as_if_grown).  On a
+ * While one of our statements is planned (by_keys: build_by_keys makes its
+ * plan, or the plan cache makes it again inside the run, after an
+ * invalidation such as autovacuum's), every table of schema workload
+ * (planning_for) counts as holding at least WL_PLAN_MIN_ROWS rows
+ * (as_if_grown).  On a
  * small or new table every path looks as cheap as any other, and a scan of
  * all of a tenant's rows (tenant_id = $1, through any index that holds the
  * column) would be kept over the key lookup that follows it: seen in the
@@ -69,7 +76,9 @@ static ExecutorCheckPerms_hook_type prev_perms_hook = NULL;
  */
 #define WL_PLAN_MIN_ROWS 1000000.0
 static Oid	planning_for = InvalidOid;
+static bool by_keys = false;
 static get_relation_info_hook_type prev_relation_info_hook = NULL;
+static planner_hook_type prev_planner_hook = NULL;
 
 static void
 as_if_grown(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo *rel)
@@ -95,50 +104,84 @@ as_if_grown(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo *rel)
 }
 
 /*
- * build_by_keys makes the generic plan of a statement now, with the planner
- * told to reach rows through indexes and nested loops, and never to JIT.  Every statement
- * here names the rows it touches by key (or by one of the partial indexes),
- * but a plan made while the tables are small would scan and hash them, and
- * a generic plan lives as long as the backend: a worker that connected to an
- * empty store would go on scanning it as it grows.  The plan is made again
- * the same way whenever it has been invalidated (an ANALYZE of a table it
- * reads, see get_plan).  Planned as if the tables had grown (as_if_grown),
- * it does not need to be made again as they do.
+ * plan_by_keys is the planner for our statements (by_keys): it plans them
+ * to reach rows through indexes and nested loops, in index order, and
+ * never to JIT.  Every statement here names the rows it touches by key (or
+ * by one of the partial indexes), but a plan made while the tables are
+ * small would scan, hash or sort them, and a generic plan lives as long as
+ * the backend: a worker that connected to an empty store would go on
+ * scanning it as it grows.  So, for its plan only: no sequential scan, hash
+ * or merge join; no bitmap scan (planned on a queue no ANALYZE had seen, the
+ * claim read all of its tenant's READY rows through the claim's index,
+ * sorted them and took the first: 64 ms a claim with 100,000 of them, where
+ * the index scan in its order stops at the first; a plain index scan also
+ * serves the = ANY(array) lookups a bitmap scan was chosen for); and no JIT
+ * (the plan decides at planning time whether it is compiled, by its cost,
+ * and a path disabled here costs more than any threshold: a statement on a
+ * small table would be compiled again on every run, tens of milliseconds
+ * each time).  Planned as if the tables had grown (as_if_grown), the plan
+ * need not be made again as they do.  The planner's switches are set for
+ * the call and put back, as the GUCs they are would be.
+ */
+static PlannedStmt *
+plan_by_keys(Query *parse, const char *query_string, int cursor_options,
+			 ParamListInfo bound)
+{
+	bool		seqscan = enable_seqscan;
+	bool		hashjoin = enable_hashjoin;
+	bool		mergejoin = enable_mergejoin;
+	bool		bitmapscan = enable_bitmapscan;
+	bool		jit = jit_enabled;
+	Oid			was = planning_for;
+	PlannedStmt *stmt;
+
+	if (!by_keys)
+		return prev_planner_hook ? prev_planner_hook(parse, query_string, cursor_options, bound) :
+			standard_planner(parse, query_string, cursor_options, bound);
+	planning_for = wl_catalog_store_schema();
+	enable_seqscan = enable_hashjoin = enable_mergejoin = enable_bitmapscan = false;
+	jit_enabled = false;
+	PG_TRY();
+	{
+		stmt = prev_planner_hook ? prev_planner_hook(parse, query_string, cursor_options, bound) :
+			standard_planner(parse, query_string, cursor_options, bound);
+	}
+	PG_FINALLY();
+	{
+		enable_seqscan = seqscan;
+		enable_hashjoin = hashjoin;
+		enable_mergejoin = mergejoin;
+		enable_bitmapscan = bitmapscan;
+		jit_enabled = jit;
+		planning_for = was;
+	}
+	PG_END_TRY();
+	return stmt;
+}
+
+/*
+ * build_by_keys makes the generic plan of a statement now, by keys
+ * (plan_by_keys), so that its first run does not pay for it; the plan cache
+ * makes it again the same way whenever it has been invalidated (run_plan).
  */
 static void
 build_by_keys(SPIPlanPtr plan)
 {
-	int			nest = NewGUCNestLevel();
-	Oid			schema = wl_catalog_store_schema();
+	bool		was = by_keys;
 	CachedPlan *cp;
 
-	(void) set_config_option("enable_seqscan", "off", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	(void) set_config_option("enable_hashjoin", "off", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	(void) set_config_option("enable_mergejoin", "off", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	/*
-	 * The plan decides at planning time whether it is JIT-compiled, by its
-	 * cost, and a scan disabled above costs more than any threshold: a
-	 * statement on a small table (the signing key every create reads) would
-	 * be compiled again on every run, tens of milliseconds each time.
-	 */
-	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	planning_for = schema;
+	by_keys = true;
 	PG_TRY();
 	{
 		cp = SPI_plan_get_cached_plan(plan);
 	}
 	PG_FINALLY();
 	{
-		planning_for = InvalidOid;
+		by_keys = was;
 	}
 	PG_END_TRY();
 	if (cp)
 		ReleaseCachedPlan(cp, CurrentResourceOwner);
-	AtEOXact_GUC(true, nest);
 }
 
 /* the state sets a statement may name (store_sql.h), from the transition table */
@@ -266,15 +309,15 @@ get_plan(WlPlanId id)
 			build_by_keys(plan);
 		plans[id] = plan;
 	}
-	else if (!SPI_plan_is_valid(plans[id]) && (!wl_store_citus() || wl_plan_defs[id].one_table))
-		build_by_keys(plans[id]);
 	return plans[id];
 }
 
 /*
  * run_plan executes plan id (with snapshot, when given) and checks the SPI
  * result is expect.  The raw-write guard is open only while the plan runs,
- * and is closed again on error too.  Returns the tuple table (valid until
+ * and is closed again on error too.  A plan the plan cache makes again
+ * meanwhile (it was invalidated) is made by keys (plan_by_keys), as
+ * build_by_keys made it first.  Returns the tuple table (valid until
  * SPI_finish).
  */
 static SPITupleTable *
@@ -283,8 +326,10 @@ run_plan(WlPlanId id, Datum *values, const char *nulls, long tcount, int expect,
 {
 	volatile int rc = 0;
 	SPIPlanPtr	plan = get_plan(id);
+	bool		was = by_keys;
 
 	api_writing++;
+	by_keys = !wl_store_citus() || wl_plan_defs[id].one_table;
 	PG_TRY();
 	{
 		if (snapshot)
@@ -296,6 +341,7 @@ run_plan(WlPlanId id, Datum *values, const char *nulls, long tcount, int expect,
 	PG_FINALLY();
 	{
 		api_writing--;
+		by_keys = was;
 	}
 	PG_END_TRY();
 	/* a Citus variant returns its rows from a SELECT over the write */
@@ -664,8 +710,8 @@ refuse_where_planned(List *range_table, bool ereport_on_violation)
 }
 
 /*
- * wl_store_init installs the executor hooks of the raw-write guard and the
- * planner's view of our tables while it plans them (from _PG_init).
+ * wl_store_init installs the executor hooks of the raw-write guard, and
+ * the planner hooks that plan our statements by keys (from _PG_init).
  */
 void
 wl_store_init(void)
@@ -678,6 +724,8 @@ wl_store_init(void)
 	ExecutorCheckPerms_hook = refuse_where_planned;
 	prev_relation_info_hook = get_relation_info_hook;
 	get_relation_info_hook = as_if_grown;
+	prev_planner_hook = planner_hook;
+	planner_hook = plan_by_keys;
 }
 
 /*
