@@ -117,12 +117,28 @@ rl_node_register() {
 	RL_NODES+=("$name")
 }
 
+# rl_node_start NAME: starts the node.  At its first start, a port another
+# process took between rl_free_port and the start ("could not create any
+# TCP/IP sockets") is given up for another, up to five times; later starts
+# keep the port (a standby's or a driver's connection string names it).
+declare -A RL_NODE_STARTED=()
 rl_node_start() {
-	local name=$1 dir=${RL_NODE_DIR[$1]}
-	# shellcheck disable=SC2086
-	runuser -u postgres -- env $RL_PG_ENV "$RL_PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" \
-		-o "${RL_NODE_OPTS[$name]}" -t 120 -w start >/dev/null 2>&1 \
-		|| { tail -n 30 "$dir/server.log" | sed 's/^/#   /'; return 1; }
+	local name=$1 dir=${RL_NODE_DIR[$1]} try
+	for try in 1 2 3 4 5; do
+		# shellcheck disable=SC2086
+		if runuser -u postgres -- env $RL_PG_ENV "$RL_PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" \
+			-o "${RL_NODE_OPTS[$name]}" -t 120 -w start >/dev/null 2>&1; then
+			RL_NODE_STARTED[$name]=1
+			return 0
+		fi
+		[ -z "${RL_NODE_STARTED[$name]:-}" ] && tail -n 5 "$dir/server.log" | grep -q 'could not create any TCP/IP sockets' \
+			|| break
+		echo "#   $name: port ${RL_NODE_PORT[$name]} was taken, trying another" >&2
+		RL_NODE_PORT[$name]=$(rl_free_port)
+		RL_NODE_OPTS[$name]="-p ${RL_NODE_PORT[$name]} -c unix_socket_directories=$RL_TMP/$name -c cluster_name=$name"
+	done
+	tail -n 30 "$dir/server.log" | sed 's/^/#   /'
+	return 1
 }
 
 # rl_node_stop NAME: a fast shutdown, or an immediate one when a backend
