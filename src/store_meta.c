@@ -463,19 +463,31 @@ wl_store_expired(TimestampTz now, const WlCaller *who, int limit, const WlDue *a
 	return dues(wl_store_run(P_EXPIRED, args, NULL, 0, SPI_OK_SELECT), out);
 }
 
-/* wl_store_deadline_due: as wl_store_expired, for rows whose deadline has come. */
-int
-wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out)
+/*
+ * due_scan: one of the tick's scans that every node makes of its own rows
+ * (plan on one node; on Citus, local over this node's shards), after the
+ * scan position `after`, soonest first.
+ */
+static int
+due_scan(WlPlanId plan, WlLocalScan local, TimestampTz now, int limit, const WlDue *after,
+		 WlDue **out)
 {
 	Datum		args[4];
 
 	if (wl_store_citus_distributed())
-		return wl_store_citus_local_due(WL_LOCAL_DEADLINE, now, limit, after, out);
+		return wl_store_citus_local_due(local, now, limit, after, out);
 	args[0] = TimestampTzGetDatum(now);
 	args[1] = Int32GetDatum(limit);
 	args[2] = TimestampTzGetDatum(after->at);
 	args[3] = CStringGetTextDatum(after->workload_id);
-	return dues(wl_store_run(P_DEADLINE_DUE, args, NULL, 0, SPI_OK_SELECT), out);
+	return dues(wl_store_run(plan, args, NULL, 0, SPI_OK_SELECT), out);
+}
+
+/* wl_store_deadline_due: as wl_store_expired, for rows nobody holds whose deadline has come. */
+int
+wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out)
+{
+	return due_scan(P_DEADLINE_DUE, WL_LOCAL_DEADLINE, now, limit, after, out);
 }
 
 /*
@@ -485,30 +497,14 @@ wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **ou
 int
 wl_store_held_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out)
 {
-	Datum		args[4];
-
-	if (wl_store_citus_distributed())
-		return wl_store_citus_local_due(WL_LOCAL_HELD_DEADLINE, now, limit, after, out);
-	args[0] = TimestampTzGetDatum(now);
-	args[1] = Int32GetDatum(limit);
-	args[2] = TimestampTzGetDatum(after->at);
-	args[3] = CStringGetTextDatum(after->workload_id);
-	return dues(wl_store_run(P_HELD_DEADLINE_DUE, args, NULL, 0, SPI_OK_SELECT), out);
+	return due_scan(P_HELD_DEADLINE_DUE, WL_LOCAL_HELD_DEADLINE, now, limit, after, out);
 }
 
 /* wl_store_heartbeat_due: as wl_store_expired, for claims silent for longer than heartbeat_ms. */
 int
 wl_store_heartbeat_due(TimestampTz now, int limit, const WlDue *after, WlDue **out)
 {
-	Datum		args[4];
-
-	if (wl_store_citus_distributed())
-		return wl_store_citus_local_due(WL_LOCAL_HEARTBEAT, now, limit, after, out);
-	args[0] = TimestampTzGetDatum(now);
-	args[1] = Int32GetDatum(limit);
-	args[2] = TimestampTzGetDatum(after->at);
-	args[3] = CStringGetTextDatum(after->workload_id);
-	return dues(wl_store_run(P_HEARTBEAT_DUE, args, NULL, 0, SPI_OK_SELECT), out);
+	return due_scan(P_HEARTBEAT_DUE, WL_LOCAL_HEARTBEAT, now, limit, after, out);
 }
 
 /*
