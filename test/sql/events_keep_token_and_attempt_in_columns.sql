@@ -28,3 +28,12 @@ SELECT workload.event_evidence('{"cause": "x"}', 7, 2) AS both,
        workload.event_evidence('{}', 7, NULL) AS token_only,
        workload.event_evidence('{"a": [1, {"b": 2}]}', NULL, 3) AS nested_kept,
        workload.event_evidence(NULL, 1, 1) AS no_evidence;
+-- bad input: what is not an object comes back as it is; deep and wide evidence whole
+SELECT workload.event_evidence('[1, 2]', 7, 2) AS array_kept, workload.event_evidence('"x"', NULL, 1) AS scalar_kept;
+SELECT workload.event_evidence((repeat('[', 5000) || repeat(']', 5000))::jsonb, 1, 1)
+       = (repeat('[', 5000) || repeat(']', 5000))::jsonb AS deep_array_kept;
+SELECT workload.event_evidence(jsonb_build_object('d', (repeat('{"a":', 3000) || '1' || repeat('}', 3000))::jsonb), 3, 4)
+       = jsonb_build_object('d', (repeat('{"a":', 3000) || '1' || repeat('}', 3000))::jsonb, 'fencing_token', 3, 'attempt', 4)
+  AS deep_object_whole;
+SELECT count(*) AS wide_keys FROM jsonb_object_keys(workload.event_evidence(
+    (SELECT jsonb_object_agg('k' || g, g) FROM generate_series(1, 20000) g), 9, NULL));

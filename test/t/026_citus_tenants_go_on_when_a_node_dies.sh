@@ -151,6 +151,12 @@ for i in 1 2; do
 	[ "$(on coord -c "SELECT workload_complete('$A', '$id', '$cid', 'wa', $tok, 'r-$id', '{}') ->> 'outcome'")" = succeeded ] \
 		&& acked_a="$acked_a $id"
 done
+# a claim timeout is a held row's deadline: the tick of the tenant's node finds
+# it through that node's shards (not through the deadline index)
+late=$(on coord -c "SELECT workload_create($(spec "$B" "late") || '{\"timeouts\": {\"claim_ms\": 1000}}'::jsonb) ->> 'workload_id'")
+on coord -c "SELECT count(*) FROM workload_claim_id('$late', 'slow', '{}', '1 hour')" >/dev/null
+check "a claim of $B not started within its claim timeout is timed out by its node's tick" \
+	wait_for 15 coord "SELECT string_agg(outcome, ',') FROM workload.attempt_log WHERE workload_id = '$late'" TIMED_OUT
 for i in 1 2 3; do create "$A" "lost-$i" >/dev/null; done
 create "$B" "lost-b" >/dev/null
 on coord -c "SELECT count(*) FROM workload_claim('gone', '{}', '$A', 'billing', '2 seconds', 100, true)" >/dev/null
