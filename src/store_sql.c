@@ -718,19 +718,21 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * one element each, built by wl_store_claim): a range of priorities
 	 * (below hi, above lo) scanned from its start, or one priority p after
 	 * its point (c, s), so a claim does not walk the entries claimed before
-	 * the points (claim_resume.c).
+	 * the points; of rows no transaction has locked (xmax 0), so it passes
+	 * over those of claims in flight without trying their locks
+	 * (claim_resume.c).
 	 */
 #define CLAIM_RESUME_SQL(events) \
 		"WITH picked AS (SELECT x.seq FROM unnest($14::int8[], $15::int8[], $16::int4[], " \
 		"    $17::timestamptz[], $18::int8[]) g(hi, lo, p, c, s) " \
 		"  CROSS JOIN LATERAL (SELECT a.seq FROM (SELECT q.seq FROM workload.queue q " \
 		"      WHERE g.p IS NULL AND q.tenant_id = $1 AND q.application_id = $2 " \
-		"        AND q.priority < g.hi AND q.priority > g.lo AND " CLAIMABLE \
+		"        AND q.priority < g.hi AND q.priority > g.lo AND q.xmax = '0'::xid AND " CLAIMABLE \
 		"      ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 " \
 		"      FOR UPDATE OF q SKIP LOCKED) a " \
 		"    UNION ALL SELECT b.seq FROM (SELECT q.seq FROM workload.queue q " \
 		"      WHERE g.p IS NOT NULL AND q.tenant_id = $1 AND q.application_id = $2 " \
-		"        AND q.priority = g.p AND (q.created_at, q.seq) > (g.c, g.s) AND " CLAIMABLE \
+		"        AND q.priority = g.p AND (q.created_at, q.seq) > (g.c, g.s) AND q.xmax = '0'::xid AND " CLAIMABLE \
 		"      ORDER BY q.created_at, q.seq LIMIT $5 " \
 		"      FOR UPDATE OF q SKIP LOCKED) b) x " \
 		"  LIMIT $5)" CLAIM_TAIL(events)

@@ -77,6 +77,22 @@ SELECT input->>'n' AS without_gpu FROM workload_claim('w1', '{}', :'tn', 'billin
 SELECT input->>'n' AS with_gpu FROM workload_claim('w1', '{gpu}', :'tn', 'billing', start => true);
 SELECT input->>'n' AS with_gpu FROM workload_claim('w1', '{gpu}', :'tn', 'billing', start => true);
 
+-- a queue row after the point that a transaction locked and let go (here a
+-- lock taken and committed; a rolled-back claim of another session leaves the
+-- same mark) is passed over by the scans from the points, as the rows of claims
+-- in flight are, and taken by the next scan from the start
+SET workload.claim_full_scan_every = 1000;
+\set tx hb-resume-locked
+SELECT count(t.create('f' || g, '{}', :'tx')) AS created FROM generate_series(1, 4) g;
+SELECT input->>'n' AS first_claim FROM workload_claim('w1', '{}', :'tx', 'billing', start => true);
+BEGIN;
+SELECT q.seq IS NOT NULL AS f2_locked FROM workload.queue q
+WHERE q.tenant_id = :'tx' AND q.seq = (SELECT s.workload_seq FROM workload.specs s
+    WHERE s.tenant_id = :'tx' AND s.input->>'n' = 'f2') FOR UPDATE OF q;
+COMMIT;
+SELECT input->>'n' AS passes_f2 FROM workload_claim('w1', '{}', :'tx', 'billing', start => true);
+SELECT input->>'n' AS key, attempt FROM workload_claim('w1', '{}', :'tx', 'billing', max_items => 10, start => true);
+
 -- with claim_full_scan_every = 1 every claim scans from the start: a retried
 -- workload is taken before newer ones at once
 SET workload.claim_full_scan_every = 1;
