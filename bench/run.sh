@@ -78,7 +78,7 @@ for n in $clients; do [ "$n" -gt "$max_clients" ] && max_clients=$n; done
 
 # Only the profile run adds these (statement statistics cost a little).
 PROFILE_SETTINGS=(
-	"shared_preload_libraries = 'pg_stat_statements'"
+	"shared_preload_libraries = 'workload, pg_stat_statements'"
 	"pg_stat_statements.track = all"
 )
 # The settings the issue asks for, written here, and nowhere else.
@@ -90,6 +90,9 @@ SETTINGS=(
 	"max_wal_size = 8GB"
 	"checkpoint_timeout = 30min"
 	"autovacuum = on"
+	# as a server that runs the tick would: the claims of its sessions share
+	# their points (claim_resume.c; from stop 22)
+	"shared_preload_libraries = 'workload'"
 	${extra_settings[@]+"${extra_settings[@]}"}
 )
 

@@ -4,6 +4,7 @@
 
 #include "store_ops.h"
 
+extern void wl_claim_resume_init(void);
 extern int	wl_claim_queue(WlClaimRequest *r, WlClaimed **out);
 
 #endif

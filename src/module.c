@@ -9,6 +9,7 @@
 #include "bgworker.h"
 #include "guc.h"
 #include "catalog.h"
+#include "claim_resume.h"
 #include "store_ops.h"
 #include "transition.h"
 
@@ -22,6 +23,7 @@ _PG_init(void)
 	wl_guc_init();
 	wl_catalog_init();
 	wl_bgworker_init();
+	wl_claim_resume_init();
 	wl_store_init();
 	wl_transition_init();
 }

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# With the library in shared_preload_libraries, the sessions of a server share
+# their points in a queue: a claim starts, in each priority it has a point in,
+# after the furthest workload any session claimed there, not only after its
+# own last one, so it does not step over what the other sessions claimed since
+# (at 64 claiming sessions a few hundred rows a claim); what became claimable
+# behind that front (a retry) is taken by the session's next full scan; the
+# front of one tenant or database moves no other's
+# (docs/reference.md, workload_claim; claim_resume.c).  Run as root after
+# "make install"; prints TAP.
+set -u
+WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$WL_ROOT/scripts/cluster.sh"
+wl_need_root
+
+. "$(dirname "$0")/tap.sh"
+# is GOT WANT DESCRIPTION
+is() {
+	check "$3" test "$1" = "$2"
+	[ "$1" = "$2" ] || { echo "#   got:      '$1'"; echo "#   expected: '$2'"; }
+}
+cd "$WL_ROOT"	# helpers.sql is read relative to here
+wl_cluster_start "shared_preload_libraries = 'workload'" "workload.tick_interval = '10s'"
+
+setup_db() {
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE $1" >/dev/null &&
+	psql -X -q -v ON_ERROR_STOP=1 -d "$1" -c "SET client_min_messages = warning" \
+		-c "CREATE EXTENSION workload CASCADE" -f test/include/helpers.sql >/dev/null
+}
+setup_db fronts
+setup_db fronts_other
+export PGDATABASE=fronts
+retry='{"retry_policy": {"initial_delay_ms": 1, "backoff": "fixed", "max_attempts": 5}}'
+# mk TENANT KEY...: workloads of TENANT (application billing), in this order
+mk() {
+	local tenant=$1 k; shift
+	for k in "$@"; do
+		psql -X -qAt -v ON_ERROR_STOP=1 -c "SELECT t.create('$k', '$retry', '$tenant')" >/dev/null
+	done
+}
+mk acme a1 a2 a3 a4 a5 a6
+
+# Session 1 runs the script below; the lines starting with \! run another
+# session's claims (a psql of their own) while session 1 waits.  claim_full_scan_every
+# = 2 makes session 1's third claim a scan from the start.
+claim() {	# claim WORKER TENANT N: the keys claimed, as one line
+	echo "SELECT string_agg(input->>'n', ',' ORDER BY input->>'n') FROM workload_claim('$1', '{}', '$2', 'billing', max_items => $3, start => true)"
+}
+fail_key() {	# fail_key WORKER KEY: the running workload KEY of WORKER fails (and is retried)
+	echo "SELECT workload_fail(w.workload_id, w.claim_id, '$1', w.fencing_token, 'worker_failure', 'crashed')" \
+		"FROM workload.workloads w JOIN workload.specs s USING (tenant_id, workload_id) WHERE s.input->>'n' = '$2'"
+}
+out=$(psql -X -qAt -v ON_ERROR_STOP=1 2>&1 <<EOF
+SET workload.claim_full_scan_every = 2;
+$(claim s1 acme 1);
+\! psql -X -qAt -v ON_ERROR_STOP=1 -c "$(claim s2 acme 2)" -c "$(fail_key s2 a2)"
+$(claim s1 acme 1);
+$(claim s1 acme 1);
+EOF
+)
+is "$(echo "$out" | tr '\n' ' ')" "a1 a2,a3 READY a4 a2 " \
+	"session 1's second claim starts after a3, the furthest another session claimed (a2, retried behind it, is passed over), and its full scan takes a2"
+
+# the front of another tenant or another database does not move acme's: their
+# claims are of workloads made after b1..b3, before c1
+mk acme b1 b2 b3
+mk other o1 o2 o3 o4
+psql -X -qAt -d fronts_other -c "SELECT count(t.create('d' || g, '$retry')) FROM generate_series(1, 4) g" >/dev/null
+mk acme c1 c2
+out=$(psql -X -qAt -v ON_ERROR_STOP=1 2>&1 <<EOF
+SET workload.claim_full_scan_every = 1000;
+$(claim s1 acme 2);
+\! psql -X -qAt -v ON_ERROR_STOP=1 -c "$(claim s3 other 3)" && psql -X -qAt -v ON_ERROR_STOP=1 -d fronts_other -c "$(claim s4 acme 3)"
+$(claim s1 acme 1);
+$(claim s1 acme 1);
+EOF
+)
+is "$(echo "$out" | tr '\n' ' ')" "a5,a6 o1,o2,o3 d1,d2,d3 b1 b2 " \
+	"claims of another tenant and of the same tenant in another database leave acme's front where it was"
+
+check "the log shows no error" test "$(grep -c 'ERROR' "$WL_TMP/server.log")" = 0
+
+echo "1..$n"
+if [ "$failed" != 0 ]; then
+	echo "# $failed of $n failed; server log follows"
+	sed 's/^/# /' "$WL_TMP/server.log" | tail -n 40
+	exit 1
+fi
