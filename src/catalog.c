@@ -33,6 +33,7 @@ static Oid	state_type = InvalidOid;
 static uint32 state_type_hash = 0;
 static Oid	state_oids[WL_STATE_COUNT];
 static Oid	workload_seq = InvalidOid;
+static Oid	event_seq = InvalidOid;
 static Oid	store_schema = InvalidOid;
 
 /* A change to our enum type makes the cached OIDs, and plans typed with them, stale. */
@@ -138,6 +139,7 @@ ensure_cache(void)
 		ReleaseSysCache(tup);
 	}
 	workload_seq = InvalidOid;
+	event_seq = InvalidOid;
 	store_schema = get_namespace_oid("workload", false);
 	generation++;
 	cache_valid = true;
@@ -208,6 +210,20 @@ wl_catalog_workload_seq(void)
 			elog(ERROR, "sequence workload.workload_seq not found");
 	}
 	return workload_seq;
+}
+
+/* wl_catalog_event_seq: the sequence events' sequence numbers are drawn from. */
+Oid
+wl_catalog_event_seq(void)
+{
+	ensure_cache();
+	if (!OidIsValid(event_seq))
+	{
+		event_seq = get_relname_relid("event_seq", store_schema);
+		if (!OidIsValid(event_seq))
+			elog(ERROR, "sequence workload.event_seq not found");
+	}
+	return event_seq;
 }
 
 /* wl_catalog_store_schema: the schema our tables live in (workload). */

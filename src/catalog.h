@@ -13,6 +13,7 @@ extern Oid	wl_catalog_state_oid(WlState s);
 extern Datum wl_catalog_state_datum(WlState s);
 extern WlState wl_catalog_state_from_oid(Oid oid);
 extern Oid	wl_catalog_workload_seq(void);
+extern Oid	wl_catalog_event_seq(void);
 extern Oid	wl_catalog_store_schema(void);
 
 #endif

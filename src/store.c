@@ -363,24 +363,21 @@ wl_store_run(WlPlanId id, Datum *values, const char *nulls, long tcount, int exp
 }
 
 /*
- * wl_store_run_results is wl_store_run for a statement that stores results
- * (a plain insert: a speculative one, ON CONFLICT, logs a confirmation
- * record and takes a lock more each).  A result id that another workload's
- * result took (the caller's check saw it free, or a single completion's
- * statement did not look) violates results_pkey: that is
- * WORKLOAD_RESULT_DUPLICATE, naming result_id (NULL: one of a batch), and
- * the transaction ends with it, as it would have with the caller's refusal.
+ * wl_store_result_duplicate runs write(arg), which stores results: a
+ * result id another workload's result took (the caller's check saw it free,
+ * or a single completion's statement did not look) violates results_pkey:
+ * that is WORKLOAD_RESULT_DUPLICATE, naming result_id (NULL: one of a
+ * batch), and the transaction ends with it, as it would have with the
+ * caller's refusal.
  */
-SPITupleTable *
-wl_store_run_results(WlPlanId id, Datum *values, const char *nulls, int expect,
-					 const char *result_id)
+void
+wl_store_result_duplicate(const char *result_id, void (*write) (void *), void *arg)
 {
 	MemoryContext here = CurrentMemoryContext;
-	SPITupleTable *t = NULL;
 
 	PG_TRY();
 	{
-		t = run_plan(id, values, nulls, 0, expect, NULL);
+		write(arg);
 	}
 	PG_CATCH();
 	{
@@ -398,7 +395,39 @@ wl_store_run_results(WlPlanId id, Datum *values, const char *nulls, int expect,
 				  errdetail("A result id of this batch belongs to another workload."));
 	}
 	PG_END_TRY();
-	return t;
+}
+
+typedef struct ResultRun
+{
+	WlPlanId	id;
+	Datum	   *values;
+	const char *nulls;
+	int			expect;
+	SPITupleTable *t;
+} ResultRun;
+
+static void
+result_run(void *arg)
+{
+	ResultRun  *r = arg;
+
+	r->t = run_plan(r->id, r->values, r->nulls, 0, r->expect, NULL);
+}
+
+/*
+ * wl_store_run_results is wl_store_run for a statement that stores results
+ * (a plain insert: a speculative one, ON CONFLICT, logs a confirmation
+ * record and takes a lock more each); a result id taken is
+ * WORKLOAD_RESULT_DUPLICATE (wl_store_result_duplicate).
+ */
+SPITupleTable *
+wl_store_run_results(WlPlanId id, Datum *values, const char *nulls, int expect,
+					 const char *result_id)
+{
+	ResultRun	r = {id, values, nulls, expect, NULL};
+
+	wl_store_result_duplicate(result_id, result_run, &r);
+	return r.t;
 }
 
 /*

@@ -34,6 +34,23 @@ extern char *wl_store_sql_text(const char *sql);
 extern ArrayType *wl_store_int8_array(int64 *v, int n);
 extern Jsonb *wl_store_result_doc(const WlNewResult *r, const char *output_hash,
 								  TimestampTz at);
+/*
+ * A table a row is appended to without a plan (store_direct.c): its name in
+ * schema workload and the columns an append gives, every one of its columns;
+ * the rest is filled in once per catalog generation.
+ */
+#define WL_APPEND_MAX_COLS 16
+typedef struct WlAppendTarget
+{
+	const char *table;
+	int			ncols;
+	const char *const *cols;
+	uint64		generation;
+	Oid			relid;
+	AttrNumber	attnums[WL_APPEND_MAX_COLS];
+} WlAppendTarget;
+extern bool wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls);
+extern void wl_store_result_duplicate(const char *result_id, void (*write) (void *), void *arg);
 extern SPITupleTable *wl_store_run_text(const char *sql, int nargs, Oid *types, Datum *values,
 										const char *nulls, int expect);
 

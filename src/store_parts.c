@@ -211,6 +211,22 @@ wl_store_result_doc(const WlNewResult *r, const char *output_hash, TimestampTz a
 	return wl_json_end(&b);
 }
 
+/* P_RESULT_PUT's columns, in its argument order */
+static const char *const result_cols[13] = {"result_id", "workload_id", "output", "output_hash",
+	"artifacts", "schema_version", "claim_id", "worker_id", "fencing_token", "attempt_number",
+"created_at", "tenant_id", "application_id"};
+static WlAppendTarget results = {"results", 13, result_cols};
+
+/* append_result: P_RESULT_PUT's row (its arguments a) appended without its plan (store_direct.c) */
+static void
+append_result(void *a)
+{
+	static const bool no_nulls[13];
+
+	if (!wl_store_append(&results, (Datum *) a, no_nulls))
+		elog(ERROR, "a result could not be appended");
+}
+
 /*
  * wl_store_result_put stores the result of the current attempt with its
  * provenance, and returns its document.  A result id taken meanwhile by
@@ -236,8 +252,11 @@ wl_store_result_put(const WlNewResult *r)
 	a[10] = TimestampTzGetDatum(now);
 	a[11] = CStringGetTextDatum(r->row->tenant_id);
 	a[12] = CStringGetTextDatum(r->row->application_id);
-	SPI_freetuptable(wl_store_run_results(P_RESULT_PUT, a, NULL, SPI_OK_INSERT_RETURNING,
-												r->result_id));
+	if (!wl_store_citus())
+		wl_store_result_duplicate(r->result_id, append_result, a);
+	else
+		SPI_freetuptable(wl_store_run_results(P_RESULT_PUT, a, NULL, SPI_OK_INSERT_RETURNING,
+													r->result_id));
 	return wl_store_result_doc(r, hash, now);
 }
 
