@@ -305,8 +305,21 @@ CREATE INDEX workloads_tenant_idx ON workload.workloads
 CREATE INDEX workloads_deadline_idx ON workload.workloads (unheld_deadline_at)
     WHERE unheld_deadline_at IS NOT NULL;
 -- The claim reads exactly this: claimable rows of one tenant and application,
--- best first (a blocked row is not in it, so no claim steps over one).
-CREATE INDEX queue_ready_idx ON workload.queue (tenant_id, application_id, priority DESC, created_at, seq)
+-- best first (a blocked row is not in it, so no claim steps over one).  The
+-- tenant and application lead as one 64-bit key (workload.queue_key: the
+-- first 8 bytes of a SHA-256 of both): a claim tests every entry after its
+-- point on the leaf page it lands on (about 80 in bench runs), and an entry
+-- with text columns first is read column by column from its start for each
+-- test (callgrind: 1,400 instructions an entry; with fixed-width columns a
+-- fraction of that).  The claim keeps its tenant and application conditions,
+-- so two queues that shared a key would share a range of the index, not work.
+CREATE FUNCTION workload.queue_key(tenant_id text, application_id text)
+    RETURNS bigint LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'workload_queue_key';
+REVOKE ALL ON FUNCTION workload.queue_key(text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION workload.queue_key(text, text) TO workload_admin;
+CREATE INDEX queue_ready_idx ON workload.queue
+    (workload.queue_key(tenant_id, application_id), priority DESC, created_at, seq)
     WHERE NOT blocked;
 -- A workload's history: its events, by its tenant and creation sequence.
 -- Not unique, and not a primary key with the event sequence in it: a job's

@@ -103,6 +103,24 @@ workload_claim_id_for(PG_FUNCTION_ARGS)
 												 text_to_cstring(PG_GETARG_TEXT_PP(2)))));
 }
 
+/*
+ * workload.queue_key(tenant_id, application_id): the leading column of the
+ * claim's index (wl_queue_key), for the index and the claim statement.
+ */
+PG_FUNCTION_INFO_V1(workload_queue_key);
+Datum
+workload_queue_key(PG_FUNCTION_ARGS)
+{
+	text	   *tenant;
+	text	   *application;
+
+	wl_args_require(fcinfo, "tenant_id", "application_id");
+	tenant = PG_GETARG_TEXT_PP(0);
+	application = PG_GETARG_TEXT_PP(1);
+	PG_RETURN_INT64(wl_queue_key(VARDATA_ANY(tenant), VARSIZE_ANY_EXHDR(tenant),
+								 VARDATA_ANY(application), VARSIZE_ANY_EXHDR(application)));
+}
+
 /* workload.attempt_id_for(workload_id, attempt): the attempt id rule, for the claim statement. */
 PG_FUNCTION_INFO_V1(workload_attempt_id_for);
 Datum

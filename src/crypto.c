@@ -110,6 +110,36 @@ wl_workload_id(const char *tenant_id, const char *application_id,
 						 24);
 }
 
+/*
+ * wl_queue_key: a queue's tenant and application as one 64-bit number, the
+ * first 8 bytes of the SHA-256 of both (each after its length): the leading
+ * column of the claim's index (workload.queue_key, queue_ready_idx), where
+ * fixed-width keys make each entry a claim reads cheap to test.  Two queues
+ * that share a key share a range of the index and are kept apart by the
+ * claim's tenant and application conditions; no one can aim at another
+ * queue's key (SHA-256), and by chance it is one pair in 2^64.
+ */
+int64
+wl_queue_key(const char *tenant_id, uint32 tenant_len, const char *application_id,
+			 uint32 application_len)
+{
+	pg_cryptohash_ctx *ctx = pg_cryptohash_create(PG_SHA256);
+	uint8		digest[PG_SHA256_DIGEST_LENGTH];
+	uint64		key = 0;
+
+	if (pg_cryptohash_init(ctx) < 0 ||
+		pg_cryptohash_update(ctx, (const uint8 *) &tenant_len, sizeof(tenant_len)) < 0 ||
+		pg_cryptohash_update(ctx, (const uint8 *) tenant_id, tenant_len) < 0 ||
+		pg_cryptohash_update(ctx, (const uint8 *) &application_len, sizeof(application_len)) < 0 ||
+		pg_cryptohash_update(ctx, (const uint8 *) application_id, application_len) < 0 ||
+		pg_cryptohash_final(ctx, digest, sizeof(digest)) < 0)
+		elog(ERROR, "could not compute SHA-256: %s", pg_cryptohash_error(ctx));
+	pg_cryptohash_free(ctx);
+	for (int i = 0; i < 8; i++)
+		key = (key << 8) | digest[i];
+	return (int64) key;
+}
+
 /* wl_claim_id: 'claim_' || 20 hex of sha256(workload_id:fencing_token:worker_id). */
 char *
 wl_claim_id(const char *workload_id, int64 fencing_token, const char *worker_id)

@@ -13,6 +13,8 @@ extern char *wl_jsonb_hash(Jsonb *j);
 extern char *wl_workload_id(const char *tenant_id, const char *application_id,
 							const char *idempotency_key, const char *revision,
 							const char *input_hash);
+extern int64 wl_queue_key(const char *tenant_id, uint32 tenant_len,
+						  const char *application_id, uint32 application_len);
 extern char *wl_claim_id(const char *workload_id, int64 fencing_token,
 						 const char *worker_id);
 extern char *wl_attempt_id(const char *workload_id, int attempt);

@@ -280,6 +280,15 @@
  * subqueries: a subquery's plan is set up by every claim, whether or not a
  * candidate needs it, and that was a tenth of a claim's instructions.
  */
+/*
+ * One queue's rows, by the claim's index (queue_ready_idx leads with
+ * workload.queue_key of the tenant and application); the tenant and
+ * application themselves keep apart two queues that shared a key.
+ */
+#define QUEUE_OF(t, a) \
+	"workload.queue_key(q.tenant_id, q.application_id) = workload.queue_key(" t "::text, " a "::text) " \
+	"AND q.tenant_id = " t " AND q.application_id = " a
+
 #define CLAIMABLE \
 	" NOT q.blocked AND q.available_at <= $3 AND q.capability_snapshot <@ $4 " \
 	"    AND (NOT " REVOCATION_PENDING " OR NOT workload.chain_revoked($1, q.seq)) " \
@@ -708,7 +717,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/* the claim from the start of the queue: best first (and with start => true) */
 #define CLAIM_MANY_SQL(events) \
 		"WITH picked AS (SELECT q.seq FROM workload.queue q " \
-		"  WHERE q.tenant_id = $1 AND q.application_id = $2 AND " CLAIMABLE \
+		"  WHERE " QUEUE_OF("$1", "$2") " AND " CLAIMABLE \
 		"  ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 " \
 		"  FOR UPDATE OF q SKIP LOCKED)" CLAIM_TAIL(events)
 	[P_CLAIM_MANY] = {CLAIM_MANY_SQL(CLAIM_EVENTS), CLAIM_ARGS},
@@ -726,12 +735,12 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WITH picked AS (SELECT x.seq FROM unnest($14::int8[], $15::int8[], $16::int4[], " \
 		"    $17::timestamptz[], $18::int8[]) g(hi, lo, p, c, s) " \
 		"  CROSS JOIN LATERAL (SELECT a.seq FROM (SELECT q.seq FROM workload.queue q " \
-		"      WHERE g.p IS NULL AND q.tenant_id = $1 AND q.application_id = $2 " \
+		"      WHERE g.p IS NULL AND " QUEUE_OF("$1", "$2") " " \
 		"        AND q.priority < g.hi AND q.priority > g.lo AND q.xmax = '0'::xid AND " CLAIMABLE \
 		"      ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 " \
 		"      FOR UPDATE OF q SKIP LOCKED) a " \
 		"    UNION ALL SELECT b.seq FROM (SELECT q.seq FROM workload.queue q " \
-		"      WHERE g.p IS NOT NULL AND q.tenant_id = $1 AND q.application_id = $2 " \
+		"      WHERE g.p IS NOT NULL AND " QUEUE_OF("$1", "$2") " " \
 		"        AND q.priority = g.p AND (q.created_at, q.seq) > (g.c, g.s) AND q.xmax = '0'::xid AND " CLAIMABLE \
 		"      ORDER BY q.created_at, q.seq LIMIT $5 " \
 		"      FOR UPDATE OF q SKIP LOCKED) b) x " \
@@ -1241,7 +1250,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	0, {InvalidOid}, true},
 	[P_CITUS_PICK_MANY] = {
 		"SELECT q.seq FROM workload.queue q "
-		"WHERE q.tenant_id = $1 AND q.application_id = $2 AND NOT q.blocked "
+		"WHERE " QUEUE_OF("$1", "$2") " AND NOT q.blocked "
 		"  AND q.available_at <= $3 AND q.capability_snapshot <@ $4 "
 		"  AND (cardinality($6) = 0 OR NOT EXISTS (SELECT 1 FROM workload.specs s "
 		"    WHERE s.tenant_id = $1 AND s.workload_seq = q.seq AND s.grant_ids && $6)) "
