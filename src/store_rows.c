@@ -27,52 +27,6 @@ caller_args(const WlCaller *who, Datum *args)
 	args[1] = DirectFunctionCall1(namein, CStringGetDatum(who && who->role ? who->role : ""));
 }
 
-/* row_read fills row from row i of a P_LOCK / P_LOCK_MANY result (ROW_COLUMNS). */
-static void
-row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
-{
-	bool		isnull;
-	int			c = 16;
-
-	memset(row, 0, sizeof(*row));
-	row->workload_id = pstrdup(workload_id);
-	row->tenant_id = wl_store_text(t, i, 1);
-	row->application_id = wl_store_text(t, i, 2);
-	row->state = wl_catalog_state_from_oid(DatumGetObjectId(wl_store_datum(t, i, 3, &isnull)));
-	row->attempt_count = (int) wl_store_int(t, i, 4);
-	row->retry_count = (int) wl_store_int(t, i, 5);
-	row->fencing_token = wl_store_int(t, i, 6);
-	row->checkpoint_sequence = (int) wl_store_int(t, i, 7);
-	row->claim_id = wl_store_text(t, i, 8);
-	row->worker_id = wl_store_text(t, i, 9);
-	row->lease_expires_at = wl_store_ts(t, i, 10, &isnull);
-	row->next_attempt_at = wl_store_ts(t, i, 11, &isnull);
-	row->state_entered_at = wl_store_ts(t, i, 12, &isnull);
-	row->created_at = wl_store_ts(t, i, 13, &isnull);
-	row->last_heartbeat_at = wl_store_ts(t, i, 14, &isnull);
-	row->has_heartbeat = !isnull;
-	row->capability_snapshot = wl_store_array(t, i, 15);
-#define WL_TIMEOUT_READ(f) row->timeouts.f = wl_store_int(t, i, c++);
-	WL_TIMEOUTS(WL_TIMEOUT_READ)
-#undef WL_TIMEOUT_READ
-	row->deadline_at = wl_store_ts(t, i, c++, &isnull);
-	row->has_deadline = !isnull;
-	row->wait_count = (int) wl_store_int(t, i, c++);
-	row->has_criteria = wl_store_bool(t, i, c++);
-	row->claimed_by = wl_store_text(t, i, c++);
-	row->seq = wl_store_int(t, i, c++);
-	row->priority = (int) wl_store_int(t, i, c++);
-	row->has_dependencies = wl_store_bool(t, i, c++);
-	row->claimed_at = wl_store_ts(t, i, c++, &isnull);
-	row->started_at = wl_store_ts(t, i, c++, &isnull);
-	row->result_id = wl_store_text(t, i, c++);
-	row->queued = row->state == WL_READY ? WL_QUEUED_READY :
-		row->claim_id ? WL_QUEUED_HELD : WL_QUEUED_NONE;
-	row->attempt_claim_id = row->claim_id;
-	row->attempt_worker_id = row->worker_id;
-	row->attempt_lease = row->lease_expires_at;
-}
-
 /*
  * wl_store_lock locks the workload row (FOR NO KEY UPDATE, waiting) and
  * reads it into row.  false when there is no such workload or who may not
@@ -98,7 +52,7 @@ wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
 	t = wl_store_run(P_LOCK, args, nulls, 1, SPI_OK_SELECT);
 	found = SPI_processed > 0;
 	if (found)
-		row_read(t, 0, workload_id, row);
+		wl_store_row_read(t, 0, workload_id, row);
 	SPI_freetuptable(t);
 	return found;
 }
@@ -161,7 +115,7 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 			k++;
 		if (k == n || strcmp(ids[k], id) != 0)
 			elog(ERROR, "workload batch lock returned an unasked row \"%s\"", id);
-		row_read(t, r, id, &rows[k]);
+		wl_store_row_read(t, r, id, &rows[k]);
 		found[k] = true;
 	}
 	SPI_freetuptable(t);
@@ -321,7 +275,7 @@ wl_store_fenced(const WlFencedCall *c, WlRow *row)
 	found = SPI_processed > 0;
 	if (found)
 	{
-		row_read(t, 0, c->fence->workload_id, row);
+		wl_store_row_read(t, 0, c->fence->workload_id, row);
 		/* the claim the call acted on: held before, released by a completion */
 		row->queued = WL_QUEUED_HELD;
 		row->attempt_claim_id = pstrdup(c->fence->claim_id);
@@ -595,7 +549,7 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, Timesta
 										  &nulls[10 + WL_TIMEOUT_COUNT]);
 	a[11 + WL_TIMEOUT_COUNT] = TimestampTzGetDatum(first->next_attempt_at);
 	t = wl_store_run(P_ROW_PUT, a, nulls, 1, SPI_OK_INSERT_RETURNING);
-	row_read(t, 0, workload_id, row);
+	wl_store_row_read(t, 0, workload_id, row);
 	wl_store_tenant_remember(workload_id, row->tenant_id);
 	SPI_freetuptable(t);
 	row->queued = WL_QUEUED_NONE;	/* a new row has no queue row yet */

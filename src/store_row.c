@@ -1,0 +1,205 @@
+/*
+ * store_row.c: a workload row read from a statement's result into a WlRow,
+ * from its columns in ROW_COLUMNS order (store_sql.c) or from the whole row
+ * (RETURNING w, the fenced calls').  Layer 2.
+ *
+ * Both are taken apart once (heap_deform_tuple): read column by column, each
+ * column after the first text one was found by walking the tuple from its
+ * start.  The whole row spares the statement the 30-column RETURNING list
+ * (its result slot and projection are built at every executor start-up).
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+#include "utils/typcache.h"
+
+#include "catalog.h"
+#include "store.h"
+
+/* ROW_COLUMNS, in its order: what a whole row gives, by name */
+#define ROW_NCOLS (25 + WL_TIMEOUT_COUNT)
+#define TIMEOUT_NAME(f) #f,
+static const char *const row_cols[ROW_NCOLS] = {"tenant_id", "application_id", "state",
+	"attempt_count", "retry_count", "fencing_token", "checkpoint_sequence", "claim_id",
+	"worker_id", "lease_expires_at", "next_attempt_at", "state_entered_at", "created_at",
+	"last_heartbeat_at", "capability_snapshot", WL_TIMEOUTS(TIMEOUT_NAME) "deadline_at",
+	"wait_count", "has_criteria", "claimed_by", "seq", "priority", "has_dependencies",
+"claimed_at", "started_at", "result_id"};
+#undef TIMEOUT_NAME
+
+/* the attribute numbers of row_cols in workload.workloads, once per catalog generation */
+static uint64 cols_generation = 0;
+static AttrNumber cols_attnum[ROW_NCOLS];
+
+typedef struct RowCols
+{
+	Datum		v[ROW_NCOLS];
+	bool		n[ROW_NCOLS];
+	Oid			type[ROW_NCOLS];
+} RowCols;
+
+static void
+resolve_cols(void)
+{
+	uint64		gen = wl_catalog_generation();
+	Oid			relid;
+
+	if (cols_generation == gen)
+		return;
+	relid = get_relname_relid("workloads", wl_catalog_store_schema());
+	for (int k = 0; k < ROW_NCOLS; k++)
+	{
+		cols_attnum[k] = OidIsValid(relid) ? get_attnum(relid, row_cols[k]) : InvalidAttrNumber;
+		if (cols_attnum[k] <= 0)
+			elog(ERROR, "column \"%s\" of workload.workloads not found", row_cols[k]);
+	}
+	cols_generation = gen;
+}
+
+/* cols_read: row i of t as ROW_COLUMNS, from its columns or its one whole-row column */
+static void
+cols_read(SPITupleTable *t, int i, RowCols *c)
+{
+	TupleDesc	desc = t->tupdesc;
+
+	if (desc->natts == 1 && type_is_rowtype(TupleDescAttr(desc, 0)->atttypid))
+	{
+		bool		isnull;
+		HeapTupleHeader h = DatumGetHeapTupleHeader(heap_getattr(t->vals[i], 1, desc, &isnull));
+		TupleDesc	rd = lookup_rowtype_tupdesc(HeapTupleHeaderGetTypeId(h),
+												HeapTupleHeaderGetTypMod(h));
+		Datum	   *v = palloc(sizeof(Datum) * rd->natts);
+		bool	   *n = palloc(sizeof(bool) * rd->natts);
+		HeapTupleData tup;
+
+		tup.t_len = HeapTupleHeaderGetDatumLength(h);
+		ItemPointerSetInvalid(&tup.t_self);
+		tup.t_tableOid = InvalidOid;
+		tup.t_data = h;
+		heap_deform_tuple(&tup, rd, v, n);
+		resolve_cols();
+		for (int k = 0; k < ROW_NCOLS; k++)
+		{
+			int			a = cols_attnum[k] - 1;
+
+			if (a >= rd->natts)
+				elog(ERROR, "a workload row has %d columns", rd->natts);
+			c->v[k] = v[a];
+			c->n[k] = n[a];
+			c->type[k] = TupleDescAttr(rd, a)->atttypid;
+		}
+		ReleaseTupleDesc(rd);
+		return;
+	}
+	if (desc->natts < ROW_NCOLS)
+		elog(ERROR, "a workload row read from %d columns", desc->natts);
+	{
+		Datum	   *v = palloc(sizeof(Datum) * desc->natts);
+		bool	   *n = palloc(sizeof(bool) * desc->natts);
+
+		heap_deform_tuple(t->vals[i], desc, v, n);
+		for (int k = 0; k < ROW_NCOLS; k++)
+		{
+			c->v[k] = v[k];
+			c->n[k] = n[k];
+			c->type[k] = TupleDescAttr(desc, k)->atttypid;
+		}
+	}
+}
+
+/* a column read as the wrong type is a bug in a statement; an error, never the wrong bytes */
+static void
+expect(const RowCols *c, int k, Oid a, Oid b)
+{
+	if (c->type[k] != a && c->type[k] != b)
+		elog(ERROR, "workload row column \"%s\" is of type %u, not %u", row_cols[k],
+			 c->type[k], a);
+}
+
+static char *
+col_text(const RowCols *c, int k)
+{
+	expect(c, k, TEXTOID, TEXTOID);
+	return c->n[k] ? NULL : TextDatumGetCString(c->v[k]);
+}
+
+static int64
+col_int(const RowCols *c, int k)
+{
+	expect(c, k, INT4OID, INT8OID);
+	if (c->n[k])
+		return 0;
+	return c->type[k] == INT4OID ? DatumGetInt32(c->v[k]) : DatumGetInt64(c->v[k]);
+}
+
+static bool
+col_bool(const RowCols *c, int k)
+{
+	expect(c, k, BOOLOID, BOOLOID);
+	return !c->n[k] && DatumGetBool(c->v[k]);
+}
+
+static TimestampTz
+col_ts(const RowCols *c, int k, bool *isnull)
+{
+	expect(c, k, TIMESTAMPTZOID, TIMESTAMPTZOID);
+	*isnull = c->n[k];
+	return c->n[k] ? 0 : DatumGetTimestampTz(c->v[k]);
+}
+
+/*
+ * wl_store_row_read fills row from row i of t: ROW_COLUMNS, or one whole
+ * workload row.  What it returns is copied into the current memory context.
+ */
+void
+wl_store_row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
+{
+	RowCols		c;
+	bool		isnull;
+	int			k = 15;
+
+	cols_read(t, i, &c);
+	memset(row, 0, sizeof(*row));
+	row->workload_id = pstrdup(workload_id);
+	row->tenant_id = col_text(&c, 0);
+	row->application_id = col_text(&c, 1);
+	expect(&c, 2, wl_catalog_state_type(), wl_catalog_state_type());
+	row->state = wl_catalog_state_from_oid(DatumGetObjectId(c.v[2]));
+	row->attempt_count = (int) col_int(&c, 3);
+	row->retry_count = (int) col_int(&c, 4);
+	row->fencing_token = col_int(&c, 5);
+	row->checkpoint_sequence = (int) col_int(&c, 6);
+	row->claim_id = col_text(&c, 7);
+	row->worker_id = col_text(&c, 8);
+	row->lease_expires_at = col_ts(&c, 9, &isnull);
+	row->next_attempt_at = col_ts(&c, 10, &isnull);
+	row->state_entered_at = col_ts(&c, 11, &isnull);
+	row->created_at = col_ts(&c, 12, &isnull);
+	row->last_heartbeat_at = col_ts(&c, 13, &isnull);
+	row->has_heartbeat = !isnull;
+	expect(&c, 14, TEXTARRAYOID, TEXTARRAYOID);
+	row->capability_snapshot = c.n[14] ? NULL : DatumGetArrayTypePCopy(c.v[14]);
+#define WL_TIMEOUT_READ(f) row->timeouts.f = col_int(&c, k++);
+	WL_TIMEOUTS(WL_TIMEOUT_READ)
+#undef WL_TIMEOUT_READ
+	row->deadline_at = col_ts(&c, k++, &isnull);
+	row->has_deadline = !isnull;
+	row->wait_count = (int) col_int(&c, k++);
+	row->has_criteria = col_bool(&c, k++);
+	row->claimed_by = col_text(&c, k++);
+	row->seq = col_int(&c, k++);
+	row->priority = (int) col_int(&c, k++);
+	row->has_dependencies = col_bool(&c, k++);
+	row->claimed_at = col_ts(&c, k++, &isnull);
+	row->started_at = col_ts(&c, k++, &isnull);
+	row->result_id = col_text(&c, k++);
+	row->queued = row->state == WL_READY ? WL_QUEUED_READY :
+		row->claim_id ? WL_QUEUED_HELD : WL_QUEUED_NONE;
+	row->attempt_claim_id = row->claim_id;
+	row->attempt_worker_id = row->worker_id;
+	row->attempt_lease = row->lease_expires_at;
+}
