@@ -111,7 +111,8 @@ wl_claimed_cmp(const void *a, const void *b)
 int
 wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 {
-	Datum		args[18];
+	Datum		args[19];
+	WlJson		evidence;
 	SPITupleTable *t;
 	int			n;
 	bool		isnull;
@@ -132,8 +133,12 @@ wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 	args[10] = CStringGetTextDatum(r->role);
 	args[11] = wl_catalog_state_datum(WL_READY);
 	args[12] = wl_catalog_state_datum(WL_CLAIMED);
+	/* the events' evidence, built once here (jsonb_build_object in the statement: once an event) */
+	wl_json_begin(&evidence);
+	wl_json_str(&evidence, "worker_id", r->worker_id);
+	args[13] = JsonbPGetDatum(wl_json_end(&evidence));
 	if (r->points)
-		claim_segments(r->points, r->npoints, args + 13);
+		claim_segments(r->points, r->npoints, args + 14);
 	if (r->workload_id)
 		plan = P_CLAIM_ONE;
 	else if (r->points)

@@ -19,7 +19,7 @@
 #include "store.h"
 #include "store_ops.h"
 
-#define FC_COLS 8				/* the per-item arrays of P_FENCED_COMPLETE_MANY */
+#define FC_COLS 9				/* the per-item arrays of P_FENCED_COMPLETE_MANY */
 
 /*
  * wl_store_fenced_complete_many moves each of the n items' workloads from
@@ -37,15 +37,17 @@ wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_i
 							  const WlCaller *who, WlState from, WlState to)
 {
 	static const Oid types[FC_COLS] = {TEXTOID, TEXTOID, INT8OID, TEXTOID, JSONBOID, TEXTOID,
-	JSONOID, INT4OID};
+	JSONOID, INT4OID, JSONBOID};
 	Datum	   *d[FC_COLS];
+	bool	   *no_artifacts = palloc(sizeof(bool) * (n + 1));
 	char	  **hash = palloc(sizeof(char *) * (n + 1));
-	Datum		a[16];
-	char		nulls[16];
+	Datum		a[17];
+	char		nulls[17];
 	const char *tenant = wl_store_call_tenant();
 	TimestampTz now = wl_now();
 	SPITupleTable *t;
 	int			got;
+	WlJson		ev;
 
 	for (int c = 0; c < FC_COLS; c++)
 		d[c] = palloc(sizeof(Datum) * (n + 1));
@@ -61,11 +63,17 @@ wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_i
 		d[3][i] = CStringGetTextDatum(it->result_id);
 		d[4][i] = JsonbPGetDatum(it->output);
 		d[5][i] = CStringGetTextDatum(hash[i]);
-		d[6][i] = DirectFunctionCall1(array_to_json, PointerGetDatum(it->artifacts));
+		no_artifacts[i] = ArrayGetNItems(ARR_NDIM(it->artifacts), ARR_DIMS(it->artifacts)) == 0;
+		d[6][i] = no_artifacts[i] ? (Datum) 0 :
+			DirectFunctionCall1(array_to_json, PointerGetDatum(it->artifacts));
 		d[7][i] = Int32GetDatum(it->schema_version);
+		wl_json_begin(&ev);
+		wl_json_str(&ev, "result_id", it->result_id);
+		d[8][i] = JsonbPGetDatum(wl_json_end(&ev));
 	}
 	for (int c = 0; c < FC_COLS; c++)
-		a[c] = PointerGetDatum(wl_array_of(d[c], NULL, n, types[c]));
+		a[c < 8 ? c : 16] = PointerGetDatum(wl_array_of(d[c], c == 6 ? no_artifacts : NULL, n,
+														types[c]));
 	a[8] = TimestampTzGetDatum(now);
 	a[9] = wl_catalog_state_datum(to);
 	a[10] = CStringGetTextDatum(worker_id);
@@ -76,6 +84,7 @@ wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_i
 	memset(nulls, ' ', sizeof(nulls));
 	a[15] = tenant ? CStringGetTextDatum(tenant) : (Datum) 0;
 	nulls[15] = tenant ? ' ' : 'n';
+	nulls[16] = ' ';
 	t = wl_store_run_results(P_FENCED_COMPLETE_MANY, a, nulls, SPI_OK_SELECT, NULL);
 	got = (int) SPI_processed;
 	for (int k = 0; k < got; k++)

@@ -305,11 +305,12 @@
  * => true, CLAIM_START_EVENTS: move straight on to RUNNING with its started
  * event, after the claimed one): one statement per batch, whatever its
  * size.  The event evidence has the shape of wl_fence_evidence (its token
- * and attempt in their columns, as store_rows.c's evidence_args puts them).  The rows
+ * and attempt in their columns, as store_rows.c's evidence_args puts them; the rest,
+ * {"worker_id": ...}, is $14, built by wl_store_claim).  The rows
  * come back in no order (wl_store_claim puts them best first).
  */
 #define CLAIM_EVIDENCE \
-	"u.fencing_token, u.attempt_count, jsonb_build_object('worker_id', $6::text)"
+	"u.fencing_token, u.attempt_count, $14"
 #define CLAIM_EVENTS \
 	"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, " \
 	"  db_role, fencing_token, attempt, evidence) " \
@@ -344,11 +345,11 @@
 	"FROM upd u CROSS JOIN LATERAL (SELECT s.definition_id, s.definition_revision, s.input " \
 	"  FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = u.seq OFFSET 0) s"
 
-#define CLAIM_ARGS 13, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, INTERVALOID, \
-	INT8OID, ST, BOOLOID, TEXTOID, ST, ST}
-#define CLAIM_ARGS_RESUME 18, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, \
-	INTERVALOID, INT8OID, ST, BOOLOID, TEXTOID, ST, ST, INT8ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, \
-	TIMESTAMPTZARRAYOID, INT8ARRAYOID}
+#define CLAIM_ARGS 14, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, INTERVALOID, \
+	INT8OID, ST, BOOLOID, TEXTOID, ST, ST, JSONBOID}
+#define CLAIM_ARGS_RESUME 19, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, \
+	INTERVALOID, INT8OID, ST, BOOLOID, TEXTOID, ST, ST, JSONBOID, INT8ARRAYOID, INT8ARRAYOID, \
+	INT4ARRAYOID, TIMESTAMPTZARRAYOID, INT8ARRAYOID}
 
 /*
  * Retention: one bounded batch of workloads whose final event (through the
@@ -545,9 +546,10 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		{FENCED_ARGS, ST, ST, TEXTOID, TEXTOID, TEXTARRAYOID}, false,
 	FENCED_COMPLETE_SQL(MAY_TOUCH_CITUS("w", "$6", "$13"), " AND w.tenant_id = $12 ", ROW_COLUMNS)},
 	/*
-	 * A batch of completions ($1..$8, one element per item: workload,
-	 * claim, token, result id, output, output hash, artifacts as a json
-	 * array, schema version; worker $11, now $9, caller $13, superuser
+	 * A batch of completions ($1..$8 and $17, one element per item:
+	 * workload, claim, token, result id, output, output hash, artifacts as a
+	 * json array (NULL: none), schema version, the event's evidence (built
+	 * in C: jsonb_build_object here cost one call an event); worker $11, now $9, caller $13, superuser
 	 * $14, acts everywhere $15, the tenant the call named $16) as one
 	 * statement: each row whose fence
 	 * holds (FENCE_HOLDS, item by item), that is in $12 (RUNNING), has no
@@ -560,8 +562,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 */
 	[P_FENCED_COMPLETE_MANY] = {
 		"WITH x AS MATERIALIZED (SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], "
-		"    $4::text[], $5::jsonb[], $6::text[], $7::json[], $8::int4[]) WITH ORDINALITY "
-		"  x(id, claim, token, rid, output, hash, artifacts, sv, n)), "
+		"    $4::text[], $5::jsonb[], $6::text[], $7::json[], $8::int4[], $17::jsonb[]) WITH ORDINALITY "
+		"  x(id, claim, token, rid, output, hash, artifacts, sv, ev, n)), "
 		"upd AS (UPDATE workload.workloads w SET state = $10, updated_at = $9, state_entered_at = $9, "
 		"    claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = x.rid "
 		"  FROM x WHERE w.workload_id = x.id AND w.claim_id = x.claim AND w.worker_id = $11 "
@@ -576,7 +578,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, "
 		"    at, db_role, fencing_token, attempt, evidence) "
 		"  SELECT u.tenant_id, u.seq, $12, $10, $11, $9, $13, u.fencing_token, u.attempt_count, "
-		"    jsonb_build_object('result_id', x.rid) "
+		"    x.ev "
 		"  FROM upd u JOIN x ON x.n = u.n ORDER BY u.n), "
 		"le AS (DELETE FROM workload.leases l USING upd u "
 		"  WHERE l.tenant_id = u.tenant_id AND l.seq = u.seq), "
@@ -584,13 +586,14 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    workload_id, output, output_hash, artifacts, schema_version, claim_id, worker_id, "
 		"    fencing_token, attempt_number, created_at) "
 		"  SELECT u.tenant_id, u.application_id, x.rid, u.workload_id, x.output, x.hash, "
-		"    ARRAY(SELECT json_array_elements_text(x.artifacts)), x.sv, x.claim, $11, "
+		"    CASE WHEN x.artifacts IS NULL THEN '{}'::text[] "
+		"      ELSE ARRAY(SELECT json_array_elements_text(x.artifacts)) END, x.sv, x.claim, $11, "
 		"    u.fencing_token, u.attempt_count, $9 "
 		"  FROM upd u JOIN x ON x.n = u.n) "
 		"SELECT u.n, u.tenant_id, u.application_id, u.seq, u.attempt_count FROM upd u",
-	16, {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID,
+	17, {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID,
 		JSONARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, ST, TEXTOID, ST, NAMEOID, BOOLOID, BOOLOID,
-	TEXTOID}},
+	TEXTOID, JSONBARRAYOID}},
 	/* a workload's queue row: inserted when it becomes READY */
 	[P_QUEUE_PUT] = {
 		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "
@@ -726,7 +729,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_CLAIM_MANY] = {CLAIM_MANY_SQL(CLAIM_EVENTS), CLAIM_ARGS},
 	[P_CLAIM_MANY_START] = {CLAIM_MANY_SQL(CLAIM_START_EVENTS), CLAIM_ARGS},
 	/*
-	 * The claim from points in the queue: segments in queue order ($14..$18,
+	 * The claim from points in the queue: segments in queue order ($15..$19,
 	 * one element each, built by wl_store_claim): a range of priorities
 	 * (below hi, above lo) scanned from its start, or one priority p after
 	 * its point (c, s), so a claim does not walk the entries claimed before
@@ -735,8 +738,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * (claim_resume.c).
 	 */
 #define CLAIM_RESUME_SQL(events) \
-		"WITH picked AS (SELECT x.seq FROM unnest($14::int8[], $15::int8[], $16::int4[], " \
-		"    $17::timestamptz[], $18::int8[]) g(hi, lo, p, c, s) " \
+		"WITH picked AS (SELECT x.seq FROM unnest($15::int8[], $16::int8[], $17::int4[], " \
+		"    $18::timestamptz[], $19::int8[]) g(hi, lo, p, c, s) " \
 		"  CROSS JOIN LATERAL (SELECT a.seq FROM (SELECT q.seq FROM workload.queue q " \
 		"      WHERE g.p IS NULL AND " QUEUE_OF("$1", "$2") " " \
 		"        AND q.priority < g.hi AND q.priority > g.lo AND q.xmax = '0'::xid AND " CLAIMABLE \
