@@ -87,6 +87,8 @@ typedef struct ResumeSlot
 	ResumePoint points[WL_RESUME_POINTS];
 	int			since_full;		/* claims since the last full scan */
 	uint64		used;			/* for least recently used */
+	bool		has_base;		/* front_base below is computed */
+	uint64		front_base;		/* the tag of its queue in the shared fronts */
 } ResumeSlot;
 
 static ResumeSlot slots[WL_RESUME_SLOTS];
@@ -123,12 +125,18 @@ static uint64 use_clock;
 static bool callbacks_registered;
 static uint64 points_generation;	/* the catalog generation the points belong to */
 
-/* forget every point: after an abort, the rows it claimed are back in the queue */
+/*
+ * forget every point: after an abort, the rows it claimed are back in the
+ * queue; and each slot's front tag, which names the extension's schema
+ */
 static void
 forget_all(void)
 {
 	for (int i = 0; i < WL_RESUME_SLOTS; i++)
+	{
 		memset(slots[i].points, 0, sizeof(slots[i].points));
+		slots[i].has_base = false;
+	}
 }
 
 static void
@@ -195,6 +203,7 @@ slot_for(const char *tenant_id, const char *application_id, ArrayType *caps)
 	victim->caps_hash = h;
 	memset(victim->points, 0, sizeof(victim->points));
 	victim->since_full = 0;
+	victim->has_base = false;
 	victim->used = ++use_clock;
 	return victim;
 }
@@ -239,16 +248,25 @@ wl_claim_resume_init(void)
 	shmem_startup_hook = fronts_startup;
 }
 
-/* the tag of slot s's queue (database, extension, tenant, application, capabilities) */
+/*
+ * the tag of slot s's queue (database, extension, tenant, application,
+ * capabilities), computed once a slot (a slot is forgotten when the
+ * extension is made again)
+ */
 static uint64
-front_base(const ResumeSlot *s)
+front_base(ResumeSlot *s)
 {
-	uint64		h = fronts->seed ^ ((uint64) MyDatabaseId << 32) ^ wl_catalog_store_schema();
+	uint64		h;
 
+	if (s->has_base)
+		return s->front_base;
+	h = fronts->seed ^ ((uint64) MyDatabaseId << 32) ^ wl_catalog_store_schema();
 	h = hash_bytes_extended((const unsigned char *) s->tenant_id, strlen(s->tenant_id), h);
 	h = hash_bytes_extended((const unsigned char *) s->application_id,
 							strlen(s->application_id), h);
-	return hash_combine64(h, s->caps_hash);
+	s->front_base = hash_combine64(h, s->caps_hash);
+	s->has_base = true;
+	return s->front_base;
 }
 
 static uint64
@@ -259,7 +277,7 @@ front_tag(uint64 base, int priority)
 
 /* raise each of the n points (of slot s's queue) to its priority's shared front */
 static void
-fronts_raise(const ResumeSlot *s, WlQueueKey *points, int n)
+fronts_raise(ResumeSlot *s, WlQueueKey *points, int n)
 {
 	uint64		base;
 
@@ -278,9 +296,13 @@ fronts_raise(const ResumeSlot *s, WlQueueKey *points, int n)
 	LWLockRelease(fronts->lock);
 }
 
-/* move the shared fronts of slot s's queue up to the n claimed workloads (never back) */
+/*
+ * move the shared fronts of slot s's queue up to the n claimed workloads
+ * (never back); c is best first, so the last of each priority is the
+ * furthest, and only it is looked at
+ */
 static void
-fronts_publish(const ResumeSlot *s, const WlClaimed *c, int n)
+fronts_publish(ResumeSlot *s, const WlClaimed *c, int n)
 {
 	uint64		base;
 
@@ -290,8 +312,13 @@ fronts_publish(const ResumeSlot *s, const WlClaimed *c, int n)
 	LWLockAcquire(fronts->lock, LW_EXCLUSIVE);
 	for (int i = 0; i < n; i++)
 	{
-		uint64		tag = front_tag(base, c[i].key.priority);
-		FrontSlot  *f = &fronts->slots[tag % WL_FRONT_SLOTS];
+		uint64		tag;
+		FrontSlot  *f;
+
+		if (i + 1 < n && c[i + 1].key.priority == c[i].key.priority)
+			continue;
+		tag = front_tag(base, c[i].key.priority);
+		f = &fronts->slots[tag % WL_FRONT_SLOTS];
 
 		if (f->tag != tag)
 		{
