@@ -112,7 +112,8 @@ wl_workload_id(const char *tenant_id, const char *application_id,
 
 /*
  * wl_queue_key: a queue's tenant and application as one 64-bit number, the
- * first 8 bytes of the SHA-256 of both (each after its length): the leading
+ * first 8 bytes of the SHA-256 of both (each after its length, 4 bytes in
+ * the server's byte order, as the index it keys is kept): the leading
  * column of the claim's index (workload.queue_key, queue_ready_idx), where
  * fixed-width keys make each entry a claim reads cheap to test.  Two queues
  * that share a key share a range of the index and are kept apart by the
