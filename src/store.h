@@ -50,6 +50,9 @@ typedef struct WlAppendTarget
 	AttrNumber	attnums[WL_APPEND_MAX_COLS];
 } WlAppendTarget;
 extern void wl_store_row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row);
+extern void wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n,
+							  const char *workload_id, WlRow *row);
+extern int	wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row);
 extern bool wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls);
 extern void wl_store_result_duplicate(const char *result_id, void (*write) (void *), void *arg);
 extern SPITupleTable *wl_store_run_text(const char *sql, int nargs, Oid *types, Datum *values,

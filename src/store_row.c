@@ -60,6 +60,23 @@ resolve_cols(void)
 	cols_generation = gen;
 }
 
+/* cols_whole: ROW_COLUMNS from a whole workload row (rd: the table's row type) */
+static void
+cols_whole(TupleDesc rd, const Datum *v, const bool *n, RowCols *c)
+{
+	resolve_cols();
+	for (int k = 0; k < ROW_NCOLS; k++)
+	{
+		int			a = cols_attnum[k] - 1;
+
+		if (a >= rd->natts)
+			elog(ERROR, "a workload row has %d columns", rd->natts);
+		c->v[k] = v[a];
+		c->n[k] = n[a];
+		c->type[k] = TupleDescAttr(rd, a)->atttypid;
+	}
+}
+
 /* cols_read: row i of t as ROW_COLUMNS, from its columns or its one whole-row column */
 static void
 cols_read(SPITupleTable *t, int i, RowCols *c)
@@ -81,17 +98,7 @@ cols_read(SPITupleTable *t, int i, RowCols *c)
 		tup.t_tableOid = InvalidOid;
 		tup.t_data = h;
 		heap_deform_tuple(&tup, rd, v, n);
-		resolve_cols();
-		for (int k = 0; k < ROW_NCOLS; k++)
-		{
-			int			a = cols_attnum[k] - 1;
-
-			if (a >= rd->natts)
-				elog(ERROR, "a workload row has %d columns", rd->natts);
-			c->v[k] = v[a];
-			c->n[k] = n[a];
-			c->type[k] = TupleDescAttr(rd, a)->atttypid;
-		}
+		cols_whole(rd, v, n, c);
 		ReleaseTupleDesc(rd);
 		return;
 	}
@@ -151,6 +158,8 @@ col_ts(const RowCols *c, int k, bool *isnull)
 	return c->n[k] ? 0 : DatumGetTimestampTz(c->v[k]);
 }
 
+static void row_fill(const RowCols *cols, const char *workload_id, WlRow *row);
+
 /*
  * wl_store_row_read fills row from row i of t: ROW_COLUMNS, or one whole
  * workload row.  What it returns is copied into the current memory context.
@@ -159,10 +168,29 @@ void
 wl_store_row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
 {
 	RowCols		c;
+
+	cols_read(t, i, &c);
+	row_fill(&c, workload_id, row);
+}
+
+/* wl_store_row_from fills row from a workload row's values (desc: workload.workloads') */
+void
+wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n, const char *workload_id,
+				  WlRow *row)
+{
+	RowCols		c;
+
+	cols_whole(desc, v, n, &c);
+	row_fill(&c, workload_id, row);
+}
+
+static void
+row_fill(const RowCols *cols, const char *workload_id, WlRow *row)
+{
+	RowCols		c = *cols;
 	bool		isnull;
 	int			k = 15;
 
-	cols_read(t, i, &c);
 	memset(row, 0, sizeof(*row));
 	row->workload_id = pstrdup(workload_id);
 	row->tenant_id = col_text(&c, 0);

@@ -229,6 +229,18 @@ wl_store_save(WlRow *row)
 	queue_sync(row);
 }
 
+/* a fenced call matched: its row (as it is now) keeps its queue and lease rows in step */
+static void
+fenced_found(const WlFencedCall *c, WlRow *row)
+{
+	/* the claim the call acted on: held before, released by a completion */
+	row->queued = WL_QUEUED_HELD;
+	row->attempt_claim_id = pstrdup(c->fence->claim_id);
+	row->attempt_worker_id = pstrdup(c->fence->worker_id);
+	row->attempt_lease = row->lease_expires_at;
+	queue_sync(row);
+}
+
 /*
  * wl_store_fenced runs a fenced call's conditional statement (see
  * WlFencedCall); true when the row matched, and then row is the row as it is
@@ -245,9 +257,18 @@ wl_store_fenced(const WlFencedCall *c, WlRow *row)
 	bool		found;
 	int			tenant_arg = c->kind == WL_FENCED_COMPLETE ? 11 : 10;
 	const char *tenant = NULL;
+	int			direct;
 
 	memset(nulls, ' ', sizeof(nulls));
 	tenant = wl_store_tenant_of(c->fence->workload_id);
+	direct = wl_store_fenced_direct(c, tenant, row);
+	if (direct == 0)
+		return false;
+	if (direct == 1)
+	{
+		fenced_found(c, row);
+		return true;
+	}
 
 	a[0] = CStringGetTextDatum(c->fence->workload_id);
 	a[1] = CStringGetTextDatum(c->fence->claim_id);
@@ -274,17 +295,10 @@ wl_store_fenced(const WlFencedCall *c, WlRow *row)
 	t = wl_store_run(plan[c->kind], a, nulls, 1, SPI_OK_UPDATE_RETURNING);
 	found = SPI_processed > 0;
 	if (found)
-	{
 		wl_store_row_read(t, 0, c->fence->workload_id, row);
-		/* the claim the call acted on: held before, released by a completion */
-		row->queued = WL_QUEUED_HELD;
-		row->attempt_claim_id = pstrdup(c->fence->claim_id);
-		row->attempt_worker_id = pstrdup(c->fence->worker_id);
-		row->attempt_lease = row->lease_expires_at;
-	}
 	SPI_freetuptable(t);
 	if (found)
-		queue_sync(row);
+		fenced_found(c, row);
 	return found;
 }
 

@@ -1,0 +1,355 @@
+/*
+ * store_fenced.c: a fenced call's conditional update (start, heartbeat,
+ * complete) without a plan, on a single node.  Layer 2.
+ *
+ * It does what the statement does (store_sql.c, FENCED_*_SQL), as
+ * PostgreSQL's UPDATE does it: the row by workloads_pkey, seen by a snapshot
+ * taken after the transaction's earlier commands; the fence, the state and
+ * the caller's right to the row tested on it (membership last, through
+ * P_MEMBER); then the row updated (HOT where no indexed column changes, else
+ * with its index entries).  A row another transaction updated meanwhile, or
+ * is updating, is waited for; then under READ COMMITTED its newest version
+ * is locked and tested again (as EvalPlanQual does), and under REPEATABLE
+ * READ or SERIALIZABLE that is a serialization failure.  A row that does not
+ * match is neither written nor locked (but a newest version locked and
+ * found not to match stays locked, as it does in an UPDATE).
+ *
+ * Through its saved plan the statement cost 172,000 instructions a call, of
+ * which the index lookup and the heap update are about a sixth (callgrind,
+ * bench/README.md "Stop 23"); the rest was the plan cache's revalidation,
+ * executor start-up (its quals compiled at every call) and end.  On Citus the
+ * statement runs as before (wl_store_fenced_direct returns -1).
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "commands/trigger.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "clock.h"
+#include "deadline.h"
+#include "store.h"
+
+/* the columns a fenced call reads or writes, by name */
+enum
+{
+	C_WORKLOAD_ID, C_TENANT_ID, C_APPLICATION_ID, C_CLAIM_ID, C_WORKER_ID, C_FENCING_TOKEN,
+	C_LEASE_EXPIRES_AT, C_CLAIMED_BY, C_STATE, C_HAS_CRITERIA, C_UPDATED_AT, C_STATE_ENTERED_AT,
+	C_STARTED_AT, C_DEADLINE_AT, C_CREATED_AT, C_EXECUTION_MS, C_OVERALL_MS, C_LAST_HEARTBEAT_AT,
+	C_PROGRESS, C_RESULT_ID, C_COUNT
+};
+static const char *const col_names[C_COUNT] = {"workload_id", "tenant_id", "application_id",
+	"claim_id", "worker_id", "fencing_token", "lease_expires_at", "claimed_by", "state",
+	"has_criteria", "updated_at", "state_entered_at", "started_at", "deadline_at", "created_at",
+"execution_ms", "overall_ms", "last_heartbeat_at", "progress", "result_id"};
+
+static uint64 resolved_generation = 0;
+static Oid	table_oid;
+static Oid	pkey_oid;
+static int	col[C_COUNT];		/* 0-based attribute numbers */
+
+static void
+resolve(void)
+{
+	uint64		gen = wl_catalog_generation();
+	Relation	idx;
+
+	if (resolved_generation == gen)
+		return;
+	table_oid = get_relname_relid("workloads", wl_catalog_store_schema());
+	pkey_oid = get_relname_relid("workloads_pkey", wl_catalog_store_schema());
+	if (!OidIsValid(table_oid) || !OidIsValid(pkey_oid))
+		elog(ERROR, "workload.workloads or its primary key not found");
+	for (int i = 0; i < C_COUNT; i++)
+	{
+		col[i] = get_attnum(table_oid, col_names[i]) - 1;
+		if (col[i] < 0)
+			elog(ERROR, "column \"%s\" of workload.workloads not found", col_names[i]);
+	}
+	idx = index_open(pkey_oid, AccessShareLock);
+	if (idx->rd_index->indnkeyatts != 2 ||
+		idx->rd_index->indkey.values[0] != col[C_WORKLOAD_ID] + 1 ||
+		idx->rd_index->indkey.values[1] != col[C_TENANT_ID] + 1)
+		elog(ERROR, "workloads_pkey is not on (workload_id, tenant_id)");
+	index_close(idx, AccessShareLock);
+	resolved_generation = gen;
+}
+
+static bool
+text_is(const Datum *v, const bool *n, int c, const char *s)
+{
+	return !n[col[c]] && s != NULL && strcmp(TextDatumGetCString(v[col[c]]), s) == 0;
+}
+
+/*
+ * holds: FENCE_HOLDS, the tenant the call named, the from-state and (for a
+ * completion) no criteria, on row values v/n; the caller's membership last
+ */
+static bool
+holds(const WlFencedCall *c, const char *tenant, TimestampTz now, const Datum *v, const bool *n)
+{
+	const WlCaller *who = c->who;
+
+	if (!text_is(v, n, C_CLAIM_ID, c->fence->claim_id) ||
+		!text_is(v, n, C_WORKER_ID, c->fence->worker_id) ||
+		n[col[C_FENCING_TOKEN]] || DatumGetInt64(v[col[C_FENCING_TOKEN]]) != c->fence->fencing_token ||
+		n[col[C_LEASE_EXPIRES_AT]] || DatumGetTimestampTz(v[col[C_LEASE_EXPIRES_AT]]) <= now)
+		return false;
+	if (!n[col[C_CLAIMED_BY]] && !who->superuser &&
+		!text_is(v, n, C_CLAIMED_BY, who->role ? who->role : ""))
+		return false;
+	if (tenant && !text_is(v, n, C_TENANT_ID, tenant))
+		return false;
+	if (c->kind != WL_FENCED_BEAT &&
+		wl_catalog_state_from_oid(DatumGetObjectId(v[col[C_STATE]])) != c->from)
+		return false;
+	if (c->kind == WL_FENCED_COMPLETE && !n[col[C_HAS_CRITERIA]] &&
+		DatumGetBool(v[col[C_HAS_CRITERIA]]))
+		return false;
+	if (!who->admin &&
+		!wl_store_member(who->role ? who->role : "",
+						 TextDatumGetCString(v[col[C_TENANT_ID]]),
+						 TextDatumGetCString(v[col[C_APPLICATION_ID]])))
+		return false;
+	return true;
+}
+
+/* set: the new values of a matched row (v/n, changed in place), as FENCED_*_SQL's SET lists */
+static void
+set(const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
+{
+#define PUT(k, d) (v[col[k]] = (d), n[col[k]] = false)
+#define PUT_NULL(k) (v[col[k]] = (Datum) 0, n[col[k]] = true)
+	PUT(C_UPDATED_AT, TimestampTzGetDatum(now));
+	if (c->kind == WL_FENCED_BEAT)
+	{
+		PUT(C_LEASE_EXPIRES_AT, TimestampTzGetDatum(c->until));
+		PUT(C_LAST_HEARTBEAT_AT, TimestampTzGetDatum(now));
+		if (c->progress)
+			PUT(C_PROGRESS, JsonbPGetDatum(c->progress));
+		return;
+	}
+	PUT(C_STATE, wl_catalog_state_datum(c->to));
+	PUT(C_STATE_ENTERED_AT, TimestampTzGetDatum(now));
+	if (c->kind == WL_FENCED_START)
+	{
+		/* workload.claim_deadline(created_at, now, NULL, execution_ms, overall_ms, true) */
+		WlRow		r;
+
+		memset(&r, 0, sizeof(r));
+		r.state = WL_RUNNING;
+		r.created_at = DatumGetTimestampTz(v[col[C_CREATED_AT]]);
+		r.state_entered_at = now;
+		r.timeouts.execution_ms = n[col[C_EXECUTION_MS]] ? 0 : DatumGetInt64(v[col[C_EXECUTION_MS]]);
+		r.timeouts.overall_ms = n[col[C_OVERALL_MS]] ? 0 : DatumGetInt64(v[col[C_OVERALL_MS]]);
+		wl_deadline_set(&r, WL_CLAIMED);
+		PUT(C_STARTED_AT, TimestampTzGetDatum(now));
+		if (r.has_deadline)
+			PUT(C_DEADLINE_AT, TimestampTzGetDatum(r.deadline_at));
+		else
+			PUT_NULL(C_DEADLINE_AT);
+		return;
+	}
+	PUT_NULL(C_CLAIM_ID);
+	PUT_NULL(C_WORKER_ID);
+	PUT_NULL(C_CLAIMED_BY);
+	PUT_NULL(C_DEADLINE_AT);
+	PUT(C_RESULT_ID, CStringGetTextDatum(c->result_id ? c->result_id : ""));
+#undef PUT
+#undef PUT_NULL
+}
+
+/* find: the version of the row the snapshot sees (in slot), by workloads_pkey */
+static bool
+find(Relation rel, const char *workload_id, const char *tenant, Snapshot snap,
+	 TupleTableSlot *slot)
+{
+	Relation	idx = index_open(pkey_oid, RowExclusiveLock);
+	ScanKeyData keys[2];
+	int			nkeys = tenant ? 2 : 1;
+	IndexScanDesc scan;
+	bool		found;
+
+	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[0], F_TEXTEQ, CStringGetTextDatum(workload_id));
+	if (tenant)
+		ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
+							   idx->rd_indcollation[1], F_TEXTEQ, CStringGetTextDatum(tenant));
+	scan = index_beginscan(rel, idx, snap, nkeys, 0);
+	index_rescan(scan, keys, nkeys, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	index_endscan(scan);
+	index_close(idx, NoLock);
+	return found;
+}
+
+/* index_new_version: the index entries of a version that was not a HOT update */
+static void
+index_new_version(Relation rel, TupleTableSlot *slot)
+{
+	EState	   *estate = CreateExecutorState();
+	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+
+	rte->rtekind = RTE_RELATION;
+	rte->relid = RelationGetRelid(rel);
+	rte->relkind = rel->rd_rel->relkind;
+	rte->rellockmode = RowExclusiveLock;
+	ExecInitRangeTable(estate, list_make1(rte));
+	InitResultRelInfo(rri, rel, 1, NULL, 0);
+	estate->es_output_cid = GetCurrentCommandId(true);
+	ExecOpenIndices(rri, false);
+	list_free(ExecInsertIndexTuples(rri, slot, estate, true, false, NULL, NIL));
+	ExecCloseIndices(rri);
+	FreeExecutorState(estate);
+}
+
+static void
+serialization_failure(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("could not serialize access due to concurrent %s", what)));
+}
+
+/*
+ * update: the matched version in found (values v/n, already changed by set)
+ * replaces the row; false when, after another transaction's change, the
+ * newest version no longer matches (then it is the values in found).
+ */
+static bool
+update(const WlFencedCall *c, const char *tenant, TimestampTz now, Relation rel,
+	   Snapshot snap, TupleTableSlot *found, Datum *v, bool *n)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	CommandId	cid = GetCurrentCommandId(true);
+	TupleTableSlot *next = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	ItemPointerData tid = found->tts_tid;
+
+	for (;;)
+	{
+		TM_FailureData tmfd;
+		LockTupleMode lockmode;
+		bool		update_indexes;
+		TM_Result	res;
+
+		ExecStoreHeapTuple(heap_form_tuple(desc, v, n), next, true);
+		res = table_tuple_update(rel, &tid, next, cid, snap, InvalidSnapshot, true, &tmfd,
+								 &lockmode, &update_indexes);
+		if (res == TM_Ok)
+		{
+			if (update_indexes)
+				index_new_version(rel, next);
+			ExecDropSingleTupleTableSlot(next);
+			return true;
+		}
+		if (res == TM_SelfModified)
+		{
+			if (tmfd.cmax != cid)
+				ereport(ERROR,
+						(errcode(ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION),
+						 errmsg("tuple to be updated was already modified by an operation triggered by the current command")));
+			break;
+		}
+		if (res == TM_Deleted)
+		{
+			if (IsolationUsesXactSnapshot())
+				serialization_failure("delete");
+			break;
+		}
+		if (res != TM_Updated)
+			elog(ERROR, "unexpected table_tuple_update status: %u", res);
+		if (IsolationUsesXactSnapshot())
+			serialization_failure("update");
+		/* the newest version, locked, tested again */
+		res = table_tuple_lock(rel, &tid, snap, found, cid, lockmode, LockWaitBlock,
+							   TUPLE_LOCK_FLAG_FIND_LAST_VERSION, &tmfd);
+		if (res == TM_SelfModified && tmfd.cmax != cid)
+			ereport(ERROR,
+					(errcode(ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION),
+					 errmsg("tuple to be updated was already modified by an operation triggered by the current command")));
+		if (res != TM_Ok)
+		{
+			if (res != TM_Deleted && res != TM_SelfModified)
+				elog(ERROR, "unexpected table_tuple_lock status: %u", res);
+			break;
+		}
+		slot_getallattrs(found);
+		memcpy(v, found->tts_values, sizeof(Datum) * desc->natts);
+		memcpy(n, found->tts_isnull, sizeof(bool) * desc->natts);
+		if (!holds(c, tenant, now, v, n))
+			break;
+		set(c, now, v, n);
+		tid = found->tts_tid;
+	}
+	ExecDropSingleTupleTableSlot(next);
+	return false;
+}
+
+/*
+ * wl_store_fenced_direct runs the fenced call c (tenant: the one it named,
+ * or NULL) on workload.workloads without a plan: 1 when the row matched and
+ * moved (row: as it is now), 0 when nothing matched (nothing written), -1
+ * where it cannot run here (Citus: run the statement).
+ */
+int
+wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row)
+{
+	TimestampTz now = wl_now();
+	Relation	rel;
+	TupleTableSlot *slot;
+	Snapshot	snap;
+	Datum	   *v;
+	bool	   *n;
+	bool		matched = false;
+
+	if (wl_store_citus())
+		return -1;
+	resolve();
+	rel = table_open(table_oid, RowExclusiveLock);
+	/* a row trigger (none of ours has one) is the statement's to fire */
+	if (rel->trigdesc && (rel->trigdesc->trig_update_before_row ||
+						  rel->trigdesc->trig_update_after_row))
+	{
+		table_close(rel, NoLock);
+		return -1;
+	}
+	/* as SPI does before a statement: see what this transaction wrote so far */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	snap = GetActiveSnapshot();
+	slot = table_slot_create(rel, NULL);
+	v = palloc(sizeof(Datum) * RelationGetDescr(rel)->natts);
+	n = palloc(sizeof(bool) * RelationGetDescr(rel)->natts);
+	if (find(rel, c->fence->workload_id, tenant, snap, slot))
+	{
+		slot_getallattrs(slot);
+		memcpy(v, slot->tts_values, sizeof(Datum) * RelationGetDescr(rel)->natts);
+		memcpy(n, slot->tts_isnull, sizeof(bool) * RelationGetDescr(rel)->natts);
+		if (holds(c, tenant, now, v, n))
+		{
+			set(c, now, v, n);
+			matched = update(c, tenant, now, rel, snap, slot, v, n);
+		}
+	}
+	if (matched)
+		wl_store_row_from(RelationGetDescr(rel), v, n, c->fence->workload_id, row);
+	ExecDropSingleTupleTableSlot(slot);
+	PopActiveSnapshot();
+	table_close(rel, NoLock);
+	return matched ? 1 : 0;
+}
