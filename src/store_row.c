@@ -1,12 +1,11 @@
 /*
- * store_row.c: a workload row read from a statement's result into a WlRow,
- * from its columns in ROW_COLUMNS order (store_sql.c) or from the whole row
- * (RETURNING w, the fenced calls').  Layer 2.
+ * store_row.c: a workload row into a WlRow, from a statement's result (its
+ * columns in ROW_COLUMNS order, store_sql.c) or from the table's own row
+ * values (store_fenced.c).  Layer 2.
  *
- * Both are taken apart once (heap_deform_tuple): read column by column, each
- * column after the first text one was found by walking the tuple from its
- * start.  The whole row spares the statement the 30-column RETURNING list
- * (its result slot and projection are built at every executor start-up).
+ * A result row is taken apart once (heap_deform_tuple): read column by
+ * column, each column after the first text one was found by walking the
+ * tuple from its start (17,000 instructions a row, callgrind).
  */
 #include "postgres.h"
 
@@ -15,12 +14,11 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
-#include "utils/typcache.h"
 
 #include "catalog.h"
 #include "store.h"
 
-/* ROW_COLUMNS, in its order: what a whole row gives, by name */
+/* ROW_COLUMNS, in its order: what a row of the table gives, by name */
 #define ROW_NCOLS (25 + WL_TIMEOUT_COUNT)
 #define TIMEOUT_NAME(f) #f,
 static const char *const row_cols[ROW_NCOLS] = {"tenant_id", "application_id", "state",
@@ -60,7 +58,7 @@ resolve_cols(void)
 	cols_generation = gen;
 }
 
-/* cols_whole: ROW_COLUMNS from a whole workload row (rd: the table's row type) */
+/* cols_whole: ROW_COLUMNS from a workload row's values (rd: the table's descriptor) */
 static void
 cols_whole(TupleDesc rd, const Datum *v, const bool *n, RowCols *c)
 {
@@ -77,44 +75,24 @@ cols_whole(TupleDesc rd, const Datum *v, const bool *n, RowCols *c)
 	}
 }
 
-/* cols_read: row i of t as ROW_COLUMNS, from its columns or its one whole-row column */
+/* cols_read: row i of t as ROW_COLUMNS, taken apart once */
 static void
 cols_read(SPITupleTable *t, int i, RowCols *c)
 {
 	TupleDesc	desc = t->tupdesc;
+	Datum	   *v;
+	bool	   *n;
 
-	if (desc->natts == 1 && type_is_rowtype(TupleDescAttr(desc, 0)->atttypid))
-	{
-		bool		isnull;
-		HeapTupleHeader h = DatumGetHeapTupleHeader(heap_getattr(t->vals[i], 1, desc, &isnull));
-		TupleDesc	rd = lookup_rowtype_tupdesc(HeapTupleHeaderGetTypeId(h),
-												HeapTupleHeaderGetTypMod(h));
-		Datum	   *v = palloc(sizeof(Datum) * rd->natts);
-		bool	   *n = palloc(sizeof(bool) * rd->natts);
-		HeapTupleData tup;
-
-		tup.t_len = HeapTupleHeaderGetDatumLength(h);
-		ItemPointerSetInvalid(&tup.t_self);
-		tup.t_tableOid = InvalidOid;
-		tup.t_data = h;
-		heap_deform_tuple(&tup, rd, v, n);
-		cols_whole(rd, v, n, c);
-		ReleaseTupleDesc(rd);
-		return;
-	}
 	if (desc->natts < ROW_NCOLS)
 		elog(ERROR, "a workload row read from %d columns", desc->natts);
+	v = palloc(sizeof(Datum) * desc->natts);
+	n = palloc(sizeof(bool) * desc->natts);
+	heap_deform_tuple(t->vals[i], desc, v, n);
+	for (int k = 0; k < ROW_NCOLS; k++)
 	{
-		Datum	   *v = palloc(sizeof(Datum) * desc->natts);
-		bool	   *n = palloc(sizeof(bool) * desc->natts);
-
-		heap_deform_tuple(t->vals[i], desc, v, n);
-		for (int k = 0; k < ROW_NCOLS; k++)
-		{
-			c->v[k] = v[k];
-			c->n[k] = n[k];
-			c->type[k] = TupleDescAttr(desc, k)->atttypid;
-		}
+		c->v[k] = v[k];
+		c->n[k] = n[k];
+		c->type[k] = TupleDescAttr(desc, k)->atttypid;
 	}
 }
 
@@ -161,8 +139,8 @@ col_ts(const RowCols *c, int k, bool *isnull)
 static void row_fill(const RowCols *cols, const char *workload_id, WlRow *row);
 
 /*
- * wl_store_row_read fills row from row i of t: ROW_COLUMNS, or one whole
- * workload row.  What it returns is copied into the current memory context.
+ * wl_store_row_read fills row from row i of t (ROW_COLUMNS).  What it
+ * returns is copied into the current memory context.
  */
 void
 wl_store_row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)

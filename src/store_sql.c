@@ -202,22 +202,22 @@
 	"SELECT " ROW_COLUMNS ", w.workload_id " \
 	"FROM workload.workloads w WHERE w.workload_id = ANY($1) AND " touch tenant \
 	" ORDER BY w.workload_id COLLATE \"C\" FOR NO KEY UPDATE OF w"
-#define FENCED_START_SQL(touch, tenant, ret) \
+#define FENCED_START_SQL(touch, tenant) \
 	"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, " \
 	"  started_at = $5, " \
 	"  deadline_at = workload.claim_deadline(w.created_at, $5, NULL, w.execution_ms, w.overall_ms, true) " \
 	"WHERE" FENCE_HOLDS(touch) tenant " AND w.state = $9 " \
-	"RETURNING " ret
-#define FENCED_BEAT_SQL(touch, tenant, ret) \
+	"RETURNING " ROW_COLUMNS
+#define FENCED_BEAT_SQL(touch, tenant) \
 	"UPDATE workload.workloads w SET lease_expires_at = $9, last_heartbeat_at = $5, " \
 	"  updated_at = $5, progress = COALESCE($10, w.progress) " \
 	"WHERE" FENCE_HOLDS(touch) tenant \
-	" RETURNING " ret
-#define FENCED_COMPLETE_SQL(touch, tenant, ret) \
+	" RETURNING " ROW_COLUMNS
+#define FENCED_COMPLETE_SQL(touch, tenant) \
 	"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, " \
 	"  claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = $11 " \
 	"WHERE" FENCE_HOLDS(touch) tenant " AND w.state = $9 AND NOT w.has_criteria " \
-	"RETURNING " ret
+	"RETURNING " ROW_COLUMNS
 
 /*
  * Due deadlines come from two places: a row nobody holds carries its
@@ -530,21 +530,20 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * Fenced calls: start ($9 -> $10, the RUNNING deadline), a heartbeat
 	 * (lease $9, progress $10 when not NULL), a completion ($9 -> $10,
 	 * result $11, the claim released; not for a workload with completion
-	 * criteria).  Each returns the row as it is now: on one node as one
-	 * whole-row column (store_row.c; a RETURNING list of 30 columns costs
-	 * its result slot and projection at every executor start-up), on Citus
-	 * by its columns.
+	 * criteria).  Each returns the row as it is now.  On one node these
+	 * statements run only where wl_store_fenced_direct cannot (a row
+	 * trigger on the table): store_fenced.c does the same without a plan.
 	 */
 	/* the last parameter is the tenant, as $4 of P_LOCK */
-	[P_FENCED_START] = {FENCED_START_SQL(FENCE_TOUCH, ANY_TENANT("$11"), "w"), 12,
+	[P_FENCED_START] = {FENCED_START_SQL(FENCE_TOUCH, ANY_TENANT("$11")), 12,
 		{FENCED_ARGS, ST, ST, TEXTOID, TEXTARRAYOID}, false,
-	FENCED_START_SQL(MAY_TOUCH_CITUS("w", "$6", "$12"), " AND w.tenant_id = $11 ", ROW_COLUMNS)},
-	[P_FENCED_BEAT] = {FENCED_BEAT_SQL(FENCE_TOUCH, ANY_TENANT("$11"), "w"), 12,
+	FENCED_START_SQL(MAY_TOUCH_CITUS("w", "$6", "$12"), " AND w.tenant_id = $11 ")},
+	[P_FENCED_BEAT] = {FENCED_BEAT_SQL(FENCE_TOUCH, ANY_TENANT("$11")), 12,
 		{FENCED_ARGS, TIMESTAMPTZOID, JSONBOID, TEXTOID, TEXTARRAYOID}, false,
-	FENCED_BEAT_SQL(MAY_TOUCH_CITUS("w", "$6", "$12"), " AND w.tenant_id = $11 ", ROW_COLUMNS)},
-	[P_FENCED_COMPLETE] = {FENCED_COMPLETE_SQL(FENCE_TOUCH, ANY_TENANT("$12"), "w"), 13,
+	FENCED_BEAT_SQL(MAY_TOUCH_CITUS("w", "$6", "$12"), " AND w.tenant_id = $11 ")},
+	[P_FENCED_COMPLETE] = {FENCED_COMPLETE_SQL(FENCE_TOUCH, ANY_TENANT("$12")), 13,
 		{FENCED_ARGS, ST, ST, TEXTOID, TEXTOID, TEXTARRAYOID}, false,
-	FENCED_COMPLETE_SQL(MAY_TOUCH_CITUS("w", "$6", "$13"), " AND w.tenant_id = $12 ", ROW_COLUMNS)},
+	FENCED_COMPLETE_SQL(MAY_TOUCH_CITUS("w", "$6", "$13"), " AND w.tenant_id = $12 ")},
 	/*
 	 * A batch of completions ($1..$8 and $17, one element per item:
 	 * workload, claim, token, result id, output, output hash, artifacts as a

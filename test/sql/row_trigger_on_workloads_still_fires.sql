@@ -1,0 +1,27 @@
+-- A row trigger that a superuser puts on workload.workloads (an audit, say) still fires for start, heartbeat and complete: with one on the table those calls run as statements, not on the row directly (store_fenced.c), and answer the same; a stale fence is still refused.
+\set SHOW_CONTEXT never
+\set ECHO none
+\i test/include/helpers.sql
+\set ECHO all
+SET workload.clock_override = '2026-01-01 00:00:00+00';
+CREATE FUNCTION t.audit_row() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE NOTICE 'audit: % -> %', OLD.state, NEW.state;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER audit_row BEFORE UPDATE ON workload.workloads
+    FOR EACH ROW EXECUTE FUNCTION t.audit_row();
+
+SELECT t.create('audited') IS NOT NULL AS created;
+SELECT workload_id AS id, claim_id, fencing_token
+FROM workload_claim('w1', '{}', 'acme', 'billing') \gset
+SELECT workload_start(:'id', :'claim_id', 'w1', :fencing_token);
+SELECT workload_get(:'id') ->> 'state' AS started;
+SELECT workload_heartbeat(:'id', :'claim_id', 'w1', :fencing_token, '30 seconds', '{"pct": 10}') ->> 'state' AS beat;
+SELECT workload_complete(:'id', :'claim_id', 'w1', :fencing_token, 'r-audited', '{}') ->> 'result_id' AS result;
+-- the claim is released: the same fence again is refused
+SELECT workload_heartbeat(:'id', :'claim_id', 'w1', :fencing_token, '30 seconds', '{}');
+SELECT workload_get(:'id') ->> 'state' AS state;
+
+DROP TRIGGER audit_row ON workload.workloads;
+DROP FUNCTION t.audit_row();
