@@ -136,7 +136,53 @@ col_ts(const RowCols *c, int k, bool *isnull)
 	return c->n[k] ? 0 : DatumGetTimestampTz(c->v[k]);
 }
 
-static void row_fill(const RowCols *cols, const char *workload_id, WlRow *row);
+/* row_fill fills row from the ROW_COLUMNS cp (copied into the current memory context) */
+static void
+row_fill(const RowCols *cp, const char *workload_id, WlRow *row)
+{
+	bool		isnull;
+	int			k = 15;
+
+	memset(row, 0, sizeof(*row));
+	row->workload_id = pstrdup(workload_id);
+	row->tenant_id = col_text(cp, 0);
+	row->application_id = col_text(cp, 1);
+	expect(cp, 2, wl_catalog_state_type(), wl_catalog_state_type());
+	row->state = wl_catalog_state_from_oid(DatumGetObjectId(cp->v[2]));
+	row->attempt_count = (int) col_int(cp, 3);
+	row->retry_count = (int) col_int(cp, 4);
+	row->fencing_token = col_int(cp, 5);
+	row->checkpoint_sequence = (int) col_int(cp, 6);
+	row->claim_id = col_text(cp, 7);
+	row->worker_id = col_text(cp, 8);
+	row->lease_expires_at = col_ts(cp, 9, &isnull);
+	row->next_attempt_at = col_ts(cp, 10, &isnull);
+	row->state_entered_at = col_ts(cp, 11, &isnull);
+	row->created_at = col_ts(cp, 12, &isnull);
+	row->last_heartbeat_at = col_ts(cp, 13, &isnull);
+	row->has_heartbeat = !isnull;
+	expect(cp, 14, TEXTARRAYOID, TEXTARRAYOID);
+	row->capability_snapshot = cp->n[14] ? NULL : DatumGetArrayTypePCopy(cp->v[14]);
+#define WL_TIMEOUT_READ(f) row->timeouts.f = col_int(cp, k++);
+	WL_TIMEOUTS(WL_TIMEOUT_READ)
+#undef WL_TIMEOUT_READ
+	row->deadline_at = col_ts(cp, k++, &isnull);
+	row->has_deadline = !isnull;
+	row->wait_count = (int) col_int(cp, k++);
+	row->has_criteria = col_bool(cp, k++);
+	row->claimed_by = col_text(cp, k++);
+	row->seq = col_int(cp, k++);
+	row->priority = (int) col_int(cp, k++);
+	row->has_dependencies = col_bool(cp, k++);
+	row->claimed_at = col_ts(cp, k++, &isnull);
+	row->started_at = col_ts(cp, k++, &isnull);
+	row->result_id = col_text(cp, k++);
+	row->queued = row->state == WL_READY ? WL_QUEUED_READY :
+		row->claim_id ? WL_QUEUED_HELD : WL_QUEUED_NONE;
+	row->attempt_claim_id = row->claim_id;
+	row->attempt_worker_id = row->worker_id;
+	row->attempt_lease = row->lease_expires_at;
+}
 
 /*
  * wl_store_row_read fills row from row i of t (ROW_COLUMNS).  What it
@@ -160,52 +206,4 @@ wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n, const char *wor
 
 	cols_whole(desc, v, n, &c);
 	row_fill(&c, workload_id, row);
-}
-
-static void
-row_fill(const RowCols *cols, const char *workload_id, WlRow *row)
-{
-	RowCols		c = *cols;
-	bool		isnull;
-	int			k = 15;
-
-	memset(row, 0, sizeof(*row));
-	row->workload_id = pstrdup(workload_id);
-	row->tenant_id = col_text(&c, 0);
-	row->application_id = col_text(&c, 1);
-	expect(&c, 2, wl_catalog_state_type(), wl_catalog_state_type());
-	row->state = wl_catalog_state_from_oid(DatumGetObjectId(c.v[2]));
-	row->attempt_count = (int) col_int(&c, 3);
-	row->retry_count = (int) col_int(&c, 4);
-	row->fencing_token = col_int(&c, 5);
-	row->checkpoint_sequence = (int) col_int(&c, 6);
-	row->claim_id = col_text(&c, 7);
-	row->worker_id = col_text(&c, 8);
-	row->lease_expires_at = col_ts(&c, 9, &isnull);
-	row->next_attempt_at = col_ts(&c, 10, &isnull);
-	row->state_entered_at = col_ts(&c, 11, &isnull);
-	row->created_at = col_ts(&c, 12, &isnull);
-	row->last_heartbeat_at = col_ts(&c, 13, &isnull);
-	row->has_heartbeat = !isnull;
-	expect(&c, 14, TEXTARRAYOID, TEXTARRAYOID);
-	row->capability_snapshot = c.n[14] ? NULL : DatumGetArrayTypePCopy(c.v[14]);
-#define WL_TIMEOUT_READ(f) row->timeouts.f = col_int(&c, k++);
-	WL_TIMEOUTS(WL_TIMEOUT_READ)
-#undef WL_TIMEOUT_READ
-	row->deadline_at = col_ts(&c, k++, &isnull);
-	row->has_deadline = !isnull;
-	row->wait_count = (int) col_int(&c, k++);
-	row->has_criteria = col_bool(&c, k++);
-	row->claimed_by = col_text(&c, k++);
-	row->seq = col_int(&c, k++);
-	row->priority = (int) col_int(&c, k++);
-	row->has_dependencies = col_bool(&c, k++);
-	row->claimed_at = col_ts(&c, k++, &isnull);
-	row->started_at = col_ts(&c, k++, &isnull);
-	row->result_id = col_text(&c, k++);
-	row->queued = row->state == WL_READY ? WL_QUEUED_READY :
-		row->claim_id ? WL_QUEUED_HELD : WL_QUEUED_NONE;
-	row->attempt_claim_id = row->claim_id;
-	row->attempt_worker_id = row->worker_id;
-	row->attempt_lease = row->lease_expires_at;
 }
