@@ -53,7 +53,40 @@ extern void wl_store_row_read(SPITupleTable *t, int i, const char *workload_id, 
 extern void wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n,
 							  const char *workload_id, WlRow *row);
 extern int	wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row);
+extern int	wl_store_fenced_held(const WlFencedCall *c, const char *tenant, WlRow *row);
 extern bool wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls);
+extern void wl_store_writable(const char *command);
+extern Oid	wl_store_attnums(const char *table, const char *const *names, int n, int *out);
+
+/* A table whose rows are deleted by (tenant_id, seq) without a plan (store_direct.c) */
+typedef struct WlRemoveTarget
+{
+	const char *table;
+	const char *index_name;		/* its primary key, on (tenant_id, seq) */
+	uint64		generation;
+	Oid			relid;
+	Oid			index;
+} WlRemoveTarget;
+extern bool wl_store_remove(WlRemoveTarget *t, Datum tenant, Datum seq);
+extern void wl_store_index_version(Relation rel, TupleTableSlot *slot);
+extern bool wl_store_event_append(const Datum *args, const char *nulls);
+
+/*
+ * A stretch of one queue, in queue order (store_claim.c): a range of
+ * priorities (below hi, above lo) from its start, or one priority after a
+ * point (created_at, seq).
+ */
+typedef struct WlSegment
+{
+	bool		point;
+	int64		hi;
+	int64		lo;
+	int32		priority;
+	TimestampTz created_at;
+	int64		seq;
+} WlSegment;
+extern int	wl_store_claim_segments(const WlQueueKey *pt, int n, WlSegment *out);
+extern int	wl_store_claim_direct(const WlClaimRequest *r, WlClaimed **out);
 extern void wl_store_result_duplicate(const char *result_id, void (*write) (void *), void *arg);
 extern SPITupleTable *wl_store_run_text(const char *sql, int nargs, Oid *types, Datum *values,
 										const char *nulls, int expect);

@@ -27,22 +27,15 @@ one_d(Datum *d, bool *nulls, int n, Oid type, int len, bool byval, char align)
 }
 
 /*
- * claim_segments: the queue, in its order, as P_CLAIM_RESUME's segments
- * (hi, lo, p, c, s): before, between and after the points (priorities best
- * first, all different), a range of priorities from its start; at each
- * point, its priority after it.  Empty ranges are left out.
+ * wl_store_claim_segments: the queue, in its order, as segments (out: at
+ * most 2 * n + 1; returns their number): before, between and after the
+ * points (priorities best first, all different), a range of priorities
+ * scanned from its start; at each point, its priority after it.  Empty
+ * ranges are left out.
  */
-static void
-claim_segments(const WlQueueKey *pt, int n, Datum *out)
+int
+wl_store_claim_segments(const WlQueueKey *pt, int n, WlSegment *out)
 {
-	int			max = 2 * n + 1;
-	Datum	   *hi = palloc(sizeof(Datum) * max),
-			   *lo = palloc(sizeof(Datum) * max),
-			   *p = palloc(sizeof(Datum) * max),
-			   *c = palloc(sizeof(Datum) * max),
-			   *sq = palloc(sizeof(Datum) * max);
-	bool	   *no_range = palloc(sizeof(bool) * max),	/* nulls of hi, lo */
-			   *no_point = palloc(sizeof(bool) * max);	/* nulls of p, c, s */
 	int			k = 0;
 	int64		above = (int64) PG_INT32_MAX + 1;
 
@@ -51,24 +44,39 @@ claim_segments(const WlQueueKey *pt, int n, Datum *out)
 		int64		below = i < n ? pt[i].priority : (int64) PG_INT32_MIN - 1;
 
 		if (above - below > 1)
-		{
-			hi[k] = Int64GetDatum(above);
-			lo[k] = Int64GetDatum(below);
-			no_range[k] = false;
-			no_point[k] = true;
-			p[k] = c[k] = sq[k] = (Datum) 0;
-			k++;
-		}
+			out[k++] = (WlSegment) {.point = false, .hi = above, .lo = below};
 		if (i == n)
 			break;
-		p[k] = Int32GetDatum(pt[i].priority);
-		c[k] = TimestampTzGetDatum(pt[i].created_at);
-		sq[k] = Int64GetDatum(pt[i].seq);
-		hi[k] = lo[k] = (Datum) 0;
-		no_range[k] = true;
-		no_point[k] = false;
-		k++;
+		out[k++] = (WlSegment) {.point = true, .priority = pt[i].priority,
+		.created_at = pt[i].created_at, .seq = pt[i].seq};
 		above = pt[i].priority;
+	}
+	return k;
+}
+
+/* claim_segments: the segments as P_CLAIM_RESUME's arrays (hi, lo, p, c, s) */
+static void
+claim_segments(const WlQueueKey *pt, int n, Datum *out)
+{
+	WlSegment  *g = palloc(sizeof(WlSegment) * (2 * n + 1));
+	int			k = wl_store_claim_segments(pt, n, g);
+	Datum	   *hi = palloc(sizeof(Datum) * k),
+			   *lo = palloc(sizeof(Datum) * k),
+			   *p = palloc(sizeof(Datum) * k),
+			   *c = palloc(sizeof(Datum) * k),
+			   *sq = palloc(sizeof(Datum) * k);
+	bool	   *no_range = palloc(sizeof(bool) * k),	/* nulls of hi, lo */
+			   *no_point = palloc(sizeof(bool) * k);	/* nulls of p, c, s */
+
+	for (int i = 0; i < k; i++)
+	{
+		no_range[i] = g[i].point;
+		no_point[i] = !g[i].point;
+		hi[i] = Int64GetDatum(g[i].hi);
+		lo[i] = Int64GetDatum(g[i].lo);
+		p[i] = Int32GetDatum(g[i].priority);
+		c[i] = TimestampTzGetDatum(g[i].created_at);
+		sq[i] = Int64GetDatum(g[i].seq);
 	}
 	out[0] = one_d(hi, no_range, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 	out[1] = one_d(lo, no_range, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
@@ -120,6 +128,12 @@ wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 
 	if (wl_store_citus())
 		return wl_store_citus_claim(r, out);
+	if (!r->workload_id && (n = wl_store_claim_direct(r, out)) >= 0)
+	{
+		if (n > 1)
+			qsort(*out, n, sizeof(WlClaimed), wl_claimed_cmp);
+		return n;
+	}
 	args[0] = CStringGetTextDatum(r->tenant_id);
 	args[1] = CStringGetTextDatum(r->application_id ? r->application_id : "");
 	args[2] = TimestampTzGetDatum(wl_now());

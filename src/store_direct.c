@@ -20,16 +20,57 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+#include "access/genam.h"
+#include "access/stratnum.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "catalog.h"
 #include "store.h"
+
+/*
+ * wl_store_writable refuses a write where the executor would refuse the
+ * statement: in a read-only transaction (a standby's sessions are all read
+ * only) and in parallel mode.  Each write made here without a plan asks it
+ * first, whether or not a row then matches, as the statement's start does.
+ */
+void
+wl_store_writable(const char *command)
+{
+	PreventCommandIfReadOnly(command);
+	PreventCommandIfParallelMode(command);
+}
+
+/*
+ * wl_store_attnums: the 0-based attribute numbers (out[i]) of the columns
+ * names[0..n) of workload.<table>, and the table's oid.  A table or column
+ * not found is an error: the library speaks to the tables of its own
+ * version only.
+ */
+Oid
+wl_store_attnums(const char *table, const char *const *names, int n, int *out)
+{
+	Oid			relid = get_relname_relid(table, wl_catalog_store_schema());
+
+	if (!OidIsValid(relid))
+		elog(ERROR, "table workload.%s not found", table);
+	for (int i = 0; i < n; i++)
+	{
+		out[i] = get_attnum(relid, names[i]) - 1;
+		if (out[i] < 0)
+			elog(ERROR, "column \"%s\" of workload.%s not found", names[i], table);
+	}
+	return relid;
+}
 
 /* resolve: the target's table and its columns' attribute numbers, once per catalog generation */
 static Relation
@@ -79,6 +120,7 @@ wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls)
 
 	if (wl_store_citus())
 		return false;
+	wl_store_writable("INSERT");
 	rel = resolve(t);
 	estate = CreateExecutorState();
 	rte = makeNode(RangeTblEntry);
@@ -108,6 +150,104 @@ wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls)
 	ExecCloseIndices(rri);
 	ExecResetTupleTable(estate->es_tupleTable, false);
 	FreeExecutorState(estate);
+	table_close(rel, NoLock);
+	return true;
+}
+
+/*
+ * remove_found: deletes the version at tid (found by snap) as DELETE does:
+ * a version another transaction deleted meanwhile is gone (READ COMMITTED)
+ * or a serialization failure (REPEATABLE READ); one it updated is followed
+ * to its newest version, which is deleted (READ COMMITTED).
+ */
+static void
+remove_found(Relation rel, ItemPointer tid, Snapshot snap, TupleTableSlot *slot)
+{
+	CommandId	cid = GetCurrentCommandId(true);
+
+	for (;;)
+	{
+		TM_FailureData tmfd;
+		TM_Result	res = table_tuple_delete(rel, tid, cid, snap, InvalidSnapshot, true, &tmfd,
+											 false);
+
+		if (res == TM_Ok || res == TM_SelfModified)
+			return;
+		if (res != TM_Updated && res != TM_Deleted)
+			elog(ERROR, "unexpected table_tuple_delete status: %u", res);
+		if (IsolationUsesXactSnapshot())
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to concurrent %s",
+							res == TM_Updated ? "update" : "delete")));
+		if (res == TM_Deleted)
+			return;
+		res = table_tuple_lock(rel, tid, snap, slot, cid, LockTupleExclusive, LockWaitBlock,
+							   TUPLE_LOCK_FLAG_FIND_LAST_VERSION, &tmfd);
+		if (res != TM_Ok)
+			return;
+		*tid = slot->tts_tid;
+	}
+}
+
+/*
+ * wl_store_remove deletes the row of workload.<t->table> whose primary key
+ * t->index, (tenant_id, seq), is (tenant, seq), if there is one, as
+ * `DELETE ... WHERE tenant_id = $1 AND seq = $2` would.  False, having done
+ * nothing, where it cannot (Citus; a row trigger for deletes): the caller
+ * runs its statement.
+ */
+bool
+wl_store_remove(WlRemoveTarget *t, Datum tenant, Datum seq)
+{
+	uint64		gen = wl_catalog_generation();
+	Relation	rel;
+	Relation	idx;
+	TupleTableSlot *slot;
+	ScanKeyData keys[2];
+	IndexScanDesc scan;
+	ItemPointerData tid;
+	bool		found;
+
+	if (wl_store_citus())
+		return false;
+	wl_store_writable("DELETE");
+	if (t->generation != gen)
+	{
+		t->relid = get_relname_relid(t->table, wl_catalog_store_schema());
+		t->index = get_relname_relid(t->index_name, wl_catalog_store_schema());
+		if (!OidIsValid(t->relid) || !OidIsValid(t->index))
+			elog(ERROR, "workload.%s or its index %s not found", t->table, t->index_name);
+		t->generation = gen;
+	}
+	rel = table_open(t->relid, RowExclusiveLock);
+	if (rel->trigdesc && (rel->trigdesc->trig_delete_before_row ||
+						  rel->trigdesc->trig_delete_after_row))
+	{
+		table_close(rel, NoLock);
+		return false;
+	}
+	idx = index_open(t->index, RowExclusiveLock);
+	if (idx->rd_index->indnkeyatts != 2)
+		elog(ERROR, "workload.%s is not on (tenant_id, seq)", t->index_name);
+	/* as SPI does before a statement: see what this transaction wrote so far */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	slot = table_slot_create(rel, NULL);
+	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[0], F_TEXTEQ, tenant);
+	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
+						   InvalidOid, F_INT8EQ, seq);
+	scan = index_beginscan(rel, idx, GetActiveSnapshot(), 2, 0);
+	index_rescan(scan, keys, 2, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	tid = slot->tts_tid;
+	index_endscan(scan);
+	if (found)
+		remove_found(rel, &tid, GetActiveSnapshot(), slot);
+	ExecDropSingleTupleTableSlot(slot);
+	PopActiveSnapshot();
+	index_close(idx, NoLock);
 	table_close(rel, NoLock);
 	return true;
 }

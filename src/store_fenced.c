@@ -4,11 +4,12 @@
  *
  * It does what the statement does (store_sql.c, FENCED_*_SQL), as
  * PostgreSQL's UPDATE does it: the row by workloads_pkey, seen by a snapshot
- * taken after the transaction's earlier commands; the fence, the state and
- * the caller's right to the row tested on it (membership last, through
- * P_MEMBER); then the row updated (HOT where no indexed column changes, else
- * with its index entries).  A row another transaction updated meanwhile, or
- * is updating, is waited for; then under READ COMMITTED its newest version
+ * taken after the transaction's earlier commands; the fence, the state, for
+ * a batch's completion that its result id is free, and the caller's right
+ * to the row tested on it (membership last, through P_MEMBER); then the row
+ * updated (HOT where no indexed column changes, else with its index
+ * entries).  A row another transaction updated meanwhile, or is updating,
+ * is waited for; then under READ COMMITTED its newest version
  * is locked and tested again (as EvalPlanQual does), and under REPEATABLE
  * READ or SERIALIZABLE that is a serialization failure.  A row that does not
  * match is neither written nor locked (but a newest version locked and
@@ -60,6 +61,7 @@ static const char *const col_names[C_COUNT] = {"workload_id", "tenant_id", "appl
 static uint64 resolved_generation = 0;
 static Oid	table_oid;
 static Oid	pkey_oid;
+static Oid	results_pkey_oid;		/* (tenant_id, application_id, result_id) */
 static int	col[C_COUNT];		/* 0-based attribute numbers */
 
 static void
@@ -70,16 +72,11 @@ resolve(void)
 
 	if (resolved_generation == gen)
 		return;
-	table_oid = get_relname_relid("workloads", wl_catalog_store_schema());
+	table_oid = wl_store_attnums("workloads", col_names, C_COUNT, col);
 	pkey_oid = get_relname_relid("workloads_pkey", wl_catalog_store_schema());
-	if (!OidIsValid(table_oid) || !OidIsValid(pkey_oid))
-		elog(ERROR, "workload.workloads or its primary key not found");
-	for (int i = 0; i < C_COUNT; i++)
-	{
-		col[i] = get_attnum(table_oid, col_names[i]) - 1;
-		if (col[i] < 0)
-			elog(ERROR, "column \"%s\" of workload.workloads not found", col_names[i]);
-	}
+	results_pkey_oid = get_relname_relid("results_pkey", wl_catalog_store_schema());
+	if (!OidIsValid(pkey_oid) || !OidIsValid(results_pkey_oid))
+		elog(ERROR, "workload.workloads_pkey or workload.results_pkey not found");
 	idx = index_open(pkey_oid, AccessShareLock);
 	if (idx->rd_index->indnkeyatts != 2 ||
 		idx->rd_index->indkey.values[0] != col[C_WORKLOAD_ID] + 1 ||
@@ -95,12 +92,40 @@ text_is(const Datum *v, const bool *n, int c, const char *s)
 	return !n[col[c]] && s != NULL && strcmp(TextDatumGetCString(v[col[c]]), s) == 0;
 }
 
+/* result_taken: whether a result of the row's tenant and application (v/n) has the id rid */
+static bool
+result_taken(const Datum *v, const char *rid, Snapshot snap)
+{
+	Relation	idx = index_open(results_pkey_oid, AccessShareLock);
+	Relation	rel = table_open(idx->rd_index->indrelid, AccessShareLock);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	ScanKeyData keys[3];
+	IndexScanDesc scan;
+	bool		found;
+
+	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[0], F_TEXTEQ, v[col[C_TENANT_ID]]);
+	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[1], F_TEXTEQ, v[col[C_APPLICATION_ID]]);
+	ScanKeyEntryInitialize(&keys[2], 0, 3, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[2], F_TEXTEQ, CStringGetTextDatum(rid));
+	scan = index_beginscan(rel, idx, snap, 3, 0);
+	index_rescan(scan, keys, 3, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(rel, NoLock);
+	index_close(idx, NoLock);
+	return found;
+}
+
 /*
  * holds: FENCE_HOLDS, the tenant the call named, the from-state and (for a
  * completion) no criteria, on row values v/n; the caller's membership last
  */
 static bool
-holds(const WlFencedCall *c, const char *tenant, TimestampTz now, const Datum *v, const bool *n)
+holds(const WlFencedCall *c, const char *tenant, TimestampTz now, Snapshot snap,
+	  const Datum *v, const bool *n)
 {
 	const WlCaller *who = c->who;
 
@@ -119,6 +144,8 @@ holds(const WlFencedCall *c, const char *tenant, TimestampTz now, const Datum *v
 		return false;
 	if (c->kind == WL_FENCED_COMPLETE && !n[col[C_HAS_CRITERIA]] &&
 		DatumGetBool(v[col[C_HAS_CRITERIA]]))
+		return false;
+	if (c->kind == WL_FENCED_COMPLETE && c->result_free && result_taken(v, c->result_id, snap))
 		return false;
 	if (!who->admin &&
 		!wl_store_member(who->role ? who->role : "",
@@ -197,9 +224,9 @@ find(Relation rel, const char *workload_id, const char *tenant, Snapshot snap,
 	return found;
 }
 
-/* index_new_version: the index entries of a version that was not a HOT update */
-static void
-index_new_version(Relation rel, TupleTableSlot *slot)
+/* wl_store_index_version: the index entries of a version that was not a HOT update */
+void
+wl_store_index_version(Relation rel, TupleTableSlot *slot)
 {
 	EState	   *estate = CreateExecutorState();
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
@@ -253,7 +280,7 @@ update(const WlFencedCall *c, const char *tenant, TimestampTz now, Relation rel,
 		if (res == TM_Ok)
 		{
 			if (update_indexes)
-				index_new_version(rel, next);
+				wl_store_index_version(rel, next);
 			ExecDropSingleTupleTableSlot(next);
 			return true;
 		}
@@ -291,7 +318,7 @@ update(const WlFencedCall *c, const char *tenant, TimestampTz now, Relation rel,
 		slot_getallattrs(found);
 		memcpy(v, found->tts_values, sizeof(Datum) * desc->natts);
 		memcpy(n, found->tts_isnull, sizeof(bool) * desc->natts);
-		if (!holds(c, tenant, now, v, n))
+		if (!holds(c, tenant, now, snap, v, n))
 			break;
 		set(c, now, v, n);
 		tid = found->tts_tid;
@@ -319,6 +346,7 @@ wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row)
 
 	if (wl_store_citus())
 		return -1;
+	wl_store_writable("UPDATE");
 	resolve();
 	rel = table_open(table_oid, RowExclusiveLock);
 	/* a row trigger (none of ours has one) is the statement's to fire */
@@ -340,7 +368,7 @@ wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row)
 		slot_getallattrs(slot);
 		memcpy(v, slot->tts_values, sizeof(Datum) * RelationGetDescr(rel)->natts);
 		memcpy(n, slot->tts_isnull, sizeof(bool) * RelationGetDescr(rel)->natts);
-		if (holds(c, tenant, now, v, n))
+		if (holds(c, tenant, now, snap, v, n))
 		{
 			set(c, now, v, n);
 			matched = update(c, tenant, now, rel, snap, slot, v, n);

@@ -93,6 +93,7 @@ typedef struct WlFencedCall
 	TimestampTz until;			/* BEAT: the new lease */
 	Jsonb	   *progress;		/* BEAT: NULL keeps the last */
 	const char *result_id;		/* COMPLETE */
+	bool		result_free;	/* COMPLETE: and only if no result of its tenant and application has that id */
 } WlFencedCall;
 
 extern bool wl_store_fenced(const WlFencedCall *c, WlRow *row);

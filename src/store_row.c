@@ -12,7 +12,6 @@
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
@@ -31,7 +30,7 @@ static const char *const row_cols[ROW_NCOLS] = {"tenant_id", "application_id", "
 
 /* the attribute numbers of row_cols in workload.workloads, once per catalog generation */
 static uint64 cols_generation = 0;
-static AttrNumber cols_attnum[ROW_NCOLS];
+static int	cols_attno[ROW_NCOLS];	/* 0-based */
 
 typedef struct RowCols
 {
@@ -44,17 +43,10 @@ static void
 resolve_cols(void)
 {
 	uint64		gen = wl_catalog_generation();
-	Oid			relid;
 
 	if (cols_generation == gen)
 		return;
-	relid = get_relname_relid("workloads", wl_catalog_store_schema());
-	for (int k = 0; k < ROW_NCOLS; k++)
-	{
-		cols_attnum[k] = OidIsValid(relid) ? get_attnum(relid, row_cols[k]) : InvalidAttrNumber;
-		if (cols_attnum[k] <= 0)
-			elog(ERROR, "column \"%s\" of workload.workloads not found", row_cols[k]);
-	}
+	(void) wl_store_attnums("workloads", row_cols, ROW_NCOLS, cols_attno);
 	cols_generation = gen;
 }
 
@@ -65,7 +57,7 @@ cols_whole(TupleDesc rd, const Datum *v, const bool *n, RowCols *c)
 	resolve_cols();
 	for (int k = 0; k < ROW_NCOLS; k++)
 	{
-		int			a = cols_attnum[k] - 1;
+		int			a = cols_attno[k];
 
 		if (a >= rd->natts)
 			elog(ERROR, "a workload row has %d columns", rd->natts);

@@ -137,6 +137,15 @@ tenant_seq(const WlRow *row, Datum *a)
 	a[1] = Int64GetDatum(row->seq);
 }
 
+/* the queue and lease rows, written without a plan where they can be (store_direct.c) */
+static const char *const queue_cols[9] = {"tenant_id", "seq", "application_id", "priority",
+"created_at", "available_at", "capability_snapshot", "checks_dependencies", "blocked"};
+static WlAppendTarget queue_put = {"queue", 9, queue_cols};
+static const char *const lease_cols[2] = {"tenant_id", "seq"};
+static WlAppendTarget lease_put = {"leases", 2, lease_cols};
+static WlRemoveTarget queue_rows = {"queue", "queue_pkey"};
+static WlRemoveTarget lease_rows = {"leases", "leases_pkey"};
+
 /*
  * queue_sync brings the row's queue and lease rows in step with the row (see
  * WlQueued): a READY row has a queue row, a row holding a claim a lease row,
@@ -153,9 +162,9 @@ queue_sync(WlRow *row)
 	if (want == row->queued)
 		return;
 	tenant_seq(row, a);
-	if (row->queued == WL_QUEUED_READY)
+	if (row->queued == WL_QUEUED_READY && !wl_store_remove(&queue_rows, a[0], a[1]))
 		wl_store_run(P_QUEUE_DEL, a, NULL, 0, SPI_OK_DELETE);
-	else if (row->queued == WL_QUEUED_HELD)
+	else if (row->queued == WL_QUEUED_HELD && !wl_store_remove(&lease_rows, a[0], a[1]))
 		wl_store_run(P_LEASE_DEL, a, NULL, 0, SPI_OK_DELETE);
 	if (want == WL_QUEUED_READY)
 	{
@@ -168,9 +177,10 @@ queue_sync(WlRow *row)
 			wl_store_deps_queue(row, &checks, &blocked);
 		a[7] = BoolGetDatum(checks);
 		a[8] = BoolGetDatum(blocked);
-		wl_store_run(P_QUEUE_PUT, a, NULL, 0, SPI_OK_INSERT);
+		if (!wl_store_append(&queue_put, a, (bool[9]) {false}))
+			wl_store_run(P_QUEUE_PUT, a, NULL, 0, SPI_OK_INSERT);
 	}
-	else if (want == WL_QUEUED_HELD)
+	else if (want == WL_QUEUED_HELD && !wl_store_append(&lease_put, a, (bool[2]) {false}))
 		wl_store_run(P_LEASE_PUT, a, NULL, 0, SPI_OK_INSERT);
 	row->queued = want;
 }
@@ -242,6 +252,22 @@ fenced_found(const WlFencedCall *c, WlRow *row)
 }
 
 /*
+ * wl_store_fenced_held is wl_store_fenced without its statement: 1 when the
+ * row matched (row: as it is now, its queue and lease rows in step), 0 when
+ * nothing matched, -1 where it cannot run without the statement (nothing
+ * done).
+ */
+int
+wl_store_fenced_held(const WlFencedCall *c, const char *tenant, WlRow *row)
+{
+	int			direct = wl_store_fenced_direct(c, tenant, row);
+
+	if (direct == 1)
+		fenced_found(c, row);
+	return direct;
+}
+
+/*
  * wl_store_fenced runs a fenced call's conditional statement (see
  * WlFencedCall); true when the row matched, and then row is the row as it is
  * now, its queue row kept in step, and the claim it held recorded for the
@@ -261,14 +287,9 @@ wl_store_fenced(const WlFencedCall *c, WlRow *row)
 
 	memset(nulls, ' ', sizeof(nulls));
 	tenant = wl_store_tenant_of(c->fence->workload_id);
-	direct = wl_store_fenced_direct(c, tenant, row);
-	if (direct == 0)
-		return false;
-	if (direct == 1)
-	{
-		fenced_found(c, row);
-		return true;
-	}
+	direct = wl_store_fenced_held(c, tenant, row);
+	if (direct >= 0)
+		return direct == 1;
 
 	a[0] = CStringGetTextDatum(c->fence->workload_id);
 	a[1] = CStringGetTextDatum(c->fence->claim_id);
@@ -356,9 +377,13 @@ static const char *const event_cols[11] = {"tenant_id", "workload_seq", "from_st
 	"actor", "at", "db_role", "evidence", "fencing_token", "attempt", "sequence"};
 static WlAppendTarget events = {"events", 11, event_cols};
 
-/* append_event: P_EVENT's row appended without its plan (store_direct.c); false where it cannot be */
-static bool
-append_event(const Datum *args, const char *nulls)
+/*
+ * wl_store_event_append: P_EVENT's row (args and nulls in its order)
+ * appended without its plan (store_direct.c), its sequence drawn here;
+ * false where it cannot be (Citus: run P_EVENT).
+ */
+bool
+wl_store_event_append(const Datum *args, const char *nulls)
 {
 	Datum		v[11];
 	bool		n[11];
@@ -403,7 +428,7 @@ wl_store_event(const WlRow *row, const WlState *from, WlState to, const char *ac
 	evidence_args(evidence, &args[7], &args[8], &no_token, &args[9], &no_attempt);
 	nulls[8] = no_token ? 'n' : ' ';
 	nulls[9] = no_attempt ? 'n' : ' ';
-	if (!append_event(args, nulls))
+	if (!wl_store_event_append(args, nulls))
 		wl_store_run(P_EVENT, args, nulls, 0, SPI_OK_INSERT);
 }
 

@@ -79,8 +79,11 @@ SELECT input->>'n' AS with_gpu FROM workload_claim('w1', '{gpu}', :'tn', 'billin
 
 -- a queue row after the point that a transaction locked and let go (here a
 -- lock taken and committed; a rolled-back claim of another session leaves the
--- same mark) is passed over by the scans from the points, as the rows of claims
--- in flight are, and taken by the next scan from the start
+-- same mark) is not in flight: the next claim from the points takes it, in
+-- its order (rows of claims still in flight are passed over:
+-- claim_passes_over_work_held_or_gone).  Where the claim statement runs
+-- instead (store_claim_direct.c says when) such a row waits for the next
+-- scan from the start, behind f3.
 SET workload.claim_full_scan_every = 1000;
 \set tx hb-resume-locked
 SELECT count(t.create('f' || g, '{}', :'tx')) AS created FROM generate_series(1, 4) g;
@@ -90,7 +93,7 @@ SELECT q.seq IS NOT NULL AS f2_locked FROM workload.queue q
 WHERE q.tenant_id = :'tx' AND q.seq = (SELECT s.workload_seq FROM workload.specs s
     WHERE s.tenant_id = :'tx' AND s.input->>'n' = 'f2') FOR UPDATE OF q;
 COMMIT;
-SELECT input->>'n' AS passes_f2 FROM workload_claim('w1', '{}', :'tx', 'billing', start => true);
+SELECT input->>'n' AS takes_f2 FROM workload_claim('w1', '{}', :'tx', 'billing', start => true);
 SELECT input->>'n' AS key, attempt FROM workload_claim('w1', '{}', :'tx', 'billing', max_items => 10, start => true);
 
 -- with claim_full_scan_every = 1 every claim scans from the start: a retried

@@ -1,0 +1,634 @@
+/*
+ * store_claim_direct.c: the claim from a queue without a plan, on a single
+ * node.  Layer 2.
+ *
+ * It does what the claim statement does (store_sql.c: CLAIM_MANY_SQL and
+ * CLAIM_RESUME_SQL, then CLAIM_TAIL) as the executor does it, one candidate
+ * at a time: queue rows by queue_ready_idx in queue order (from the start
+ * of the queue or through the segments between a session's points), seen
+ * by a snapshot taken after the transaction's earlier commands; the claim's
+ * conditions tested on each (CLAIMABLE: the tenant and application, not
+ * blocked, due, capabilities held, dependencies met); the queue row locked
+ * SKIP LOCKED (table_tuple_lock with LockWaitSkip, as FOR UPDATE SKIP LOCKED
+ * locks it, and with its outcomes: a row deleted or updated since the
+ * snapshot is passed over under READ COMMITTED and a serialization failure
+ * under REPEATABLE READ); then its workload row, by workloads_seq_key,
+ * locked FOR NO KEY UPDATE SKIP LOCKED and still READY; the row moved to
+ * CLAIMED (or RUNNING) with a new token, attempt, claim id, lease and
+ * deadline, the queue row deleted, the lease row and the events appended
+ * (store_direct.c), the spec's definition and input read by specs_pkey.
+ * The lock order is the statement's: queue row, then workload row, never
+ * waiting while holding a queue row.
+ *
+ * The statement stays where this cannot run, and wl_store_claim_direct
+ * returns -1 having done nothing: on Citus, with a row trigger on the
+ * tables it changes, without capabilities, and while a revocation waits
+ * for the tick's sweep (the statement asks every candidate's chain then).
+ * Through its saved plan the statement cost about 760,000 instructions a
+ * claim of one workload (callgrind, bench/README.md "Stop 24"), most of it
+ * executor start-up of its eight CTE and subquery plans.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/nbtree.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "storage/procarray.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/sequence.h"
+#include "executor/tuptable.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "clock.h"
+#include "crypto.h"
+#include "deadline.h"
+#include "jsonb_util.h"
+#include "store.h"
+
+/* the columns read or written, by name: the queue row, the workload row, the spec */
+enum
+{
+	Q_TENANT_ID, Q_SEQ, Q_APPLICATION_ID, Q_PRIORITY, Q_CREATED_AT, Q_AVAILABLE_AT,
+	Q_CAPABILITIES, Q_CHECKS_DEPENDENCIES, Q_BLOCKED, Q_COUNT
+};
+static const char *const q_names[Q_COUNT] = {"tenant_id", "seq", "application_id", "priority",
+"created_at", "available_at", "capability_snapshot", "checks_dependencies", "blocked"};
+
+enum
+{
+	W_WORKLOAD_ID, W_TENANT_ID, W_SEQ, W_STATE, W_FENCING_TOKEN, W_ATTEMPT_COUNT, W_WORKER_ID,
+	W_CLAIMED_BY, W_CLAIM_ID, W_LEASE_EXPIRES_AT, W_UPDATED_AT, W_STATE_ENTERED_AT,
+	W_CLAIMED_AT, W_STARTED_AT, W_LAST_HEARTBEAT_AT, W_DEADLINE_AT, W_UNHELD_DEADLINE_AT,
+	W_CREATED_AT, W_CLAIM_MS, W_EXECUTION_MS, W_OVERALL_MS, W_CHECKPOINT_SEQUENCE, W_PRIORITY,
+	W_COUNT
+};
+static const char *const w_names[W_COUNT] = {"workload_id", "tenant_id", "seq", "state",
+	"fencing_token", "attempt_count", "worker_id", "claimed_by", "claim_id", "lease_expires_at",
+	"updated_at", "state_entered_at", "claimed_at", "started_at", "last_heartbeat_at",
+	"deadline_at", "unheld_deadline_at", "created_at", "claim_ms", "execution_ms", "overall_ms",
+"checkpoint_sequence", "priority"};
+
+enum
+{
+	S_TENANT_ID, S_WORKLOAD_SEQ, S_DEFINITION_ID, S_DEFINITION_REVISION, S_INPUT, S_COUNT
+};
+static const char *const s_names[S_COUNT] = {"tenant_id", "workload_seq", "definition_id",
+"definition_revision", "input"};
+
+/* the tables, indexes and function used, once per catalog generation */
+static struct
+{
+	uint64		generation;
+	Oid			queue,
+				queue_idx,
+				workloads,
+				workloads_seq_idx,
+				specs,
+				specs_idx,
+				revoked_idx,
+				deps_unmet;
+	RegProcedure created_cmp,	/* queue_ready_idx's comparisons of created_at, seq */
+				seq_cmp;
+	int			q[Q_COUNT],
+				w[W_COUNT],
+				s[S_COUNT];
+}			R;
+
+static const char *const lease_cols[2] = {"tenant_id", "seq"};
+static WlAppendTarget leases = {"leases", 2, lease_cols};
+
+/* index_of: an index of workload by name, whose key columns must be cols (0-based attnos) */
+static Oid
+index_of(const char *name, int ncols, const int *cols)
+{
+	Oid			oid = get_relname_relid(name, wl_catalog_store_schema());
+	Relation	idx;
+
+	if (!OidIsValid(oid))
+		elog(ERROR, "index workload.%s not found", name);
+	idx = index_open(oid, AccessShareLock);
+	if (idx->rd_rel->relam != BTREE_AM_OID || idx->rd_index->indnkeyatts != ncols)
+		elog(ERROR, "workload.%s is not the index it should be", name);
+	for (int i = 0; i < ncols; i++)
+	{
+		if (cols[i] >= -1 && idx->rd_index->indkey.values[i] != cols[i] + 1)
+			elog(ERROR, "workload.%s is not on the columns it should be", name);
+	}
+	index_close(idx, AccessShareLock);
+	return oid;
+}
+
+static void
+resolve(void)
+{
+	uint64		gen = wl_catalog_generation();
+	Oid			argtypes[2] = {TEXTOID, INT8OID};
+	Relation	idx;
+
+	if (R.generation == gen)
+		return;
+	R.queue = wl_store_attnums("queue", q_names, Q_COUNT, R.q);
+	R.workloads = wl_store_attnums("workloads", w_names, W_COUNT, R.w);
+	R.specs = wl_store_attnums("specs", s_names, S_COUNT, R.s);
+	/* (queue_key(tenant_id, application_id) (an expression: -1), priority DESC, created_at, seq) */
+	R.queue_idx = index_of("queue_ready_idx", 4,
+						   (int[4]) {-1, R.q[Q_PRIORITY], R.q[Q_CREATED_AT], R.q[Q_SEQ]});
+	R.workloads_seq_idx = index_of("workloads_seq_key", 2, (int[2]) {R.w[W_SEQ], R.w[W_TENANT_ID]});
+	R.specs_idx = index_of("specs_pkey", 2, (int[2]) {R.s[S_TENANT_ID], R.s[S_WORKLOAD_SEQ]});
+	R.revoked_idx = index_of("revoked_grants_unswept_idx", 1, (int[1]) {-2});
+	idx = index_open(R.queue_idx, AccessShareLock);
+	R.created_cmp = get_opfamily_proc(idx->rd_opfamily[2], idx->rd_opcintype[2],
+									  idx->rd_opcintype[2], BTORDER_PROC);
+	R.seq_cmp = get_opfamily_proc(idx->rd_opfamily[3], idx->rd_opcintype[3],
+								  idx->rd_opcintype[3], BTORDER_PROC);
+	index_close(idx, AccessShareLock);
+	R.deps_unmet = LookupFuncName(list_make2(makeString(get_namespace_name(wl_catalog_store_schema())),
+											 makeString("dependencies_unmet")),
+								  2, argtypes, false);
+	R.generation = gen;
+}
+
+/* has_row_trigger: whether rel has a row trigger for an update or a delete (the statement's to fire) */
+static bool
+has_row_trigger(Oid relid)
+{
+	Relation	rel = table_open(relid, RowExclusiveLock);
+	TriggerDesc *t = rel->trigdesc;
+	bool		has = t && (t->trig_update_before_row || t->trig_update_after_row ||
+							t->trig_delete_before_row || t->trig_delete_after_row);
+
+	table_close(rel, NoLock);
+	return has;
+}
+
+/* revocation_pending: REVOCATION_PENDING (a revoked grant not yet swept), by its partial index */
+static bool
+revocation_pending(Snapshot snap)
+{
+	Relation	idx = index_open(R.revoked_idx, AccessShareLock);
+	Relation	rel = table_open(idx->rd_index->indrelid, AccessShareLock);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	IndexScanDesc scan = index_beginscan(rel, idx, snap, 0, 0);
+	bool		found;
+
+	index_rescan(scan, NULL, 0, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(rel, NoLock);
+	index_close(idx, NoLock);
+	return found;
+}
+
+static bool
+text_is(Datum d, const char *s)
+{
+	text	   *t = DatumGetTextPP(d);
+	size_t		len = VARSIZE_ANY_EXHDR(t);
+
+	return len == strlen(s) && memcmp(VARDATA_ANY(t), s, len) == 0;
+}
+
+/* capabilities_held: capability_snapshot <@ caps */
+static bool
+capabilities_held(Datum snapshot, ArrayType *caps)
+{
+	ArrayType  *a = DatumGetArrayTypeP(snapshot);
+	int			n;
+	char	  **items;
+
+	if (ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)) == 0)
+		return true;
+	items = wl_array_items(a, &n);
+	for (int i = 0; i < n; i++)
+	{
+		if (items[i] == NULL || !wl_array_contains(caps, items[i]))
+			return false;
+	}
+	return true;
+}
+
+/* claimable: CLAIMABLE of the queue row v/n, dependencies asked last (through their function) */
+static bool
+claimable(const WlClaimRequest *r, TimestampTz now, const Datum *v, const bool *n)
+{
+	const int  *q = R.q;
+
+	if (DatumGetBool(v[q[Q_BLOCKED]]) ||
+		!text_is(v[q[Q_TENANT_ID]], r->tenant_id) ||
+		!text_is(v[q[Q_APPLICATION_ID]], r->application_id ? r->application_id : "") ||
+		DatumGetTimestampTz(v[q[Q_AVAILABLE_AT]]) > now ||
+		!capabilities_held(v[q[Q_CAPABILITIES]], r->capabilities))
+		return false;
+	if (DatumGetBool(v[q[Q_CHECKS_DEPENDENCIES]]) &&
+		DatumGetBool(OidFunctionCall2(R.deps_unmet, v[q[Q_TENANT_ID]], v[q[Q_SEQ]])))
+		return false;
+	return true;
+}
+
+static void
+serialization_failure(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("could not serialize access due to concurrent %s", what)));
+}
+
+/*
+ * lock_skip: the row at tid locked as ExecLockRows locks it for SKIP LOCKED
+ * (slot: the version locked); false when it is passed over.  *moved: the
+ * version locked is newer than the snapshot's (its conditions are to be
+ * tested again).
+ */
+static bool
+lock_skip(Relation rel, ItemPointer tid, Snapshot snap, TupleTableSlot *slot,
+		  LockTupleMode mode, bool *moved)
+{
+	TM_FailureData tmfd;
+	int			flags = TUPLE_LOCK_FLAG_LOCK_UPDATE_IN_PROGRESS;
+	TM_Result	res;
+
+	if (!IsolationUsesXactSnapshot())
+		flags |= TUPLE_LOCK_FLAG_FIND_LAST_VERSION;
+	res = table_tuple_lock(rel, tid, snap, slot, GetCurrentCommandId(true), mode,
+						   LockWaitSkip, flags, &tmfd);
+	*moved = res == TM_Ok && tmfd.traversed;
+	switch (res)
+	{
+		case TM_Ok:
+			return true;
+		case TM_WouldBlock:
+		case TM_SelfModified:
+			return false;
+		case TM_Updated:
+			if (IsolationUsesXactSnapshot())
+				serialization_failure("update");
+			elog(ERROR, "unexpected table_tuple_lock status: %u", res);
+			break;
+		case TM_Deleted:
+			if (IsolationUsesXactSnapshot())
+				serialization_failure("delete");
+			return false;
+		default:
+			elog(ERROR, "unexpected table_tuple_lock status: %u", res);
+	}
+	return false;
+}
+
+/* by_index: the version the snapshot sees (in slot) of the row with key values a, b */
+static bool
+by_index(Relation rel, Oid index, Snapshot snap, TupleTableSlot *slot,
+		 RegProcedure eq_a, Datum a, RegProcedure eq_b, Datum b)
+{
+	Relation	idx = index_open(index, RowExclusiveLock);
+	ScanKeyData keys[2];
+	IndexScanDesc scan;
+	bool		found;
+
+	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[0], eq_a, a);
+	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[1], eq_b, b);
+	scan = index_beginscan(rel, idx, snap, 2, 0);
+	index_rescan(scan, keys, 2, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	index_endscan(scan);
+	index_close(idx, NoLock);
+	return found;
+}
+
+/* The claim in progress: its request, clock, snapshot, open tables and what it took */
+typedef struct Claim
+{
+	const WlClaimRequest *r;
+	TimestampTz now;
+	Snapshot	snap;
+	Relation	queue,
+				workloads,
+				specs;
+	TupleTableSlot *locked,		/* a queue row locked */
+			   *row,			/* a workload row */
+			   *spec;
+	Datum		tenant;
+	int64		queue_key;		/* workload.queue_key(tenant, application) */
+	Jsonb	   *evidence;		/* {"worker_id": ...}: the events' evidence but token and attempt */
+	WlClaimed  *out;
+	int			n;
+} Claim;
+
+/* event: the claim's event from -> to of the workload seq (token, attempt in their columns) */
+static void
+event(Claim *c, int64 seq, WlState from, WlState to, int64 token, int32 attempt)
+{
+	Datum		a[10] = {c->tenant, Int64GetDatum(seq), wl_catalog_state_datum(from),
+		wl_catalog_state_datum(to), CStringGetTextDatum(c->r->worker_id), TimestampTzGetDatum(c->now),
+	CStringGetTextDatum(c->r->role), JsonbPGetDatum(c->evidence), Int64GetDatum(token), Int32GetDatum(attempt)};
+
+	if (!wl_store_event_append(a, "          "))
+		elog(ERROR, "an event could not be appended");
+}
+
+/* moved_values: the claimed row's new values (v/n, changed in place), as CLAIM_TAIL's SET list */
+static void
+moved_values(Claim *c, Datum *v, bool *n)
+{
+	const int  *w = R.w;
+	const WlClaimRequest *r = c->r;
+	int64		token = DatumGetInt64(v[w[W_FENCING_TOKEN]]) + 1;
+	WlRow		d;
+
+#define PUT(k, x) (v[w[k]] = (x), n[w[k]] = false)
+#define PUT_NULL(k) (v[w[k]] = (Datum) 0, n[w[k]] = true)
+	PUT(W_STATE, wl_catalog_state_datum(r->start ? WL_RUNNING : WL_CLAIMED));
+	PUT(W_FENCING_TOKEN, Int64GetDatum(token));
+	PUT(W_ATTEMPT_COUNT, Int32GetDatum(DatumGetInt32(v[w[W_ATTEMPT_COUNT]]) + 1));
+	PUT(W_WORKER_ID, CStringGetTextDatum(r->worker_id));
+	PUT(W_CLAIMED_BY, CStringGetTextDatum(r->role));
+	PUT(W_CLAIM_ID, CStringGetTextDatum(wl_claim_id(TextDatumGetCString(v[w[W_WORKLOAD_ID]]),
+													token, r->worker_id)));
+	PUT(W_LEASE_EXPIRES_AT, DirectFunctionCall2(timestamptz_pl_interval,
+												TimestampTzGetDatum(c->now),
+												IntervalPGetDatum(r->lease)));
+	PUT(W_UPDATED_AT, TimestampTzGetDatum(c->now));
+	PUT(W_STATE_ENTERED_AT, TimestampTzGetDatum(c->now));
+	PUT(W_CLAIMED_AT, TimestampTzGetDatum(c->now));
+	if (r->start)
+		PUT(W_STARTED_AT, TimestampTzGetDatum(c->now));
+	else
+		PUT_NULL(W_STARTED_AT);
+	PUT_NULL(W_LAST_HEARTBEAT_AT);
+	PUT_NULL(W_UNHELD_DEADLINE_AT);
+	/* workload.claim_deadline(created_at, now, claim_ms, execution_ms, overall_ms, start) */
+	memset(&d, 0, sizeof(d));
+	d.state = r->start ? WL_RUNNING : WL_CLAIMED;
+	d.created_at = DatumGetTimestampTz(v[w[W_CREATED_AT]]);
+	d.state_entered_at = c->now;
+	d.timeouts.claim_ms = n[w[W_CLAIM_MS]] ? 0 : DatumGetInt64(v[w[W_CLAIM_MS]]);
+	d.timeouts.execution_ms = n[w[W_EXECUTION_MS]] ? 0 : DatumGetInt64(v[w[W_EXECUTION_MS]]);
+	d.timeouts.overall_ms = n[w[W_OVERALL_MS]] ? 0 : DatumGetInt64(v[w[W_OVERALL_MS]]);
+	wl_deadline_set(&d, r->start ? WL_CLAIMED : WL_READY);
+	if (d.has_deadline)
+		PUT(W_DEADLINE_AT, TimestampTzGetDatum(d.deadline_at));
+	else
+		PUT_NULL(W_DEADLINE_AT);
+#undef PUT
+#undef PUT_NULL
+}
+
+/* taken: what the claim returns of a row it moved (v/n) and its spec */
+static void
+taken(Claim *c, const Datum *v, const bool *n)
+{
+	WlClaimed  *o = &c->out[c->n++];
+	const int  *w = R.w;
+	const int  *s = R.s;
+
+	o->workload_id = TextDatumGetCString(v[w[W_WORKLOAD_ID]]);
+	o->claim_id = TextDatumGetCString(v[w[W_CLAIM_ID]]);
+	o->fencing_token = DatumGetInt64(v[w[W_FENCING_TOKEN]]);
+	o->lease_expires_at = DatumGetTimestampTz(v[w[W_LEASE_EXPIRES_AT]]);
+	o->attempt = DatumGetInt32(v[w[W_ATTEMPT_COUNT]]);
+	o->checkpoint_sequence = DatumGetInt32(v[w[W_CHECKPOINT_SEQUENCE]]);
+	o->key.priority = DatumGetInt32(v[w[W_PRIORITY]]);
+	o->key.created_at = DatumGetTimestampTz(v[w[W_CREATED_AT]]);
+	o->key.seq = DatumGetInt64(v[w[W_SEQ]]);
+	if (!by_index(c->specs, R.specs_idx, c->snap, c->spec, F_TEXTEQ, c->tenant,
+				  F_INT8EQ, v[w[W_SEQ]]))
+		elog(ERROR, "workload \"%s\" has no spec", o->workload_id);
+	slot_getallattrs(c->spec);
+	o->definition_id = TextDatumGetCString(c->spec->tts_values[s[S_DEFINITION_ID]]);
+	o->definition_revision = TextDatumGetCString(c->spec->tts_values[s[S_DEFINITION_REVISION]]);
+	o->input = DatumGetJsonbPCopy(c->spec->tts_values[s[S_INPUT]]);
+}
+
+/*
+ * take: the workload of the locked queue row (c->locked), if its row is
+ * READY and no other transaction holds it: moved, its queue row deleted,
+ * its lease and events appended.  False when it is passed over.
+ */
+static bool
+take(Claim *c)
+{
+	TupleDesc	desc = RelationGetDescr(c->workloads);
+	const int  *w = R.w;
+	Datum		seq = slot_getattr(c->locked, R.q[Q_SEQ] + 1, &(bool) {false});
+	bool		moved;
+	Datum	   *v;
+	bool	   *n;
+	TupleTableSlot *next;
+	bool		update_indexes;
+
+	if (!by_index(c->workloads, R.workloads_seq_idx, c->snap, c->row, F_INT8EQ, seq,
+				  F_TEXTEQ, c->tenant) ||
+		wl_catalog_state_from_oid(DatumGetObjectId(slot_getattr(c->row, w[W_STATE] + 1, &(bool) {false}))) != WL_READY ||
+		!lock_skip(c->workloads, &c->row->tts_tid, c->snap, c->row, LockTupleNoKeyExclusive, &moved))
+		return false;
+	slot_getallattrs(c->row);
+	v = palloc(sizeof(Datum) * desc->natts);
+	n = palloc(sizeof(bool) * desc->natts);
+	memcpy(v, c->row->tts_values, sizeof(Datum) * desc->natts);
+	memcpy(n, c->row->tts_isnull, sizeof(bool) * desc->natts);
+	/* a newer version (READ COMMITTED): tested again, as EvalPlanQual would */
+	if (moved && wl_catalog_state_from_oid(DatumGetObjectId(v[w[W_STATE]])) != WL_READY)
+		return false;
+	moved_values(c, v, n);
+	next = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	ExecStoreHeapTuple(heap_form_tuple(desc, v, n), next, true);
+	simple_table_tuple_update(c->workloads, &c->row->tts_tid, next, c->snap, &update_indexes);
+	if (update_indexes)
+		wl_store_index_version(c->workloads, next);
+	simple_table_tuple_delete(c->queue, &c->locked->tts_tid, c->snap);
+	if (!wl_store_append(&leases, (Datum[2]) {c->tenant, seq}, (bool[2]) {false, false}))
+		elog(ERROR, "a lease could not be appended");
+	event(c, DatumGetInt64(seq), WL_READY, WL_CLAIMED, DatumGetInt64(v[w[W_FENCING_TOKEN]]),
+		  DatumGetInt32(v[w[W_ATTEMPT_COUNT]]));
+	if (c->r->start)
+		event(c, DatumGetInt64(seq), WL_CLAIMED, WL_RUNNING, DatumGetInt64(v[w[W_FENCING_TOKEN]]),
+			  DatumGetInt32(v[w[W_ATTEMPT_COUNT]]));
+	taken(c, v, n);
+	ExecDropSingleTupleTableSlot(next);
+	return true;
+}
+
+/*
+ * segment_keys: the queue index's keys for one segment (keys[0] the queue):
+ * a range of priorities (below hi, above lo), or one priority after its
+ * point (priority = p and (created_at, seq) > (c, s)).  Returns their number.
+ */
+static int
+segment_keys(const WlSegment *g, ScanKey keys, ScanKey row)
+{
+	int			k = 1;
+
+	if (g->point)
+	{
+		ScanKeyEntryInitialize(&keys[k++], 0, 2, BTEqualStrategyNumber, InvalidOid,
+							   InvalidOid, F_INT4EQ, Int32GetDatum(g->priority));
+		ScanKeyEntryInitialize(&row[0], SK_ROW_MEMBER, 3, BTGreaterStrategyNumber, TIMESTAMPTZOID,
+							   InvalidOid, R.created_cmp, TimestampTzGetDatum(g->created_at));
+		ScanKeyEntryInitialize(&row[1], SK_ROW_MEMBER | SK_ROW_END, 4, BTGreaterStrategyNumber,
+							   INT8OID, InvalidOid, R.seq_cmp, Int64GetDatum(g->seq));
+		MemSet(&keys[k], 0, sizeof(ScanKeyData));
+		keys[k].sk_flags = SK_ROW_HEADER;
+		keys[k].sk_attno = 3;
+		keys[k].sk_strategy = BTGreaterStrategyNumber;
+		keys[k++].sk_argument = PointerGetDatum(row);
+		return k;
+	}
+	if (g->hi <= PG_INT32_MAX)
+		ScanKeyEntryInitialize(&keys[k++], 0, 2, BTLessStrategyNumber, InvalidOid,
+							   InvalidOid, F_INT4LT, Int32GetDatum((int32) g->hi));
+	if (g->lo >= PG_INT32_MIN)
+		ScanKeyEntryInitialize(&keys[k++], 0, 2, BTGreaterStrategyNumber, InvalidOid,
+							   InvalidOid, F_INT4GT, Int32GetDatum((int32) g->lo));
+	return k;
+}
+
+/*
+ * in_flight: whether a claim from points passes over a queue row without
+ * trying its lock: deleted (claimed, cancelled) by a transaction, or
+ * locked by one still running.  A lock left by a transaction that has
+ * ended (a claim that took the row's lock and then passed over its
+ * workload, committed or not) is not in flight: with the statement's test
+ * (xmax = 0) such a row was passed over by every claim from points until
+ * the next claim from the start of the queue, behind work of lower
+ * priority (claim_passes_over_work_held_or_gone, second permutation).
+ */
+static bool
+in_flight(HeapTupleHeader t)
+{
+	TransactionId x = HeapTupleHeaderGetRawXmax(t);
+
+	if (!TransactionIdIsValid(x) || (t->t_infomask & HEAP_XMAX_INVALID))
+		return false;
+	if (!HEAP_XMAX_IS_LOCKED_ONLY(t->t_infomask) || (t->t_infomask & HEAP_XMAX_IS_MULTI))
+		return true;
+	return TransactionIdIsInProgress(x);
+}
+
+/*
+ * claim_segment: claims from one segment of the queue until the claim has
+ * max_items; resumed (from points): passes over rows in flight without
+ * trying their locks, as CLAIM_RESUME_SQL does.
+ */
+static void
+claim_segment(Claim *c, Relation idx, const WlSegment *g, bool resumed)
+{
+	ScanKeyData keys[4];
+	ScanKeyData row[2];
+	int			nkeys;
+	TupleTableSlot *slot = table_slot_create(c->queue, NULL);
+	IndexScanDesc scan;
+
+	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid, InvalidOid,
+						   F_INT8EQ, Int64GetDatum(c->queue_key));
+	nkeys = segment_keys(g, keys, row);
+	scan = index_beginscan(c->queue, idx, c->snap, nkeys, 0);
+	index_rescan(scan, keys, nkeys, NULL, 0);
+	while (c->n < c->r->max_items && index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		bool		moved;
+
+		if (resumed && in_flight(ExecFetchSlotHeapTuple(slot, false, NULL)->t_data))
+			continue;
+		slot_getallattrs(slot);
+		if (!claimable(c->r, c->now, slot->tts_values, slot->tts_isnull) ||
+			!lock_skip(c->queue, &slot->tts_tid, c->snap, c->locked, LockTupleExclusive, &moved))
+			continue;
+		if (moved)
+		{
+			slot_getallattrs(c->locked);
+			if (!claimable(c->r, c->now, c->locked->tts_values, c->locked->tts_isnull))
+				continue;
+		}
+		(void) take(c);
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/* open: the claim's tables and slots; false (nothing opened) where the statement must run */
+static bool
+open_claim(Claim *c)
+{
+	if (wl_store_citus() || c->r->capabilities == NULL)
+		return false;
+	wl_store_writable("UPDATE");
+	resolve();
+	if (has_row_trigger(R.workloads) || has_row_trigger(R.queue))
+		return false;
+	/* as SPI does before a statement: see what this transaction wrote so far */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	c->snap = GetActiveSnapshot();
+	if (revocation_pending(c->snap))
+	{
+		PopActiveSnapshot();
+		return false;
+	}
+	c->queue = table_open(R.queue, RowExclusiveLock);
+	c->workloads = table_open(R.workloads, RowExclusiveLock);
+	c->specs = table_open(R.specs, AccessShareLock);
+	c->locked = table_slot_create(c->queue, NULL);
+	c->row = table_slot_create(c->workloads, NULL);
+	c->spec = table_slot_create(c->specs, NULL);
+	return true;
+}
+
+/*
+ * wl_store_claim_direct: the claim of wl_store_claim (r->workload_id
+ * unset) without a plan: the number claimed (*out: them, in no order), or
+ * -1 where it cannot run here (nothing done: run the statement).
+ */
+int
+wl_store_claim_direct(const WlClaimRequest *r, WlClaimed **out)
+{
+	Claim		c = {.r = r, .now = wl_now()};
+	WlSegment  *segs;
+	int			nsegs;
+	Relation	idx;
+	WlJson		evidence;
+	const char *app;
+
+	if (!open_claim(&c))
+		return -1;
+	c.tenant = CStringGetTextDatum(r->tenant_id);
+	app = r->application_id ? r->application_id : "";
+	c.queue_key = wl_queue_key(r->tenant_id, strlen(r->tenant_id), app, strlen(app));
+	wl_json_begin(&evidence);
+	wl_json_str(&evidence, "worker_id", r->worker_id);
+	c.evidence = wl_json_end(&evidence);
+	c.out = palloc0(sizeof(WlClaimed) * (r->max_items + 1));
+	segs = palloc(sizeof(WlSegment) * (2 * r->npoints + 1));
+	nsegs = r->points ? wl_store_claim_segments(r->points, r->npoints, segs) : 1;
+	if (!r->points)
+		segs[0] = (WlSegment) {.point = false, .hi = (int64) PG_INT32_MAX + 1, .lo = (int64) PG_INT32_MIN - 1};
+	idx = index_open(R.queue_idx, RowExclusiveLock);
+	for (int i = 0; i < nsegs && c.n < r->max_items; i++)
+		claim_segment(&c, idx, &segs[i], r->points != NULL);
+	index_close(idx, NoLock);
+	ExecDropSingleTupleTableSlot(c.locked);
+	ExecDropSingleTupleTableSlot(c.row);
+	ExecDropSingleTupleTableSlot(c.spec);
+	table_close(c.specs, NoLock);
+	table_close(c.workloads, NoLock);
+	table_close(c.queue, NoLock);
+	PopActiveSnapshot();
+	*out = c.out;
+	return c.n;
+}
