@@ -55,6 +55,19 @@ extern void wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n,
 extern int	wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row);
 extern int	wl_store_fenced_held(const WlFencedCall *c, const char *tenant, WlRow *row);
 extern bool wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls);
+
+/* Rows appended to one table by one call, its relation and indexes opened once (store_direct.c) */
+typedef struct WlAppender
+{
+	WlAppendTarget *t;
+	Relation	rel;			/* NULL: not open */
+	EState	   *estate;
+	ResultRelInfo *rri;
+	TupleTableSlot *slot;
+} WlAppender;
+extern bool wl_store_appender_open(WlAppender *a, WlAppendTarget *t);
+extern void wl_store_appender_put(WlAppender *a, const Datum *values, const bool *nulls);
+extern void wl_store_appender_close(WlAppender *a);
 extern void wl_store_writable(const char *command);
 extern Oid	wl_store_attnums(const char *table, const char *const *names, int n, int *out);
 
@@ -69,10 +82,21 @@ typedef struct WlRemoveTarget
 } WlRemoveTarget;
 extern bool wl_store_remove(WlRemoveTarget *t, Datum tenant, Datum seq);
 extern void wl_store_index_version(Relation rel, TupleTableSlot *slot);
+extern void wl_store_serialization_failure(const char *what);
+extern bool wl_store_lock_skip(Relation rel, ItemPointer tid, Snapshot snap, TupleTableSlot *slot,
+							   LockTupleMode mode, bool *moved);
+extern bool wl_store_by_key(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot,
+							RegProcedure eq_a, Datum a, RegProcedure eq_b, Datum b);
+extern void wl_store_remove_found(Relation rel, ItemPointer tid, Snapshot snap,
+								  TupleTableSlot *slot);
 extern bool wl_store_event_append(const Datum *args, const char *nulls);
+extern bool wl_store_events_open(WlAppender *a);
+extern void wl_store_event_put(WlAppender *a, const Datum *args, const char *nulls);
+extern bool wl_store_results_open(WlAppender *a);
+extern Jsonb *wl_store_result_put_to(WlAppender *a, const WlNewResult *r);
 
 /*
- * A stretch of one queue, in queue order (store_claim.c): a range of
+ * A stretch of one queue, in queue order (store_claim_direct.c): a range of
  * priorities (below hi, above lo) from its start, or one priority after a
  * point (created_at, seq).
  */

@@ -26,34 +26,6 @@ one_d(Datum *d, bool *nulls, int n, Oid type, int len, bool byval, char align)
 	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, type, len, byval, align));
 }
 
-/*
- * wl_store_claim_segments: the queue, in its order, as segments (out: at
- * most 2 * n + 1; returns their number): before, between and after the
- * points (priorities best first, all different), a range of priorities
- * scanned from its start; at each point, its priority after it.  Empty
- * ranges are left out.
- */
-int
-wl_store_claim_segments(const WlQueueKey *pt, int n, WlSegment *out)
-{
-	int			k = 0;
-	int64		above = (int64) PG_INT32_MAX + 1;
-
-	for (int i = 0; i <= n; i++)
-	{
-		int64		below = i < n ? pt[i].priority : (int64) PG_INT32_MIN - 1;
-
-		if (above - below > 1)
-			out[k++] = (WlSegment) {.point = false, .hi = above, .lo = below};
-		if (i == n)
-			break;
-		out[k++] = (WlSegment) {.point = true, .priority = pt[i].priority,
-		.created_at = pt[i].created_at, .seq = pt[i].seq};
-		above = pt[i].priority;
-	}
-	return k;
-}
-
 /* claim_segments: the segments as P_CLAIM_RESUME's arrays (hi, lo, p, c, s) */
 static void
 claim_segments(const WlQueueKey *pt, int n, Datum *out)

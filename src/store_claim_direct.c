@@ -38,15 +38,12 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
-#include "storage/procarray.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
-#include "commands/sequence.h"
-#include "executor/tuptable.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_func.h"
+#include "storage/procarray.h"
 #include "utils/builtins.h"
-#include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -134,7 +131,7 @@ index_of(const char *name, int ncols, const int *cols)
 }
 
 static void
-resolve(void)
+claim_resolve(void)
 {
 	uint64		gen = wl_catalog_generation();
 	Oid			argtypes[2] = {TEXTOID, INT8OID};
@@ -196,7 +193,7 @@ revocation_pending(Snapshot snap)
 }
 
 static bool
-text_is(Datum d, const char *s)
+text_equals(Datum d, const char *s)
 {
 	text	   *t = DatumGetTextPP(d);
 	size_t		len = VARSIZE_ANY_EXHDR(t);
@@ -230,8 +227,8 @@ claimable(const WlClaimRequest *r, TimestampTz now, const Datum *v, const bool *
 	const int  *q = R.q;
 
 	if (DatumGetBool(v[q[Q_BLOCKED]]) ||
-		!text_is(v[q[Q_TENANT_ID]], r->tenant_id) ||
-		!text_is(v[q[Q_APPLICATION_ID]], r->application_id ? r->application_id : "") ||
+		!text_equals(v[q[Q_TENANT_ID]], r->tenant_id) ||
+		!text_equals(v[q[Q_APPLICATION_ID]], r->application_id ? r->application_id : "") ||
 		DatumGetTimestampTz(v[q[Q_AVAILABLE_AT]]) > now ||
 		!capabilities_held(v[q[Q_CAPABILITIES]], r->capabilities))
 		return false;
@@ -239,77 +236,6 @@ claimable(const WlClaimRequest *r, TimestampTz now, const Datum *v, const bool *
 		DatumGetBool(OidFunctionCall2(R.deps_unmet, v[q[Q_TENANT_ID]], v[q[Q_SEQ]])))
 		return false;
 	return true;
-}
-
-static void
-serialization_failure(const char *what)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-			 errmsg("could not serialize access due to concurrent %s", what)));
-}
-
-/*
- * lock_skip: the row at tid locked as ExecLockRows locks it for SKIP LOCKED
- * (slot: the version locked); false when it is passed over.  *moved: the
- * version locked is newer than the snapshot's (its conditions are to be
- * tested again).
- */
-static bool
-lock_skip(Relation rel, ItemPointer tid, Snapshot snap, TupleTableSlot *slot,
-		  LockTupleMode mode, bool *moved)
-{
-	TM_FailureData tmfd;
-	int			flags = TUPLE_LOCK_FLAG_LOCK_UPDATE_IN_PROGRESS;
-	TM_Result	res;
-
-	if (!IsolationUsesXactSnapshot())
-		flags |= TUPLE_LOCK_FLAG_FIND_LAST_VERSION;
-	res = table_tuple_lock(rel, tid, snap, slot, GetCurrentCommandId(true), mode,
-						   LockWaitSkip, flags, &tmfd);
-	*moved = res == TM_Ok && tmfd.traversed;
-	switch (res)
-	{
-		case TM_Ok:
-			return true;
-		case TM_WouldBlock:
-		case TM_SelfModified:
-			return false;
-		case TM_Updated:
-			if (IsolationUsesXactSnapshot())
-				serialization_failure("update");
-			elog(ERROR, "unexpected table_tuple_lock status: %u", res);
-			break;
-		case TM_Deleted:
-			if (IsolationUsesXactSnapshot())
-				serialization_failure("delete");
-			return false;
-		default:
-			elog(ERROR, "unexpected table_tuple_lock status: %u", res);
-	}
-	return false;
-}
-
-/* by_index: the version the snapshot sees (in slot) of the row with key values a, b */
-static bool
-by_index(Relation rel, Oid index, Snapshot snap, TupleTableSlot *slot,
-		 RegProcedure eq_a, Datum a, RegProcedure eq_b, Datum b)
-{
-	Relation	idx = index_open(index, RowExclusiveLock);
-	ScanKeyData keys[2];
-	IndexScanDesc scan;
-	bool		found;
-
-	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
-						   idx->rd_indcollation[0], eq_a, a);
-	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
-						   idx->rd_indcollation[1], eq_b, b);
-	scan = index_beginscan(rel, idx, snap, 2, 0);
-	index_rescan(scan, keys, 2, NULL, 0);
-	found = index_getnext_slot(scan, ForwardScanDirection, slot);
-	index_endscan(scan);
-	index_close(idx, NoLock);
-	return found;
 }
 
 /* The claim in progress: its request, clock, snapshot, open tables and what it took */
@@ -320,13 +246,18 @@ typedef struct Claim
 	Snapshot	snap;
 	Relation	queue,
 				workloads,
-				specs;
+				specs,
+				queue_idx,
+				seq_idx,		/* workloads_seq_key */
+				specs_idx;
 	TupleTableSlot *locked,		/* a queue row locked */
 			   *row,			/* a workload row */
 			   *spec;
 	Datum		tenant;
 	int64		queue_key;		/* workload.queue_key(tenant, application) */
 	Jsonb	   *evidence;		/* {"worker_id": ...}: the events' evidence but token and attempt */
+	WlAppender	events,			/* opened at the first workload taken */
+				leases;
 	WlClaimed  *out;
 	int			n;
 } Claim;
@@ -339,8 +270,7 @@ event(Claim *c, int64 seq, WlState from, WlState to, int64 token, int32 attempt)
 		wl_catalog_state_datum(to), CStringGetTextDatum(c->r->worker_id), TimestampTzGetDatum(c->now),
 	CStringGetTextDatum(c->r->role), JsonbPGetDatum(c->evidence), Int64GetDatum(token), Int32GetDatum(attempt)};
 
-	if (!wl_store_event_append(a, "          "))
-		elog(ERROR, "an event could not be appended");
+	wl_store_event_put(&c->events, a, "          ");
 }
 
 /* moved_values: the claimed row's new values (v/n, changed in place), as CLAIM_TAIL's SET list */
@@ -407,7 +337,7 @@ taken(Claim *c, const Datum *v, const bool *n)
 	o->key.priority = DatumGetInt32(v[w[W_PRIORITY]]);
 	o->key.created_at = DatumGetTimestampTz(v[w[W_CREATED_AT]]);
 	o->key.seq = DatumGetInt64(v[w[W_SEQ]]);
-	if (!by_index(c->specs, R.specs_idx, c->snap, c->spec, F_TEXTEQ, c->tenant,
+	if (!wl_store_by_key(c->specs, c->specs_idx, c->snap, c->spec, F_TEXTEQ, c->tenant,
 				  F_INT8EQ, v[w[W_SEQ]]))
 		elog(ERROR, "workload \"%s\" has no spec", o->workload_id);
 	slot_getallattrs(c->spec);
@@ -433,10 +363,10 @@ take(Claim *c)
 	TupleTableSlot *next;
 	bool		update_indexes;
 
-	if (!by_index(c->workloads, R.workloads_seq_idx, c->snap, c->row, F_INT8EQ, seq,
+	if (!wl_store_by_key(c->workloads, c->seq_idx, c->snap, c->row, F_INT8EQ, seq,
 				  F_TEXTEQ, c->tenant) ||
 		wl_catalog_state_from_oid(DatumGetObjectId(slot_getattr(c->row, w[W_STATE] + 1, &(bool) {false}))) != WL_READY ||
-		!lock_skip(c->workloads, &c->row->tts_tid, c->snap, c->row, LockTupleNoKeyExclusive, &moved))
+		!wl_store_lock_skip(c->workloads, &c->row->tts_tid, c->snap, c->row, LockTupleNoKeyExclusive, &moved))
 		return false;
 	slot_getallattrs(c->row);
 	v = palloc(sizeof(Datum) * desc->natts);
@@ -453,8 +383,10 @@ take(Claim *c)
 	if (update_indexes)
 		wl_store_index_version(c->workloads, next);
 	simple_table_tuple_delete(c->queue, &c->locked->tts_tid, c->snap);
-	if (!wl_store_append(&leases, (Datum[2]) {c->tenant, seq}, (bool[2]) {false, false}))
-		elog(ERROR, "a lease could not be appended");
+	if (c->events.rel == NULL &&
+		(!wl_store_events_open(&c->events) || !wl_store_appender_open(&c->leases, &leases)))
+		elog(ERROR, "a claim's rows could not be appended");
+	wl_store_appender_put(&c->leases, (Datum[2]) {c->tenant, seq}, (bool[2]) {false, false});
 	event(c, DatumGetInt64(seq), WL_READY, WL_CLAIMED, DatumGetInt64(v[w[W_FENCING_TOKEN]]),
 		  DatumGetInt32(v[w[W_ATTEMPT_COUNT]]));
 	if (c->r->start)
@@ -463,6 +395,34 @@ take(Claim *c)
 	taken(c, v, n);
 	ExecDropSingleTupleTableSlot(next);
 	return true;
+}
+
+/*
+ * wl_store_claim_segments: the queue, in its order, as segments (out: at
+ * most 2 * n + 1; returns their number): before, between and after the
+ * points (priorities best first, all different), a range of priorities
+ * scanned from its start; at each point, its priority after it.  Empty
+ * ranges are left out.
+ */
+int
+wl_store_claim_segments(const WlQueueKey *pt, int n, WlSegment *out)
+{
+	int			k = 0;
+	int64		above = (int64) PG_INT32_MAX + 1;
+
+	for (int i = 0; i <= n; i++)
+	{
+		int64		below = i < n ? pt[i].priority : (int64) PG_INT32_MIN - 1;
+
+		if (above - below > 1)
+			out[k++] = (WlSegment) {.point = false, .hi = above, .lo = below};
+		if (i == n)
+			break;
+		out[k++] = (WlSegment) {.point = true, .priority = pt[i].priority,
+		.created_at = pt[i].created_at, .seq = pt[i].seq};
+		above = pt[i].priority;
+	}
+	return k;
 }
 
 /*
@@ -548,7 +508,7 @@ claim_segment(Claim *c, Relation idx, const WlSegment *g, bool resumed)
 			continue;
 		slot_getallattrs(slot);
 		if (!claimable(c->r, c->now, slot->tts_values, slot->tts_isnull) ||
-			!lock_skip(c->queue, &slot->tts_tid, c->snap, c->locked, LockTupleExclusive, &moved))
+			!wl_store_lock_skip(c->queue, &slot->tts_tid, c->snap, c->locked, LockTupleExclusive, &moved))
 			continue;
 		if (moved)
 		{
@@ -569,7 +529,7 @@ open_claim(Claim *c)
 	if (wl_store_citus() || c->r->capabilities == NULL)
 		return false;
 	wl_store_writable("UPDATE");
-	resolve();
+	claim_resolve();
 	if (has_row_trigger(R.workloads) || has_row_trigger(R.queue))
 		return false;
 	/* as SPI does before a statement: see what this transaction wrote so far */
@@ -584,6 +544,9 @@ open_claim(Claim *c)
 	c->queue = table_open(R.queue, RowExclusiveLock);
 	c->workloads = table_open(R.workloads, RowExclusiveLock);
 	c->specs = table_open(R.specs, AccessShareLock);
+	c->queue_idx = index_open(R.queue_idx, RowExclusiveLock);
+	c->seq_idx = index_open(R.workloads_seq_idx, RowExclusiveLock);
+	c->specs_idx = index_open(R.specs_idx, AccessShareLock);
 	c->locked = table_slot_create(c->queue, NULL);
 	c->row = table_slot_create(c->workloads, NULL);
 	c->spec = table_slot_create(c->specs, NULL);
@@ -601,7 +564,6 @@ wl_store_claim_direct(const WlClaimRequest *r, WlClaimed **out)
 	Claim		c = {.r = r, .now = wl_now()};
 	WlSegment  *segs;
 	int			nsegs;
-	Relation	idx;
 	WlJson		evidence;
 	const char *app;
 
@@ -618,10 +580,13 @@ wl_store_claim_direct(const WlClaimRequest *r, WlClaimed **out)
 	nsegs = r->points ? wl_store_claim_segments(r->points, r->npoints, segs) : 1;
 	if (!r->points)
 		segs[0] = (WlSegment) {.point = false, .hi = (int64) PG_INT32_MAX + 1, .lo = (int64) PG_INT32_MIN - 1};
-	idx = index_open(R.queue_idx, RowExclusiveLock);
 	for (int i = 0; i < nsegs && c.n < r->max_items; i++)
-		claim_segment(&c, idx, &segs[i], r->points != NULL);
-	index_close(idx, NoLock);
+		claim_segment(&c, c.queue_idx, &segs[i], r->points != NULL);
+	index_close(c.queue_idx, NoLock);
+	index_close(c.seq_idx, NoLock);
+	index_close(c.specs_idx, NoLock);
+	wl_store_appender_close(&c.events);
+	wl_store_appender_close(&c.leases);
 	ExecDropSingleTupleTableSlot(c.locked);
 	ExecDropSingleTupleTableSlot(c.row);
 	ExecDropSingleTupleTableSlot(c.spec);

@@ -46,6 +46,8 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 {
 	int			got = 0;
 	TimestampTz now = wl_now();
+	WlAppender	events = {0};
+	WlAppender	results = {0};
 
 	for (int i = 0; i < n; i++)
 	{
@@ -66,19 +68,22 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 		if (moved == 0)
 			continue;
 		it->row.state_entered_at = now;
+		if (events.rel == NULL && (!wl_store_events_open(&events) || !wl_store_results_open(&results)))
+			elog(ERROR, "a batch's completions could not be appended");
 		wl_json_begin(&ev);
 		wl_json_str(&ev, "result_id", it->result_id);
-		if (!wl_store_event_append((Datum[10]) {CStringGetTextDatum(it->row.tenant_id),
+		wl_store_event_put(&events, (Datum[10]) {CStringGetTextDatum(it->row.tenant_id),
 					Int64GetDatum(it->row.seq), wl_catalog_state_datum(from),
 					wl_catalog_state_datum(to), CStringGetTextDatum(worker_id),
 					TimestampTzGetDatum(now), CStringGetTextDatum(who->role ? who->role : ""),
 					JsonbPGetDatum(wl_json_end(&ev)), Int64GetDatum(it->row.fencing_token),
-				Int32GetDatum(it->row.attempt_count)}, "          "))
-			elog(ERROR, "a batch's completion event could not be appended");
-		it->doc = wl_store_result_put(&r);
+				Int32GetDatum(it->row.attempt_count)}, "          ");
+		it->doc = wl_store_result_put_to(&results, &r);
 		it->done = true;
 		got++;
 	}
+	wl_store_appender_close(&events);
+	wl_store_appender_close(&results);
 	return got;
 }
 

@@ -72,9 +72,9 @@ wl_store_attnums(const char *table, const char *const *names, int n, int *out)
 	return relid;
 }
 
-/* resolve: the target's table and its columns' attribute numbers, once per catalog generation */
+/* target_open: the target's table, opened; its columns' attribute numbers found once per catalog generation */
 static Relation
-resolve(WlAppendTarget *t)
+target_open(WlAppendTarget *t)
 {
 	uint64		gen = wl_catalog_generation();
 	Relation	rel;
@@ -103,91 +103,93 @@ resolve(WlAppendTarget *t)
 }
 
 /*
- * wl_store_append inserts one row into workload.<t->table>: values[i] (NULL
- * when nulls[i]) is column t->cols[i], every column named.  Returns false,
- * having written nothing, where it cannot (on Citus): the caller runs its
- * statement instead.  Errors as the statement would raise them (a unique
- * index violated: ERRCODE_UNIQUE_VIOLATION).
+ * wl_store_appender_open readies a to insert rows into workload.<t->table>
+ * (its relation, indexes and executor state opened once, for the rows of
+ * one call); false, having opened nothing, where it cannot (on Citus): the
+ * caller runs its statement instead.
  */
 bool
-wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls)
+wl_store_appender_open(WlAppender *a, WlAppendTarget *t)
 {
-	Relation	rel;
-	EState	   *estate;
 	RangeTblEntry *rte;
-	ResultRelInfo *rri;
-	TupleTableSlot *slot;
 
+	memset(a, 0, sizeof(*a));
 	if (wl_store_citus())
 		return false;
 	wl_store_writable("INSERT");
-	rel = resolve(t);
-	estate = CreateExecutorState();
+	a->t = t;
+	a->rel = target_open(t);
+	a->estate = CreateExecutorState();
 	rte = makeNode(RangeTblEntry);
 	rte->rtekind = RTE_RELATION;
 	rte->relid = t->relid;
-	rte->relkind = rel->rd_rel->relkind;
+	rte->relkind = a->rel->rd_rel->relkind;
 	rte->rellockmode = RowExclusiveLock;
-	ExecInitRangeTable(estate, list_make1(rte));
-	rri = makeNode(ResultRelInfo);
-	InitResultRelInfo(rri, rel, 1, NULL, 0);
-	estate->es_output_cid = GetCurrentCommandId(true);
-	ExecOpenIndices(rri, false);
-	slot = ExecInitExtraTupleSlot(estate, RelationGetDescr(rel), &TTSOpsVirtual);
-	ExecClearTuple(slot);
-	for (int a = 0; a < slot->tts_tupleDescriptor->natts; a++)
-		slot->tts_isnull[a] = true;
-	for (int i = 0; i < t->ncols; i++)
-	{
-		slot->tts_values[t->attnums[i] - 1] = values[i];
-		slot->tts_isnull[t->attnums[i] - 1] = nulls[i];
-	}
-	ExecStoreVirtualTuple(slot);
-	/* AFTER ROW triggers (none of ours has one) queue their events in a query level */
-	AfterTriggerBeginQuery();
-	ExecSimpleRelationInsert(rri, estate, slot);
-	AfterTriggerEndQuery(estate);
-	ExecCloseIndices(rri);
-	ExecResetTupleTable(estate->es_tupleTable, false);
-	FreeExecutorState(estate);
-	table_close(rel, NoLock);
+	ExecInitRangeTable(a->estate, list_make1(rte));
+	a->rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(a->rri, a->rel, 1, NULL, 0);
+	a->estate->es_output_cid = GetCurrentCommandId(true);
+	ExecOpenIndices(a->rri, false);
+	a->slot = ExecInitExtraTupleSlot(a->estate, RelationGetDescr(a->rel), &TTSOpsVirtual);
 	return true;
 }
 
 /*
- * remove_found: deletes the version at tid (found by snap) as DELETE does:
- * a version another transaction deleted meanwhile is gone (READ COMMITTED)
- * or a serialization failure (REPEATABLE READ); one it updated is followed
- * to its newest version, which is deleted (READ COMMITTED).
+ * wl_store_appender_put inserts one row: values[i] (NULL when nulls[i]) is
+ * column t->cols[i], every column named.  Errors as the statement would
+ * raise them (a unique index violated: ERRCODE_UNIQUE_VIOLATION).
  */
-static void
-remove_found(Relation rel, ItemPointer tid, Snapshot snap, TupleTableSlot *slot)
+void
+wl_store_appender_put(WlAppender *a, const Datum *values, const bool *nulls)
 {
-	CommandId	cid = GetCurrentCommandId(true);
+	TupleTableSlot *slot = a->slot;
 
-	for (;;)
+	ExecClearTuple(slot);
+	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+		slot->tts_isnull[i] = true;
+	for (int i = 0; i < a->t->ncols; i++)
 	{
-		TM_FailureData tmfd;
-		TM_Result	res = table_tuple_delete(rel, tid, cid, snap, InvalidSnapshot, true, &tmfd,
-											 false);
-
-		if (res == TM_Ok || res == TM_SelfModified)
-			return;
-		if (res != TM_Updated && res != TM_Deleted)
-			elog(ERROR, "unexpected table_tuple_delete status: %u", res);
-		if (IsolationUsesXactSnapshot())
-			ereport(ERROR,
-					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-					 errmsg("could not serialize access due to concurrent %s",
-							res == TM_Updated ? "update" : "delete")));
-		if (res == TM_Deleted)
-			return;
-		res = table_tuple_lock(rel, tid, snap, slot, cid, LockTupleExclusive, LockWaitBlock,
-							   TUPLE_LOCK_FLAG_FIND_LAST_VERSION, &tmfd);
-		if (res != TM_Ok)
-			return;
-		*tid = slot->tts_tid;
+		slot->tts_values[a->t->attnums[i] - 1] = values[i];
+		slot->tts_isnull[a->t->attnums[i] - 1] = nulls[i];
 	}
+	ExecStoreVirtualTuple(slot);
+	/* the caller's command (it may have made others since the appender opened) */
+	a->estate->es_output_cid = GetCurrentCommandId(true);
+	/* AFTER ROW triggers (none of ours has one) queue their events in a query level */
+	AfterTriggerBeginQuery();
+	ExecSimpleRelationInsert(a->rri, a->estate, slot);
+	AfterTriggerEndQuery(a->estate);
+	ResetPerTupleExprContext(a->estate);
+}
+
+/* wl_store_appender_close: what wl_store_appender_open opened (nothing if it did not) */
+void
+wl_store_appender_close(WlAppender *a)
+{
+	if (a->rel == NULL)
+		return;
+	ExecCloseIndices(a->rri);
+	ExecResetTupleTable(a->estate->es_tupleTable, false);
+	FreeExecutorState(a->estate);
+	table_close(a->rel, NoLock);
+	a->rel = NULL;
+}
+
+/*
+ * wl_store_append inserts one row into workload.<t->table> (as
+ * wl_store_appender_put); false, having written nothing, where it cannot
+ * (on Citus).
+ */
+bool
+wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls)
+{
+	WlAppender	a;
+
+	if (!wl_store_appender_open(&a, t))
+		return false;
+	wl_store_appender_put(&a, values, nulls);
+	wl_store_appender_close(&a);
+	return true;
 }
 
 /*
@@ -204,8 +206,6 @@ wl_store_remove(WlRemoveTarget *t, Datum tenant, Datum seq)
 	Relation	rel;
 	Relation	idx;
 	TupleTableSlot *slot;
-	ScanKeyData keys[2];
-	IndexScanDesc scan;
 	ItemPointerData tid;
 	bool		found;
 
@@ -234,17 +234,10 @@ wl_store_remove(WlRemoveTarget *t, Datum tenant, Datum seq)
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	slot = table_slot_create(rel, NULL);
-	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
-						   idx->rd_indcollation[0], F_TEXTEQ, tenant);
-	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
-						   InvalidOid, F_INT8EQ, seq);
-	scan = index_beginscan(rel, idx, GetActiveSnapshot(), 2, 0);
-	index_rescan(scan, keys, 2, NULL, 0);
-	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	found = wl_store_by_key(rel, idx, GetActiveSnapshot(), slot, F_TEXTEQ, tenant, F_INT8EQ, seq);
 	tid = slot->tts_tid;
-	index_endscan(scan);
 	if (found)
-		remove_found(rel, &tid, GetActiveSnapshot(), slot);
+		wl_store_remove_found(rel, &tid, GetActiveSnapshot(), slot);
 	ExecDropSingleTupleTableSlot(slot);
 	PopActiveSnapshot();
 	index_close(idx, NoLock);

@@ -65,7 +65,7 @@ static Oid	results_pkey_oid;		/* (tenant_id, application_id, result_id) */
 static int	col[C_COUNT];		/* 0-based attribute numbers */
 
 static void
-resolve(void)
+fenced_resolve(void)
 {
 	uint64		gen = wl_catalog_generation();
 	Relation	idx;
@@ -224,35 +224,6 @@ find(Relation rel, const char *workload_id, const char *tenant, Snapshot snap,
 	return found;
 }
 
-/* wl_store_index_version: the index entries of a version that was not a HOT update */
-void
-wl_store_index_version(Relation rel, TupleTableSlot *slot)
-{
-	EState	   *estate = CreateExecutorState();
-	ResultRelInfo *rri = makeNode(ResultRelInfo);
-	RangeTblEntry *rte = makeNode(RangeTblEntry);
-
-	rte->rtekind = RTE_RELATION;
-	rte->relid = RelationGetRelid(rel);
-	rte->relkind = rel->rd_rel->relkind;
-	rte->rellockmode = RowExclusiveLock;
-	ExecInitRangeTable(estate, list_make1(rte));
-	InitResultRelInfo(rri, rel, 1, NULL, 0);
-	estate->es_output_cid = GetCurrentCommandId(true);
-	ExecOpenIndices(rri, false);
-	list_free(ExecInsertIndexTuples(rri, slot, estate, true, false, NULL, NIL));
-	ExecCloseIndices(rri);
-	FreeExecutorState(estate);
-}
-
-static void
-serialization_failure(const char *what)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-			 errmsg("could not serialize access due to concurrent %s", what)));
-}
-
 /*
  * update: the matched version in found (values v/n, already changed by set)
  * replaces the row; false when, after another transaction's change, the
@@ -295,13 +266,13 @@ update(const WlFencedCall *c, const char *tenant, TimestampTz now, Relation rel,
 		if (res == TM_Deleted)
 		{
 			if (IsolationUsesXactSnapshot())
-				serialization_failure("delete");
+				wl_store_serialization_failure("delete");
 			break;
 		}
 		if (res != TM_Updated)
 			elog(ERROR, "unexpected table_tuple_update status: %u", res);
 		if (IsolationUsesXactSnapshot())
-			serialization_failure("update");
+			wl_store_serialization_failure("update");
 		/* the newest version, locked, tested again */
 		res = table_tuple_lock(rel, &tid, snap, found, cid, lockmode, LockWaitBlock,
 							   TUPLE_LOCK_FLAG_FIND_LAST_VERSION, &tmfd);
@@ -347,7 +318,7 @@ wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row)
 	if (wl_store_citus())
 		return -1;
 	wl_store_writable("UPDATE");
-	resolve();
+	fenced_resolve();
 	rel = table_open(table_oid, RowExclusiveLock);
 	/* a row trigger (none of ours has one) is the statement's to fire */
 	if (rel->trigdesc && (rel->trigdesc->trig_update_before_row ||

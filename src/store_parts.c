@@ -217,27 +217,45 @@ static const char *const result_cols[13] = {"result_id", "workload_id", "output"
 "created_at", "tenant_id", "application_id"};
 static WlAppendTarget results = {"results", 13, result_cols};
 
-/* append_result: P_RESULT_PUT's row (its arguments a) appended without its plan (store_direct.c) */
+/* wl_store_results_open: an appender of results (false on Citus: run P_RESULT_PUT) */
+bool
+wl_store_results_open(WlAppender *a)
+{
+	return wl_store_appender_open(a, &results);
+}
+
+typedef struct ResultAppend
+{
+	WlAppender *a;				/* NULL: one result, on its own */
+	Datum	   *values;			/* P_RESULT_PUT's arguments */
+} ResultAppend;
+
+/* append_result: P_RESULT_PUT's row appended without its plan (store_direct.c) */
 static void
-append_result(void *a)
+append_result(void *arg)
 {
 	static const bool no_nulls[13];
+	ResultAppend *r = arg;
 
-	if (!wl_store_append(&results, (Datum *) a, no_nulls))
+	if (r->a)
+		wl_store_appender_put(r->a, r->values, no_nulls);
+	else if (!wl_store_append(&results, r->values, no_nulls))
 		elog(ERROR, "a result could not be appended");
 }
 
 /*
- * wl_store_result_put stores the result of the current attempt with its
- * provenance, and returns its document.  A result id taken meanwhile by
- * another workload is WORKLOAD_RESULT_DUPLICATE (wl_store_run_results).
+ * wl_store_result_put_to stores the result of the current attempt with its
+ * provenance, through the appender a (NULL: on its own), and returns its
+ * document.  A result id taken meanwhile by another workload is
+ * WORKLOAD_RESULT_DUPLICATE (wl_store_run_results).
  */
 Jsonb *
-wl_store_result_put(const WlNewResult *r)
+wl_store_result_put_to(WlAppender *ap, const WlNewResult *r)
 {
 	Datum		a[13];
 	char	   *hash = wl_jsonb_hash(r->output);
 	TimestampTz now = wl_now();
+	ResultAppend ra = {ap, a};
 
 	a[0] = CStringGetTextDatum(r->result_id);
 	a[1] = CStringGetTextDatum(r->row->workload_id);
@@ -253,11 +271,18 @@ wl_store_result_put(const WlNewResult *r)
 	a[11] = CStringGetTextDatum(r->row->tenant_id);
 	a[12] = CStringGetTextDatum(r->row->application_id);
 	if (!wl_store_citus())
-		wl_store_result_duplicate(r->result_id, append_result, a);
+		wl_store_result_duplicate(r->result_id, append_result, &ra);
 	else
 		SPI_freetuptable(wl_store_run_results(P_RESULT_PUT, a, NULL, SPI_OK_INSERT_RETURNING,
 													r->result_id));
 	return wl_store_result_doc(r, hash, now);
+}
+
+/* wl_store_result_put: wl_store_result_put_to, the result on its own */
+Jsonb *
+wl_store_result_put(const WlNewResult *r)
+{
+	return wl_store_result_put_to(NULL, r);
 }
 
 /*

@@ -377,19 +377,20 @@ static const char *const event_cols[11] = {"tenant_id", "workload_seq", "from_st
 	"actor", "at", "db_role", "evidence", "fencing_token", "attempt", "sequence"};
 static WlAppendTarget events = {"events", 11, event_cols};
 
-/*
- * wl_store_event_append: P_EVENT's row (args and nulls in its order)
- * appended without its plan (store_direct.c), its sequence drawn here;
- * false where it cannot be (Citus: run P_EVENT).
- */
+/* wl_store_events_open: an appender of events (false on Citus: run P_EVENT) */
 bool
-wl_store_event_append(const Datum *args, const char *nulls)
+wl_store_events_open(WlAppender *a)
+{
+	return wl_store_appender_open(a, &events);
+}
+
+/* wl_store_event_put: P_EVENT's row (args and nulls in its order) through a, its sequence drawn here */
+void
+wl_store_event_put(WlAppender *a, const Datum *args, const char *nulls)
 {
 	Datum		v[11];
 	bool		n[11];
 
-	if (wl_store_citus())
-		return false;
 	for (int i = 0; i < 10; i++)
 	{
 		v[i] = args[i];
@@ -397,7 +398,23 @@ wl_store_event_append(const Datum *args, const char *nulls)
 	}
 	v[10] = Int64GetDatum(nextval_internal(wl_catalog_event_seq(), false));
 	n[10] = false;
-	return wl_store_append(&events, v, n);
+	wl_store_appender_put(a, v, n);
+}
+
+/*
+ * wl_store_event_append: P_EVENT's row appended without its plan
+ * (store_direct.c); false where it cannot be (Citus: run P_EVENT).
+ */
+bool
+wl_store_event_append(const Datum *args, const char *nulls)
+{
+	WlAppender	a;
+
+	if (!wl_store_events_open(&a))
+		return false;
+	wl_store_event_put(&a, args, nulls);
+	wl_store_appender_close(&a);
+	return true;
 }
 
 /*

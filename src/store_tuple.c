@@ -1,0 +1,146 @@
+/*
+ * store_tuple.c: finding, locking, changing and deleting one row version as
+ * the executor does, for the writes made without a plan on a single node
+ * (store_fenced.c, store_claim_direct.c, store_direct.c).  Layer 2.
+ *
+ * Each meets a concurrent change as the statement it stands in for would:
+ * under READ COMMITTED the newest version is followed (and the caller tests
+ * it again, as EvalPlanQual does), under REPEATABLE READ or SERIALIZABLE it
+ * is a serialization failure.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/stratnum.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "utils/rel.h"
+
+#include "store.h"
+
+/* wl_store_serialization_failure: 40001, as the executor raises it on a concurrent change */
+void
+wl_store_serialization_failure(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("could not serialize access due to concurrent %s", what)));
+}
+
+/*
+ * wl_store_lock_skip: the row at tid locked as ExecLockRows locks it for
+ * SKIP LOCKED (slot: the version locked); false when it is passed over.
+ * *moved: the version locked is newer than the snapshot's (its conditions
+ * are to be tested again).
+ */
+bool
+wl_store_lock_skip(Relation rel, ItemPointer tid, Snapshot snap, TupleTableSlot *slot,
+				   LockTupleMode mode, bool *moved)
+{
+	TM_FailureData tmfd;
+	int			flags = TUPLE_LOCK_FLAG_LOCK_UPDATE_IN_PROGRESS;
+	TM_Result	res;
+
+	if (!IsolationUsesXactSnapshot())
+		flags |= TUPLE_LOCK_FLAG_FIND_LAST_VERSION;
+	res = table_tuple_lock(rel, tid, snap, slot, GetCurrentCommandId(true), mode,
+						   LockWaitSkip, flags, &tmfd);
+	*moved = res == TM_Ok && tmfd.traversed;
+	switch (res)
+	{
+		case TM_Ok:
+			return true;
+		case TM_WouldBlock:
+		case TM_SelfModified:
+			return false;
+		case TM_Updated:
+			if (IsolationUsesXactSnapshot())
+				wl_store_serialization_failure("update");
+			elog(ERROR, "unexpected table_tuple_lock status: %u", res);
+			break;
+		case TM_Deleted:
+			if (IsolationUsesXactSnapshot())
+				wl_store_serialization_failure("delete");
+			return false;
+		default:
+			elog(ERROR, "unexpected table_tuple_lock status: %u", res);
+	}
+	return false;
+}
+
+/* wl_store_by_key: the version the snapshot sees (in slot) of the row with key values a, b */
+bool
+wl_store_by_key(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot,
+				RegProcedure eq_a, Datum a, RegProcedure eq_b, Datum b)
+{
+	ScanKeyData keys[2];
+	IndexScanDesc scan;
+	bool		found;
+
+	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[0], eq_a, a);
+	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[1], eq_b, b);
+	scan = index_beginscan(rel, idx, snap, 2, 0);
+	index_rescan(scan, keys, 2, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	index_endscan(scan);
+	return found;
+}
+
+/* wl_store_index_version: the index entries of a version that was not a HOT update */
+void
+wl_store_index_version(Relation rel, TupleTableSlot *slot)
+{
+	EState	   *estate = CreateExecutorState();
+	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+
+	rte->rtekind = RTE_RELATION;
+	rte->relid = RelationGetRelid(rel);
+	rte->relkind = rel->rd_rel->relkind;
+	rte->rellockmode = RowExclusiveLock;
+	ExecInitRangeTable(estate, list_make1(rte));
+	InitResultRelInfo(rri, rel, 1, NULL, 0);
+	estate->es_output_cid = GetCurrentCommandId(true);
+	ExecOpenIndices(rri, false);
+	list_free(ExecInsertIndexTuples(rri, slot, estate, true, false, NULL, NIL));
+	ExecCloseIndices(rri);
+	FreeExecutorState(estate);
+}
+
+/*
+ * wl_store_remove_found: deletes the version at tid (found by snap) as
+ * DELETE does: a version another transaction deleted meanwhile is gone
+ * (READ COMMITTED) or a serialization failure (REPEATABLE READ); one it
+ * updated is followed to its newest version, which is deleted (READ
+ * COMMITTED).
+ */
+void
+wl_store_remove_found(Relation rel, ItemPointer tid, Snapshot snap, TupleTableSlot *slot)
+{
+	CommandId	cid = GetCurrentCommandId(true);
+
+	for (;;)
+	{
+		TM_FailureData tmfd;
+		TM_Result	res = table_tuple_delete(rel, tid, cid, snap, InvalidSnapshot, true, &tmfd,
+											 false);
+
+		if (res == TM_Ok || res == TM_SelfModified)
+			return;
+		if (res != TM_Updated && res != TM_Deleted)
+			elog(ERROR, "unexpected table_tuple_delete status: %u", res);
+		if (IsolationUsesXactSnapshot())
+			wl_store_serialization_failure(res == TM_Updated ? "update" : "delete");
+		if (res == TM_Deleted)
+			return;
+		res = table_tuple_lock(rel, tid, snap, slot, cid, LockTupleExclusive, LockWaitBlock,
+							   TUPLE_LOCK_FLAG_FIND_LAST_VERSION, &tmfd);
+		if (res != TM_Ok)
+			return;
+		*tid = slot->tts_tid;
+	}
+}
