@@ -71,16 +71,17 @@ extern void wl_store_appender_close(WlAppender *a);
 extern void wl_store_writable(const char *command);
 extern Oid	wl_store_attnums(const char *table, const char *const *names, int n, int *out);
 
-/* A table whose rows are deleted by (tenant_id, seq) without a plan (store_direct.c) */
-typedef struct WlRemoveTarget
+/* A table and one of its indexes, by name, found once per catalog generation (store_direct.c) */
+typedef struct WlKeyedTarget
 {
 	const char *table;
-	const char *index_name;		/* its primary key, on (tenant_id, seq) */
+	const char *index_name;		/* wl_store_remove: its primary key, on (tenant_id, seq) */
 	uint64		generation;
 	Oid			relid;
 	Oid			index;
-} WlRemoveTarget;
-extern bool wl_store_remove(WlRemoveTarget *t, Datum tenant, Datum seq);
+} WlKeyedTarget;
+extern bool wl_store_remove(WlKeyedTarget *t, Datum tenant, Datum seq);
+extern int	wl_store_any_by_key(WlKeyedTarget *t, Datum a, Datum b);
 extern void wl_store_index_version(Relation rel, TupleTableSlot *slot);
 extern void wl_store_serialization_failure(const char *what);
 extern bool wl_store_lock_skip(Relation rel, ItemPointer tid, Snapshot snap, TupleTableSlot *slot,

@@ -192,6 +192,53 @@ wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls)
 	return true;
 }
 
+/* keyed_find: the target's table and index, once per catalog generation */
+static void
+keyed_find(WlKeyedTarget *t)
+{
+	uint64		gen = wl_catalog_generation();
+
+	if (t->generation == gen)
+		return;
+	t->relid = get_relname_relid(t->table, wl_catalog_store_schema());
+	t->index = get_relname_relid(t->index_name, wl_catalog_store_schema());
+	if (!OidIsValid(t->relid) || !OidIsValid(t->index))
+		elog(ERROR, "workload.%s or its index %s not found", t->table, t->index_name);
+	t->generation = gen;
+}
+
+/*
+ * wl_store_any_by_key: whether workload.<t->table> has a row whose index
+ * t->index_name leads with the text key (a, b), as a statement would see it
+ * now (under REPEATABLE READ, what was committed since the transaction's
+ * snapshot too, as wl_store_run_latest asks): 1 or 0; -1 where it cannot
+ * ask without a plan (Citus).  For the question asked before a statement
+ * whose answer is almost always "none".
+ */
+int
+wl_store_any_by_key(WlKeyedTarget *t, Datum a, Datum b)
+{
+	Relation	rel;
+	Relation	idx;
+	TupleTableSlot *slot;
+	bool		found;
+
+	if (wl_store_citus())
+		return -1;
+	keyed_find(t);
+	rel = table_open(t->relid, AccessShareLock);
+	idx = index_open(t->index, AccessShareLock);
+	CommandCounterIncrement();
+	PushActiveSnapshot(IsolationUsesXactSnapshot() ? GetLatestSnapshot() : GetTransactionSnapshot());
+	slot = table_slot_create(rel, NULL);
+	found = wl_store_by_key(rel, idx, GetActiveSnapshot(), slot, F_TEXTEQ, a, F_TEXTEQ, b);
+	ExecDropSingleTupleTableSlot(slot);
+	PopActiveSnapshot();
+	index_close(idx, NoLock);
+	table_close(rel, NoLock);
+	return found ? 1 : 0;
+}
+
 /*
  * wl_store_remove deletes the row of workload.<t->table> whose primary key
  * t->index, (tenant_id, seq), is (tenant, seq), if there is one, as
@@ -200,9 +247,8 @@ wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls)
  * runs its statement.
  */
 bool
-wl_store_remove(WlRemoveTarget *t, Datum tenant, Datum seq)
+wl_store_remove(WlKeyedTarget *t, Datum tenant, Datum seq)
 {
-	uint64		gen = wl_catalog_generation();
 	Relation	rel;
 	Relation	idx;
 	TupleTableSlot *slot;
@@ -212,14 +258,7 @@ wl_store_remove(WlRemoveTarget *t, Datum tenant, Datum seq)
 	if (wl_store_citus())
 		return false;
 	wl_store_writable("DELETE");
-	if (t->generation != gen)
-	{
-		t->relid = get_relname_relid(t->table, wl_catalog_store_schema());
-		t->index = get_relname_relid(t->index_name, wl_catalog_store_schema());
-		if (!OidIsValid(t->relid) || !OidIsValid(t->index))
-			elog(ERROR, "workload.%s or its index %s not found", t->table, t->index_name);
-		t->generation = gen;
-	}
+	keyed_find(t);
 	rel = table_open(t->relid, RowExclusiveLock);
 	if (rel->trigdesc && (rel->trigdesc->trig_delete_before_row ||
 						  rel->trigdesc->trig_delete_after_row))

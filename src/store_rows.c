@@ -143,8 +143,8 @@ static const char *const queue_cols[9] = {"tenant_id", "seq", "application_id", 
 static WlAppendTarget queue_put = {"queue", 9, queue_cols};
 static const char *const lease_cols[2] = {"tenant_id", "seq"};
 static WlAppendTarget lease_put = {"leases", 2, lease_cols};
-static WlRemoveTarget queue_rows = {"queue", "queue_pkey"};
-static WlRemoveTarget lease_rows = {"leases", "leases_pkey"};
+static WlKeyedTarget queue_rows = {"queue", "queue_pkey"};
+static WlKeyedTarget lease_rows = {"leases", "leases_pkey"};
 
 /*
  * queue_sync brings the row's queue and lease rows in step with the row (see
