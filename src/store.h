@@ -84,6 +84,8 @@ extern bool wl_store_remove(WlKeyedTarget *t, Datum tenant, Datum seq);
 extern int	wl_store_any_by_key(WlKeyedTarget *t, Datum a, Datum b);
 extern void wl_store_index_version(Relation rel, TupleTableSlot *slot);
 extern void wl_store_serialization_failure(const char *what);
+extern bool wl_store_index_has(Oid index, Snapshot snap, const RegProcedure *eqs,
+							   const Datum *vals, int nkeys);
 extern bool wl_store_lock_skip(Relation rel, ItemPointer tid, Snapshot snap, TupleTableSlot *slot,
 							   LockTupleMode mode, bool *moved);
 extern bool wl_store_by_key(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot,

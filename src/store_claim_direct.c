@@ -177,19 +177,7 @@ has_row_trigger(Oid relid)
 static bool
 revocation_pending(Snapshot snap)
 {
-	Relation	idx = index_open(R.revoked_idx, AccessShareLock);
-	Relation	rel = table_open(idx->rd_index->indrelid, AccessShareLock);
-	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	IndexScanDesc scan = index_beginscan(rel, idx, snap, 0, 0);
-	bool		found;
-
-	index_rescan(scan, NULL, 0, NULL, 0);
-	found = index_getnext_slot(scan, ForwardScanDirection, slot);
-	index_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
-	table_close(rel, NoLock);
-	index_close(idx, NoLock);
-	return found;
+	return wl_store_index_has(R.revoked_idx, snap, NULL, NULL, 0);
 }
 
 static bool

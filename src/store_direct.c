@@ -218,24 +218,16 @@ keyed_find(WlKeyedTarget *t)
 int
 wl_store_any_by_key(WlKeyedTarget *t, Datum a, Datum b)
 {
-	Relation	rel;
-	Relation	idx;
-	TupleTableSlot *slot;
 	bool		found;
 
 	if (wl_store_citus())
 		return -1;
 	keyed_find(t);
-	rel = table_open(t->relid, AccessShareLock);
-	idx = index_open(t->index, AccessShareLock);
 	CommandCounterIncrement();
 	PushActiveSnapshot(IsolationUsesXactSnapshot() ? GetLatestSnapshot() : GetTransactionSnapshot());
-	slot = table_slot_create(rel, NULL);
-	found = wl_store_by_key(rel, idx, GetActiveSnapshot(), slot, F_TEXTEQ, a, F_TEXTEQ, b);
-	ExecDropSingleTupleTableSlot(slot);
+	found = wl_store_index_has(t->index, GetActiveSnapshot(), (RegProcedure[2]) {F_TEXTEQ, F_TEXTEQ},
+							   (Datum[2]) {a, b}, 2);
 	PopActiveSnapshot();
-	index_close(idx, NoLock);
-	table_close(rel, NoLock);
 	return found ? 1 : 0;
 }
 

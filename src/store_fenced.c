@@ -96,27 +96,9 @@ text_is(const Datum *v, const bool *n, int c, const char *s)
 static bool
 result_taken(const Datum *v, const char *rid, Snapshot snap)
 {
-	Relation	idx = index_open(results_pkey_oid, AccessShareLock);
-	Relation	rel = table_open(idx->rd_index->indrelid, AccessShareLock);
-	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	ScanKeyData keys[3];
-	IndexScanDesc scan;
-	bool		found;
-
-	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
-						   idx->rd_indcollation[0], F_TEXTEQ, v[col[C_TENANT_ID]]);
-	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
-						   idx->rd_indcollation[1], F_TEXTEQ, v[col[C_APPLICATION_ID]]);
-	ScanKeyEntryInitialize(&keys[2], 0, 3, BTEqualStrategyNumber, InvalidOid,
-						   idx->rd_indcollation[2], F_TEXTEQ, CStringGetTextDatum(rid));
-	scan = index_beginscan(rel, idx, snap, 3, 0);
-	index_rescan(scan, keys, 3, NULL, 0);
-	found = index_getnext_slot(scan, ForwardScanDirection, slot);
-	index_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
-	table_close(rel, NoLock);
-	index_close(idx, NoLock);
-	return found;
+	return wl_store_index_has(results_pkey_oid, snap, (RegProcedure[3]) {F_TEXTEQ, F_TEXTEQ, F_TEXTEQ},
+							  (Datum[3]) {v[col[C_TENANT_ID]], v[col[C_APPLICATION_ID]],
+							  CStringGetTextDatum(rid)}, 3);
 }
 
 /*

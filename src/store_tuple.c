@@ -12,6 +12,7 @@
 
 #include "access/genam.h"
 #include "access/stratnum.h"
+#include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "executor/executor.h"
@@ -87,6 +88,35 @@ wl_store_by_key(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot,
 	index_rescan(scan, keys, 2, NULL, 0);
 	found = index_getnext_slot(scan, ForwardScanDirection, slot);
 	index_endscan(scan);
+	return found;
+}
+
+/*
+ * wl_store_index_has: whether the index (by oid) leads to a row the
+ * snapshot sees whose first nkeys key columns equal vals (by eqs, each in
+ * its column's collation); with no keys, whether it leads to any row.
+ */
+bool
+wl_store_index_has(Oid index, Snapshot snap, const RegProcedure *eqs, const Datum *vals,
+				   int nkeys)
+{
+	Relation	idx = index_open(index, AccessShareLock);
+	Relation	rel = table_open(idx->rd_index->indrelid, AccessShareLock);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	ScanKeyData keys[INDEX_MAX_KEYS];
+	IndexScanDesc scan;
+	bool		found;
+
+	for (int i = 0; i < nkeys; i++)
+		ScanKeyEntryInitialize(&keys[i], 0, i + 1, BTEqualStrategyNumber, InvalidOid,
+							   idx->rd_indcollation[i], eqs[i], vals[i]);
+	scan = index_beginscan(rel, idx, snap, nkeys, 0);
+	index_rescan(scan, keys, nkeys, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(rel, NoLock);
+	index_close(idx, NoLock);
 	return found;
 }
 
