@@ -83,6 +83,7 @@ typedef struct WlKeyedTarget
 extern bool wl_store_remove(WlKeyedTarget *t, Datum tenant, Datum seq);
 extern int	wl_store_any_by_key(WlKeyedTarget *t, Datum a, Datum b);
 extern void wl_store_index_version(Relation rel, TupleTableSlot *slot);
+extern bool wl_store_row_triggers(Relation rel, bool update, bool del);
 extern void wl_store_serialization_failure(const char *what);
 extern bool wl_store_index_has(Oid index, Snapshot snap, const RegProcedure *eqs,
 							   const Datum *vals, int nkeys);
@@ -95,6 +96,10 @@ extern void wl_store_remove_found(Relation rel, ItemPointer tid, Snapshot snap,
 extern bool wl_store_event_append(const Datum *args, const char *nulls);
 extern bool wl_store_events_open(WlAppender *a);
 extern void wl_store_event_put(WlAppender *a, const Datum *args, const char *nulls);
+extern void wl_store_event_put_held(WlAppender *a, const char *tenant, int64 seq, WlState from,
+									WlState to, const char *actor, const char *role,
+									TimestampTz at, Jsonb *rest, int64 token, int32 attempt);
+extern bool wl_store_leases_open(WlAppender *a);
 extern bool wl_store_results_open(WlAppender *a);
 extern Jsonb *wl_store_result_put_to(WlAppender *a, const WlNewResult *r);
 

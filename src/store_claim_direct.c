@@ -106,8 +106,6 @@ static struct
 				s[S_COUNT];
 }			R;
 
-static const char *const lease_cols[2] = {"tenant_id", "seq"};
-static WlAppendTarget leases = {"leases", 2, lease_cols};
 
 /* index_of: an index of workload by name, whose key columns must be cols (0-based attnos) */
 static Oid
@@ -158,19 +156,6 @@ claim_resolve(void)
 											 makeString("dependencies_unmet")),
 								  2, argtypes, false);
 	R.generation = gen;
-}
-
-/* has_row_trigger: whether rel has a row trigger for an update or a delete (the statement's to fire) */
-static bool
-has_row_trigger(Oid relid)
-{
-	Relation	rel = table_open(relid, RowExclusiveLock);
-	TriggerDesc *t = rel->trigdesc;
-	bool		has = t && (t->trig_update_before_row || t->trig_update_after_row ||
-							t->trig_delete_before_row || t->trig_delete_after_row);
-
-	table_close(rel, NoLock);
-	return has;
 }
 
 /* revocation_pending: REVOCATION_PENDING (a revoked grant not yet swept), by its partial index */
@@ -250,15 +235,14 @@ typedef struct Claim
 	int			n;
 } Claim;
 
-/* event: the claim's event from -> to of the workload seq (token, attempt in their columns) */
+/* event: the claim's event from -> to of the workload seq, with the moved row's (v) token and attempt */
 static void
-event(Claim *c, int64 seq, WlState from, WlState to, int64 token, int32 attempt)
+event(Claim *c, int64 seq, WlState from, WlState to, const Datum *v)
 {
-	Datum		a[10] = {c->tenant, Int64GetDatum(seq), wl_catalog_state_datum(from),
-		wl_catalog_state_datum(to), CStringGetTextDatum(c->r->worker_id), TimestampTzGetDatum(c->now),
-	CStringGetTextDatum(c->r->role), JsonbPGetDatum(c->evidence), Int64GetDatum(token), Int32GetDatum(attempt)};
-
-	wl_store_event_put(&c->events, a, "          ");
+	wl_store_event_put_held(&c->events, c->r->tenant_id, seq, from, to, c->r->worker_id,
+							c->r->role, c->now, c->evidence,
+							DatumGetInt64(v[R.w[W_FENCING_TOKEN]]),
+							DatumGetInt32(v[R.w[W_ATTEMPT_COUNT]]));
 }
 
 /* moved_values: the claimed row's new values (v/n, changed in place), as CLAIM_TAIL's SET list */
@@ -372,14 +356,12 @@ take(Claim *c)
 		wl_store_index_version(c->workloads, next);
 	simple_table_tuple_delete(c->queue, &c->locked->tts_tid, c->snap);
 	if (c->events.rel == NULL &&
-		(!wl_store_events_open(&c->events) || !wl_store_appender_open(&c->leases, &leases)))
+		(!wl_store_events_open(&c->events) || !wl_store_leases_open(&c->leases)))
 		elog(ERROR, "a claim's rows could not be appended");
 	wl_store_appender_put(&c->leases, (Datum[2]) {c->tenant, seq}, (bool[2]) {false, false});
-	event(c, DatumGetInt64(seq), WL_READY, WL_CLAIMED, DatumGetInt64(v[w[W_FENCING_TOKEN]]),
-		  DatumGetInt32(v[w[W_ATTEMPT_COUNT]]));
+	event(c, DatumGetInt64(seq), WL_READY, WL_CLAIMED, v);
 	if (c->r->start)
-		event(c, DatumGetInt64(seq), WL_CLAIMED, WL_RUNNING, DatumGetInt64(v[w[W_FENCING_TOKEN]]),
-			  DatumGetInt32(v[w[W_ATTEMPT_COUNT]]));
+		event(c, DatumGetInt64(seq), WL_CLAIMED, WL_RUNNING, v);
 	taken(c, v, n);
 	ExecDropSingleTupleTableSlot(next);
 	return true;
@@ -518,8 +500,15 @@ open_claim(Claim *c)
 		return false;
 	wl_store_writable("UPDATE");
 	claim_resolve();
-	if (has_row_trigger(R.workloads) || has_row_trigger(R.queue))
+	c->queue = table_open(R.queue, RowExclusiveLock);
+	c->workloads = table_open(R.workloads, RowExclusiveLock);
+	if (wl_store_row_triggers(c->workloads, true, true) ||
+		wl_store_row_triggers(c->queue, true, true))
+	{
+		table_close(c->workloads, NoLock);
+		table_close(c->queue, NoLock);
 		return false;
+	}
 	/* as SPI does before a statement: see what this transaction wrote so far */
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -527,10 +516,10 @@ open_claim(Claim *c)
 	if (revocation_pending(c->snap))
 	{
 		PopActiveSnapshot();
+		table_close(c->workloads, NoLock);
+		table_close(c->queue, NoLock);
 		return false;
 	}
-	c->queue = table_open(R.queue, RowExclusiveLock);
-	c->workloads = table_open(R.workloads, RowExclusiveLock);
 	c->specs = table_open(R.specs, AccessShareLock);
 	c->queue_idx = index_open(R.queue_idx, RowExclusiveLock);
 	c->seq_idx = index_open(R.workloads_seq_idx, RowExclusiveLock);

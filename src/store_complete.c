@@ -22,17 +22,6 @@
 #define FC_COLS 9				/* the per-item arrays of P_FENCED_COMPLETE_MANY */
 
 /*
- * wl_store_fenced_complete_many moves each of the n items' workloads from
- * `from` to `to` when its fence holds for worker_id and the caller (the
- * claim's role, its lease, membership, the tenant the call named), it has
- * no completion criteria and its result id is free: in one statement, with
- * the events, the lease rows and the results.  Sets items[i].done, and for those the row and the
- * result's document; returns how many.  A result id taken by another
- * workload between the statement's check and its insert is
- * WORKLOAD_RESULT_DUPLICATE (wl_store_run_results).  Nothing is locked or
- * written for an item that is not done.
- */
-/*
  * complete_many_direct is wl_store_fenced_complete_many on a single node,
  * without a plan, item by item: the row moved (store_fenced.c, which also
  * tests the result id free), its lease row deleted, its event and its
@@ -72,12 +61,9 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 			elog(ERROR, "a batch's completions could not be appended");
 		wl_json_begin(&ev);
 		wl_json_str(&ev, "result_id", it->result_id);
-		wl_store_event_put(&events, (Datum[10]) {CStringGetTextDatum(it->row.tenant_id),
-					Int64GetDatum(it->row.seq), wl_catalog_state_datum(from),
-					wl_catalog_state_datum(to), CStringGetTextDatum(worker_id),
-					TimestampTzGetDatum(now), CStringGetTextDatum(who->role ? who->role : ""),
-					JsonbPGetDatum(wl_json_end(&ev)), Int64GetDatum(it->row.fencing_token),
-				Int32GetDatum(it->row.attempt_count)}, "          ");
+		wl_store_event_put_held(&events, it->row.tenant_id, it->row.seq, from, to, worker_id,
+								who->role, now, wl_json_end(&ev), it->row.fencing_token,
+								it->row.attempt_count);
 		it->doc = wl_store_result_put_to(&results, &r);
 		it->done = true;
 		got++;
@@ -87,6 +73,18 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 	return got;
 }
 
+/*
+ * wl_store_fenced_complete_many moves each of the n items' workloads from
+ * `from` to `to` when its fence holds for worker_id and the caller (the
+ * claim's role, its lease, membership, the tenant the call named), it has
+ * no completion criteria and its result id is free: in one statement, with
+ * the events, the lease rows and the results (on a single node item by
+ * item, complete_many_direct).  Sets items[i].done, and for those the row
+ * and the result's document; returns how many.  A result id taken by another
+ * workload between the statement's check and its insert is
+ * WORKLOAD_RESULT_DUPLICATE (wl_store_run_results).  Nothing is locked or
+ * written for an item that is not done.
+ */
 int
 wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_id,
 							  const WlCaller *who, WlState from, WlState to)

@@ -235,11 +235,13 @@ wl_store_dependents(const char *workload_id, const char *tenant_id, WlState fina
 	a[0] = CStringGetTextDatum(workload_id);
 	a[1] = wl_catalog_state_datum(final);
 	a[2] = CStringGetTextDatum(tenant_id);
-	*n = *nmet = 0;
-	*met = palloc(sizeof(char *));
 	/* most workloads have no dependents: asked by the index first, without a plan */
 	if (wl_store_any_by_key(&dependents_of, a[0], a[2]) == 0)
+	{
+		*n = *nmet = 0;
+		*met = palloc(sizeof(char *));
 		return palloc(sizeof(char *));
+	}
 	t = wl_store_run_latest(P_DEPENDENTS, a, NULL, 0, SPI_OK_SELECT);
 	ids = palloc(sizeof(char *) * (SPI_processed + 1));
 	*met = palloc(sizeof(char *) * (SPI_processed + 1));

@@ -252,8 +252,7 @@ wl_store_remove(WlKeyedTarget *t, Datum tenant, Datum seq)
 	wl_store_writable("DELETE");
 	keyed_find(t);
 	rel = table_open(t->relid, RowExclusiveLock);
-	if (rel->trigdesc && (rel->trigdesc->trig_delete_before_row ||
-						  rel->trigdesc->trig_delete_after_row))
+	if (wl_store_row_triggers(rel, false, true))
 	{
 		table_close(rel, NoLock);
 		return false;

@@ -30,7 +30,6 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
-#include "commands/trigger.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "utils/builtins.h"
@@ -103,7 +102,8 @@ result_taken(const Datum *v, const char *rid, Snapshot snap)
 
 /*
  * holds: FENCE_HOLDS, the tenant the call named, the from-state and (for a
- * completion) no criteria, on row values v/n; the caller's membership last
+ * completion) no criteria and, for a batch's, its result id free, on row
+ * values v/n; the caller's membership last
  */
 static bool
 holds(const WlFencedCall *c, const char *tenant, TimestampTz now, Snapshot snap,
@@ -302,9 +302,7 @@ wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row)
 	wl_store_writable("UPDATE");
 	fenced_resolve();
 	rel = table_open(table_oid, RowExclusiveLock);
-	/* a row trigger (none of ours has one) is the statement's to fire */
-	if (rel->trigdesc && (rel->trigdesc->trig_update_before_row ||
-						  rel->trigdesc->trig_update_after_row))
+	if (wl_store_row_triggers(rel, true, false))
 	{
 		table_close(rel, NoLock);
 		return -1;

@@ -402,6 +402,32 @@ wl_store_event_put(WlAppender *a, const Datum *args, const char *nulls)
 }
 
 /*
+ * wl_store_event_put_held: through a, the event of a worker's transition
+ * from -> to of the tenant's workload seq (actor, role, at), its fencing
+ * token and attempt in their columns and the rest of its evidence in rest:
+ * what a claim and a batch's completion append.
+ */
+void
+wl_store_event_put_held(WlAppender *a, const char *tenant, int64 seq, WlState from, WlState to,
+						const char *actor, const char *role, TimestampTz at, Jsonb *rest,
+						int64 token, int32 attempt)
+{
+	Datum		args[10] = {CStringGetTextDatum(tenant), Int64GetDatum(seq),
+		wl_catalog_state_datum(from), wl_catalog_state_datum(to), CStringGetTextDatum(actor),
+		TimestampTzGetDatum(at), CStringGetTextDatum(role ? role : ""), JsonbPGetDatum(rest),
+	Int64GetDatum(token), Int32GetDatum(attempt)};
+
+	wl_store_event_put(a, args, "          ");
+}
+
+/* wl_store_leases_open: an appender of lease rows (tenant_id, seq); false on Citus */
+bool
+wl_store_leases_open(WlAppender *a)
+{
+	return wl_store_appender_open(a, &lease_put);
+}
+
+/*
  * wl_store_event_append: P_EVENT's row appended without its plan
  * (store_direct.c); false where it cannot be (Citus: run P_EVENT).
  */

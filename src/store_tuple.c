@@ -15,11 +15,27 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "commands/trigger.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "utils/rel.h"
 
 #include "store.h"
+
+/*
+ * wl_store_row_triggers: whether rel has a row trigger for updates (update)
+ * or deletes (del): none of ours has one; where a user added one, the
+ * statement is the one to fire it, and the write made without a plan is not.
+ */
+bool
+wl_store_row_triggers(Relation rel, bool update, bool del)
+{
+	TriggerDesc *t = rel->trigdesc;
+
+	return t != NULL &&
+		((update && (t->trig_update_before_row || t->trig_update_after_row)) ||
+		 (del && (t->trig_delete_before_row || t->trig_delete_after_row)));
+}
 
 /* wl_store_serialization_failure: 40001, as the executor raises it on a concurrent change */
 void

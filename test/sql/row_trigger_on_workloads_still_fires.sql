@@ -1,4 +1,4 @@
--- A row trigger that a superuser puts on workload.workloads (an audit, say) still fires for start, heartbeat and complete: with one on the table those calls run as statements, not on the row directly (store_fenced.c), and answer the same; a stale fence is still refused.
+-- A row trigger that a superuser puts on workload.workloads (an audit, say) still fires for the claim, start, heartbeat, complete and a batch of completions: with one on the table those calls run as statements, not on the rows directly (store_claim_direct.c, store_fenced.c), and answer the same; a stale fence is still refused.
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -22,6 +22,13 @@ SELECT workload_complete(:'id', :'claim_id', 'w1', :fencing_token, 'r-audited', 
 -- the claim is released: the same fence again is refused
 SELECT workload_heartbeat(:'id', :'claim_id', 'w1', :fencing_token, '30 seconds', '{}');
 SELECT workload_get(:'id') ->> 'state' AS state;
+-- a batch of completions
+SELECT t.create('audited-2') IS NOT NULL AS created;
+SELECT workload_id AS id2, claim_id AS claim2, fencing_token AS token2
+FROM workload_claim('w1', '{}', 'acme', 'billing', start => true) \gset
+SELECT outcome FROM workload_complete_many('w1', jsonb_build_array(jsonb_build_object(
+    'workload_id', :'id2', 'claim_id', :'claim2', 'fencing_token', :token2,
+    'result_id', 'r-audited-2', 'output', '{}')));
 
 DROP TRIGGER audit_row ON workload.workloads;
 DROP FUNCTION t.audit_row();
