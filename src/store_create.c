@@ -179,10 +179,13 @@ wl_store_deps_queue(const WlRow *row, bool *checks, bool *blocked)
 	SPI_freetuptable(t);
 }
 
+static WlKeyedTarget dependents_of = {"dependencies", "dependencies_depends_on_idx"};
+
 /*
  * wl_store_depended_on: which of the n rows, which have just reached a final
  * state, have a dependent (held[i]); asked with the latest snapshot, as
- * wl_store_dependents is.
+ * wl_store_dependents is.  On a single node each row's question is one probe
+ * of dependencies_depends_on_idx, without a plan; on Citus P_DEPENDED_ON.
  */
 void
 wl_store_depended_on(WlRow **rows, int n, bool *held)
@@ -191,13 +194,24 @@ wl_store_depended_on(WlRow **rows, int n, bool *held)
 	Datum	   *tn = palloc(sizeof(Datum) * (n + 1));
 	Datum		a[2];
 	SPITupleTable *t;
+	int			i;
 
-	for (int i = 0; i < n; i++)
+	for (i = 0; i < n; i++)
 	{
 		d[i] = CStringGetTextDatum(rows[i]->workload_id);
 		tn[i] = CStringGetTextDatum(rows[i]->tenant_id);
 		held[i] = false;
 	}
+	for (i = 0; i < n; i++)
+	{
+		int			has = wl_store_any_by_key(&dependents_of, d[i], tn[i]);
+
+		if (has < 0)
+			break;
+		held[i] = has > 0;
+	}
+	if (i == n)
+		return;
 	a[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
 	a[1] = PointerGetDatum(wl_array_of(tn, NULL, n, TEXTOID));
 	t = wl_store_run_latest(P_DEPENDED_ON, a, NULL, 0, SPI_OK_SELECT);
@@ -214,8 +228,6 @@ wl_store_depended_on(WlRow **rows, int n, bool *held)
 	}
 	SPI_freetuptable(t);
 }
-
-static WlKeyedTarget dependents_of = {"dependencies", "dependencies_depends_on_idx"};
 
 /*
  * wl_store_dependents: the dependents of a workload that has just reached
