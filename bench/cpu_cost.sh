@@ -3,7 +3,8 @@
 # job, counted by valgrind's callgrind in a single-user backend (the same count
 # whatever else the machine is doing).  One job = workload_claim +
 # workload_start + workload_complete; a batch job = one tenth of
-# workload_claim(max_items => 10, start => true) + workload_complete_many; a bare
+# workload_claim(max_items => 10, start => true), committed, then
+# workload_complete_many (two transactions, as a worker runs them); a bare
 # job = the baseline (a) of bench/run.sh: claim, start and complete of a bare
 # SKIP LOCKED queue row.
 # Prints instructions per job for each, each as the difference between a run
@@ -40,7 +41,12 @@ count() {	# count SQL-file: total instructions of a single-user backend running 
 # them in the index.
 # Each kind is counted against a run that did one unit of that kind already,
 # so preparing its statements (once per session) is not counted per job.
-lines() { for i in $(seq 1 "$2"); do echo "SELECT bench.$1()"; done; }
+lines() {	# lines KIND N: N units of KIND, one transaction a line (a batch: two)
+	for i in $(seq 1 "$2"); do
+		if [ "$1" = batch ]; then echo "SELECT bench.batch_claim()"; echo "SELECT bench.batch_complete()"
+		else echo "SELECT bench.$1()"; fi
+	done
+}
 { lines job 1; } >"$WL_TMP/warm.sql"
 { lines job 1; lines job "$JOBS"; } >"$WL_TMP/single.sql"
 { lines job 1; lines batch 1; } >"$WL_TMP/warm-batch.sql"
