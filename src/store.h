@@ -56,7 +56,12 @@ extern int	wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlR
 extern int	wl_store_fenced_held(const WlFencedCall *c, const char *tenant, WlRow *row);
 extern bool wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls);
 
-/* Rows appended to one table by one call, its relation and indexes opened once (store_direct.c) */
+/*
+ * Rows appended to one table by one call, its relation and indexes opened
+ * once (store_direct.c).  A held appender keeps its rows until it is closed
+ * (or holds WL_APPEND_HELD) and writes them then with one multi-insert.
+ */
+#define WL_APPEND_HELD 64
 typedef struct WlAppender
 {
 	WlAppendTarget *t;
@@ -64,8 +69,12 @@ typedef struct WlAppender
 	EState	   *estate;
 	ResultRelInfo *rri;
 	TupleTableSlot *slot;
+	bool		hold;			/* rows kept in held[] until written */
+	int			nheld;
+	TupleTableSlot *held[WL_APPEND_HELD];
 } WlAppender;
 extern bool wl_store_appender_open(WlAppender *a, WlAppendTarget *t);
+extern void wl_store_appender_hold(WlAppender *a);
 extern void wl_store_appender_put(WlAppender *a, const Datum *values, const bool *nulls);
 extern void wl_store_appender_close(WlAppender *a);
 extern void wl_store_writable(const char *command);
@@ -83,7 +92,7 @@ typedef struct WlKeyedTarget
 extern bool wl_store_remove(WlKeyedTarget *t, Datum tenant, Datum seq);
 extern int	wl_store_any_by_key(WlKeyedTarget *t, Datum a, Datum b);
 extern void wl_store_index_version(Relation rel, TupleTableSlot *slot);
-extern bool wl_store_row_triggers(Relation rel, bool update, bool del);
+extern bool wl_store_row_triggers(Relation rel, bool insert, bool update, bool del);
 extern void wl_store_serialization_failure(const char *what);
 extern bool wl_store_index_has(Oid index, Snapshot snap, const RegProcedure *eqs,
 							   const Datum *vals, int nkeys);

@@ -355,9 +355,19 @@ take(Claim *c)
 	if (update_indexes)
 		wl_store_index_version(c->workloads, next);
 	simple_table_tuple_delete(c->queue, &c->locked->tts_tid, c->snap);
-	if (c->events.rel == NULL &&
-		(!wl_store_events_open(&c->events) || !wl_store_leases_open(&c->leases)))
-		elog(ERROR, "a claim's rows could not be appended");
+	if (c->events.rel == NULL)
+	{
+		if (!wl_store_events_open(&c->events) || !wl_store_leases_open(&c->leases))
+			elog(ERROR, "a claim's rows could not be appended");
+		/*
+		 * nothing the claim reads is among them: written when it ends, where
+		 * it may write more than one (one row alone is cheaper as it comes)
+		 */
+		if (c->r->max_items > 1 || c->r->start)
+			wl_store_appender_hold(&c->events);
+		if (c->r->max_items > 1)
+			wl_store_appender_hold(&c->leases);
+	}
 	wl_store_appender_put(&c->leases, (Datum[2]) {c->tenant, seq}, (bool[2]) {false, false});
 	event(c, DatumGetInt64(seq), WL_READY, WL_CLAIMED, v);
 	if (c->r->start)
@@ -502,8 +512,8 @@ open_claim(Claim *c)
 	claim_resolve();
 	c->queue = table_open(R.queue, RowExclusiveLock);
 	c->workloads = table_open(R.workloads, RowExclusiveLock);
-	if (wl_store_row_triggers(c->workloads, true, true) ||
-		wl_store_row_triggers(c->queue, true, true))
+	if (wl_store_row_triggers(c->workloads, false, true, true) ||
+		wl_store_row_triggers(c->queue, false, true, true))
 	{
 		table_close(c->workloads, NoLock);
 		table_close(c->queue, NoLock);

@@ -57,8 +57,14 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 		if (moved == 0)
 			continue;
 		it->row.state_entered_at = now;
-		if (events.rel == NULL && (!wl_store_events_open(&events) || !wl_store_results_open(&results)))
-			elog(ERROR, "a batch's completions could not be appended");
+		if (events.rel == NULL)
+		{
+			if (!wl_store_events_open(&events) || !wl_store_results_open(&results))
+				elog(ERROR, "a batch's completions could not be appended");
+			/* the events, written when the batch ends; each result at once (holds() reads them) */
+			if (n > 1)
+				wl_store_appender_hold(&events);
+		}
 		wl_json_begin(&ev);
 		wl_json_str(&ev, "result_id", it->result_id);
 		wl_store_event_put_held(&events, it->row.tenant_id, it->row.seq, from, to, worker_id,

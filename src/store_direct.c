@@ -128,6 +128,8 @@ wl_store_appender_open(WlAppender *a, WlAppendTarget *t)
 	ExecInitRangeTable(a->estate, list_make1(rte));
 	a->rri = makeNode(ResultRelInfo);
 	InitResultRelInfo(a->rri, a->rel, 1, NULL, 0);
+	/* an AFTER ROW trigger's event finds the table here, not opened again (and left open) */
+	a->estate->es_opened_result_relations = list_make1(a->rri);
 	a->estate->es_output_cid = GetCurrentCommandId(true);
 	ExecOpenIndices(a->rri, false);
 	a->slot = ExecInitExtraTupleSlot(a->estate, RelationGetDescr(a->rel), &TTSOpsVirtual);
@@ -135,24 +137,91 @@ wl_store_appender_open(WlAppender *a, WlAppendTarget *t)
 }
 
 /*
+ * wl_store_appender_hold makes a, just opened, keep its rows until it is
+ * closed and write them then as one multi-insert (as COPY does): a page's
+ * rows in one WAL record instead of one record a row, its buffer locked
+ * once.  For rows nothing reads before the call ends (a claim's events and
+ * lease rows, a batch's events).  Not where the table has a row trigger for
+ * inserts (each row is then inserted as it comes, and fires it), a stored
+ * generated column, or is a partition.
+ */
+void
+wl_store_appender_hold(WlAppender *a)
+{
+	TupleConstr *c = RelationGetDescr(a->rel)->constr;
+
+	a->hold = !wl_store_row_triggers(a->rel, true, false, false) &&
+		!(c != NULL && c->has_generated_stored) && !a->rel->rd_rel->relispartition;
+}
+
+/* held_write: the rows a holds, inserted with their index entries */
+static void
+held_write(WlAppender *a)
+{
+	CommandId	cid = GetCurrentCommandId(true);
+
+	if (a->nheld == 0)
+		return;
+	a->estate->es_output_cid = cid;
+	table_multi_insert(a->rel, a->held, a->nheld, cid, 0, NULL);
+	for (int i = 0; i < a->nheld; i++)
+	{
+		if (a->rri->ri_NumIndices > 0)
+			list_free(ExecInsertIndexTuples(a->rri, a->held[i], a->estate, false, false, NULL,
+											NIL));
+		ResetPerTupleExprContext(a->estate);
+	}
+	a->nheld = 0;
+}
+
+/* slot_fill: the slot holding the row whose columns t->cols[i] are values[i] (NULL when nulls[i]) */
+static void
+slot_fill(TupleTableSlot *slot, const WlAppendTarget *t, const Datum *values, const bool *nulls)
+{
+	ExecClearTuple(slot);
+	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+		slot->tts_isnull[i] = true;
+	for (int i = 0; i < t->ncols; i++)
+	{
+		slot->tts_values[t->attnums[i] - 1] = values[i];
+		slot->tts_isnull[t->attnums[i] - 1] = nulls[i];
+	}
+	ExecStoreVirtualTuple(slot);
+}
+
+/*
  * wl_store_appender_put inserts one row: values[i] (NULL when nulls[i]) is
  * column t->cols[i], every column named.  Errors as the statement would
- * raise them (a unique index violated: ERRCODE_UNIQUE_VIOLATION).
+ * raise them (a unique index violated: ERRCODE_UNIQUE_VIOLATION; by a held
+ * appender when it writes).  A held appender checks the row's constraints
+ * now and keeps a copy of it.
  */
 void
 wl_store_appender_put(WlAppender *a, const Datum *values, const bool *nulls)
 {
 	TupleTableSlot *slot = a->slot;
 
-	ExecClearTuple(slot);
-	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
-		slot->tts_isnull[i] = true;
-	for (int i = 0; i < a->t->ncols; i++)
+	if (a->hold)
 	{
-		slot->tts_values[a->t->attnums[i] - 1] = values[i];
-		slot->tts_isnull[a->t->attnums[i] - 1] = nulls[i];
+		if (a->nheld == WL_APPEND_HELD)
+			held_write(a);
+		if (a->held[a->nheld] == NULL)
+		{
+			/* in the executor state's memory: freed with it, copies included */
+			MemoryContext was = MemoryContextSwitchTo(a->estate->es_query_cxt);
+
+			a->held[a->nheld] = table_slot_create(a->rel, &a->estate->es_tupleTable);
+			MemoryContextSwitchTo(was);
+		}
+		slot = a->held[a->nheld];
+		slot_fill(slot, a->t, values, nulls);
+		if (RelationGetDescr(a->rel)->constr)
+			ExecConstraints(a->rri, slot, a->estate);
+		ExecMaterializeSlot(slot);
+		a->nheld++;
+		return;
 	}
-	ExecStoreVirtualTuple(slot);
+	slot_fill(slot, a->t, values, nulls);
 	/* the caller's command (it may have made others since the appender opened) */
 	a->estate->es_output_cid = GetCurrentCommandId(true);
 	/* AFTER ROW triggers (none of ours has one) queue their events in a query level */
@@ -162,13 +231,17 @@ wl_store_appender_put(WlAppender *a, const Datum *values, const bool *nulls)
 	ResetPerTupleExprContext(a->estate);
 }
 
-/* wl_store_appender_close: what wl_store_appender_open opened (nothing if it did not) */
+/*
+ * wl_store_appender_close: the rows a holds written, and what
+ * wl_store_appender_open opened closed (nothing if it did not)
+ */
 void
 wl_store_appender_close(WlAppender *a)
 {
 	if (a->rel == NULL)
 		return;
-	ExecCloseIndices(a->rri);
+	held_write(a);
+	ExecCloseResultRelations(a->estate);
 	ExecResetTupleTable(a->estate->es_tupleTable, false);
 	FreeExecutorState(a->estate);
 	table_close(a->rel, NoLock);
@@ -252,7 +325,7 @@ wl_store_remove(WlKeyedTarget *t, Datum tenant, Datum seq)
 	wl_store_writable("DELETE");
 	keyed_find(t);
 	rel = table_open(t->relid, RowExclusiveLock);
-	if (wl_store_row_triggers(rel, false, true))
+	if (wl_store_row_triggers(rel, false, false, true))
 	{
 		table_close(rel, NoLock);
 		return false;

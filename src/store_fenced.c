@@ -302,7 +302,7 @@ wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row)
 	wl_store_writable("UPDATE");
 	fenced_resolve();
 	rel = table_open(table_oid, RowExclusiveLock);
-	if (wl_store_row_triggers(rel, true, false))
+	if (wl_store_row_triggers(rel, false, true, false))
 	{
 		table_close(rel, NoLock);
 		return -1;

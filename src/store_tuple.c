@@ -23,17 +23,19 @@
 #include "store.h"
 
 /*
- * wl_store_row_triggers: whether rel has a row trigger for updates (update)
- * or deletes (del): none of ours has one; where a user added one, the
- * statement is the one to fire it, and the write made without a plan is not.
+ * wl_store_row_triggers: whether rel has a row trigger for inserts (insert),
+ * updates (update) or deletes (del): none of ours has one; where a user
+ * added one, the statement (or a row-by-row insert) is the one to fire it,
+ * and the write made without a plan is not.
  */
 bool
-wl_store_row_triggers(Relation rel, bool update, bool del)
+wl_store_row_triggers(Relation rel, bool insert, bool update, bool del)
 {
 	TriggerDesc *t = rel->trigdesc;
 
 	return t != NULL &&
-		((update && (t->trig_update_before_row || t->trig_update_after_row)) ||
+		((insert && (t->trig_insert_before_row || t->trig_insert_after_row)) ||
+		 (update && (t->trig_update_before_row || t->trig_update_after_row)) ||
 		 (del && (t->trig_delete_before_row || t->trig_delete_after_row)));
 }
 
