@@ -10,7 +10,9 @@
  * Here the row goes in as PostgreSQL's logical replication applies a row
  * (execReplication.c: ExecSimpleRelationInsert), with the table's NOT NULL
  * and CHECK constraints, its indexes (unique ones checked, partial ones by
- * their predicate) and its row triggers, if it ever has any.
+ * their predicate) and its row triggers, if it ever has any.  A held
+ * appender (wl_store_appender_hold) keeps the rows of one call and writes
+ * them when it closes with one multi-insert, as COPY does.
  *
  * Only on a single node: on Citus our tables are distributed, and only
  * Citus's planner may write them; there wl_store_append returns false and
