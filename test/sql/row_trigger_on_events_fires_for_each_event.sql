@@ -1,4 +1,4 @@
--- A claim and a batch of completions write their events (and a claim its lease rows) together when the call ends, one multi-insert a page (store_direct.c, held appenders): every event is there, in transition order, with its own sequence. A row trigger that a superuser puts on workload.events (an audit, say) still fires once for each event, in the same order, and a trigger that refuses an event still aborts the call and leaves nothing behind.
+-- A claim and a batch of completions write their events (and a claim its lease rows) together when the call ends, one multi-insert a page (store_direct.c, held appenders), 64 rows at most at a time: every event is there, in transition order, with its own sequence, and every lease row, also when a call writes more than 64. A row trigger that a superuser puts on workload.events (an audit, say) still fires once for each event, in the same order, and a trigger that refuses an event still aborts the call and leaves nothing behind.
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -54,3 +54,23 @@ WHERE w.workload_id IN (SELECT workload_id FROM c3);
 
 DROP TRIGGER audit_event ON workload.events;
 DROP FUNCTION t.audit_event();
+
+-- more rows than an appender holds at once (64): a claim of 70 with start writes
+-- 140 events and 70 leases, their batch of completions 70 events
+SELECT count(t.create('big' || g)) AS created FROM generate_series(1, 70) g;
+CREATE TEMP TABLE c4 AS
+SELECT workload_id, claim_id, fencing_token FROM workload_claim('w1', '{}', 'acme', 'billing', max_items => 70, start => true);
+CREATE TEMP VIEW c4_leases AS SELECT count(*) AS n FROM workload.leases l
+    JOIN workload.workloads w USING (tenant_id, seq) WHERE w.workload_id IN (SELECT workload_id FROM c4);
+SELECT count(*) AS claimed, (SELECT n FROM c4_leases) AS leases FROM c4;
+SELECT outcome, count(*) FROM workload_complete_many('w1', (SELECT jsonb_agg(jsonb_build_object(
+    'workload_id', workload_id, 'claim_id', claim_id, 'fencing_token', fencing_token,
+    'result_id', 'r-' || workload_id, 'output', '{}')) FROM c4)) GROUP BY outcome;
+SELECT states, count(*) AS workloads FROM (
+    SELECT string_agg(e.to_state::text, ' ' ORDER BY e.sequence) AS states
+    FROM workload.events e JOIN workload.workloads w ON w.tenant_id = e.tenant_id AND w.seq = e.workload_seq
+    WHERE w.workload_id IN (SELECT workload_id FROM c4)
+    GROUP BY w.workload_id) x
+GROUP BY states;
+SELECT count(DISTINCT sequence) = count(*) AS sequences_unique, (SELECT n FROM c4_leases) AS leases_left
+FROM workload.events;
