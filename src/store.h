@@ -84,7 +84,7 @@ extern Oid	wl_store_attnums(const char *table, const char *const *names, int n, 
 typedef struct WlKeyedTarget
 {
 	const char *table;
-	const char *index_name;		/* wl_store_remove: its primary key, on (tenant_id, seq) */
+	const char *index_name;		/* wl_store_remove: its primary key, on (seq, tenant_id) */
 	uint64		generation;
 	Oid			relid;
 	Oid			index;

@@ -144,7 +144,7 @@ claim_resolve(void)
 	R.queue_idx = index_of("queue_ready_idx", 4,
 						   (int[4]) {-1, R.q[Q_PRIORITY], R.q[Q_CREATED_AT], R.q[Q_SEQ]});
 	R.workloads_seq_idx = index_of("workloads_seq_key", 2, (int[2]) {R.w[W_SEQ], R.w[W_TENANT_ID]});
-	R.specs_idx = index_of("specs_pkey", 2, (int[2]) {R.s[S_TENANT_ID], R.s[S_WORKLOAD_SEQ]});
+	R.specs_idx = index_of("specs_pkey", 2, (int[2]) {R.s[S_WORKLOAD_SEQ], R.s[S_TENANT_ID]});
 	R.revoked_idx = index_of("revoked_grants_unswept_idx", 1, (int[1]) {-2});
 	idx = index_open(R.queue_idx, AccessShareLock);
 	R.created_cmp = get_opfamily_proc(idx->rd_opfamily[2], idx->rd_opcintype[2],
@@ -309,8 +309,8 @@ taken(Claim *c, const Datum *v, const bool *n)
 	o->key.priority = DatumGetInt32(v[w[W_PRIORITY]]);
 	o->key.created_at = DatumGetTimestampTz(v[w[W_CREATED_AT]]);
 	o->key.seq = DatumGetInt64(v[w[W_SEQ]]);
-	if (!wl_store_by_key(c->specs, c->specs_idx, c->snap, c->spec, F_TEXTEQ, c->tenant,
-				  F_INT8EQ, v[w[W_SEQ]]))
+	if (!wl_store_by_key(c->specs, c->specs_idx, c->snap, c->spec, F_INT8EQ, v[w[W_SEQ]],
+				  F_TEXTEQ, c->tenant))
 		elog(ERROR, "workload \"%s\" has no spec", o->workload_id);
 	slot_getallattrs(c->spec);
 	o->definition_id = TextDatumGetCString(c->spec->tts_values[s[S_DEFINITION_ID]]);

@@ -308,7 +308,7 @@ wl_store_any_by_key(WlKeyedTarget *t, Datum a, Datum b)
 
 /*
  * wl_store_remove deletes the row of workload.<t->table> whose primary key
- * t->index, (tenant_id, seq), is (tenant, seq), if there is one, as
+ * t->index, (seq, tenant_id), is (seq, tenant), if there is one, as
  * `DELETE ... WHERE tenant_id = $1 AND seq = $2` would.  False, having done
  * nothing, where it cannot (Citus; a row trigger for deletes): the caller
  * runs its statement.
@@ -333,13 +333,14 @@ wl_store_remove(WlKeyedTarget *t, Datum tenant, Datum seq)
 		return false;
 	}
 	idx = index_open(t->index, RowExclusiveLock);
-	if (idx->rd_index->indnkeyatts != 2)
-		elog(ERROR, "workload.%s is not on (tenant_id, seq)", t->index_name);
+	if (idx->rd_index->indnkeyatts != 2 || idx->rd_opcintype[0] != INT8OID ||
+		idx->rd_opcintype[1] != TEXTOID)
+		elog(ERROR, "workload.%s is not on (seq, tenant_id)", t->index_name);
 	/* as SPI does before a statement: see what this transaction wrote so far */
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	slot = table_slot_create(rel, NULL);
-	found = wl_store_by_key(rel, idx, GetActiveSnapshot(), slot, F_TEXTEQ, tenant, F_INT8EQ, seq);
+	found = wl_store_by_key(rel, idx, GetActiveSnapshot(), slot, F_INT8EQ, seq, F_TEXTEQ, tenant);
 	tid = slot->tts_tid;
 	if (found)
 		wl_store_remove_found(rel, &tid, GetActiveSnapshot(), slot);
