@@ -344,8 +344,12 @@ CREATE INDEX events_final_idx ON workload.events (at)
         (ARRAY['SUCCEEDED', 'CANCELLED', 'DEAD_LETTER']::@extschema@.workload_state[]);
 
 -- Result ids are unique per tenant and application (1.2); the workload row
--- says which result is its own.
+-- says which result is its own.  The key leads with the result id (1.2's
+-- led with tenant_id and application_id, two text comparisons more at each
+-- step of a descent, for the reason given at queue_pkey).
 ALTER TABLE workload.results DROP CONSTRAINT results_workload_key;
+ALTER TABLE workload.results DROP CONSTRAINT results_pkey,
+    ADD CONSTRAINT results_pkey PRIMARY KEY (result_id, tenant_id, application_id);
 
 ALTER TABLE workload.checkpoints ADD COLUMN tenant_id text, ADD COLUMN workload_seq bigint;
 UPDATE workload.checkpoints c SET tenant_id = w.tenant_id, workload_seq = w.seq

@@ -60,7 +60,7 @@ static const char *const col_names[C_COUNT] = {"workload_id", "tenant_id", "appl
 static uint64 resolved_generation = 0;
 static Oid	table_oid;
 static Oid	pkey_oid;
-static Oid	results_pkey_oid;		/* (tenant_id, application_id, result_id) */
+static Oid	results_pkey_oid;		/* (result_id, tenant_id, application_id) */
 static int	col[C_COUNT];		/* 0-based attribute numbers */
 
 static void
@@ -82,6 +82,17 @@ fenced_resolve(void)
 		idx->rd_index->indkey.values[1] != col[C_TENANT_ID] + 1)
 		elog(ERROR, "workloads_pkey is not on (workload_id, tenant_id)");
 	index_close(idx, AccessShareLock);
+	idx = index_open(results_pkey_oid, AccessShareLock);
+	for (int i = 0; i < 3; i++)
+	{
+		static const char *const rkey[3] = {"result_id", "tenant_id", "application_id"};
+
+		if (idx->rd_index->indnkeyatts != 3 ||
+			strcmp(get_attname(idx->rd_index->indrelid, idx->rd_index->indkey.values[i], false),
+				   rkey[i]) != 0)
+			elog(ERROR, "results_pkey is not on (result_id, tenant_id, application_id)");
+	}
+	index_close(idx, AccessShareLock);
 	resolved_generation = gen;
 }
 
@@ -96,8 +107,8 @@ static bool
 result_taken(const Datum *v, const char *rid, Snapshot snap)
 {
 	return wl_store_index_has(results_pkey_oid, snap, (RegProcedure[3]) {F_TEXTEQ, F_TEXTEQ, F_TEXTEQ},
-							  (Datum[3]) {v[col[C_TENANT_ID]], v[col[C_APPLICATION_ID]],
-							  CStringGetTextDatum(rid)}, 3);
+							  (Datum[3]) {CStringGetTextDatum(rid), v[col[C_TENANT_ID]],
+							  v[col[C_APPLICATION_ID]]}, 3);
 }
 
 /*
