@@ -164,6 +164,20 @@ wl_json_strs(WlJson *b, const char *key, ArrayType *vals)
 	pushJsonbValue(&b->state, WJB_END_ARRAY, NULL);
 }
 
+/* wl_json_object: an object at key, whose members follow until wl_json_object_end */
+void
+wl_json_object(WlJson *b, const char *key)
+{
+	push_key(b, key);
+	pushJsonbValue(&b->state, WJB_BEGIN_OBJECT, NULL);
+}
+
+void
+wl_json_object_end(WlJson *b)
+{
+	pushJsonbValue(&b->state, WJB_END_OBJECT, NULL);
+}
+
 Jsonb *
 wl_json_end(WlJson *b)
 {

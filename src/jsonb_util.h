@@ -40,6 +40,8 @@ extern void wl_json_bool(WlJson *b, const char *key, bool val);
 extern void wl_json_ts(WlJson *b, const char *key, TimestampTz val);
 extern void wl_json_jsonb(WlJson *b, const char *key, Jsonb *val);
 extern void wl_json_strs(WlJson *b, const char *key, ArrayType *vals);
+extern void wl_json_object(WlJson *b, const char *key);
+extern void wl_json_object_end(WlJson *b);
 extern Jsonb *wl_json_end(WlJson *b);
 
 #endif

@@ -191,13 +191,7 @@ Jsonb *
 wl_store_result_doc(const WlNewResult *r, const char *output_hash, TimestampTz at)
 {
 	WlJson		b;
-	WlJson		p;
 
-	wl_json_begin(&p);
-	wl_json_str(&p, "claim_id", r->fence->claim_id);
-	wl_json_str(&p, "worker_id", r->fence->worker_id);
-	wl_json_int(&p, "fencing_token", r->fence->fencing_token);
-	wl_json_int(&p, "attempt", r->row->attempt_count);
 	wl_json_begin(&b);
 	wl_json_str(&b, "result_id", r->result_id);
 	wl_json_str(&b, "workload_id", r->row->workload_id);
@@ -207,7 +201,12 @@ wl_store_result_doc(const WlNewResult *r, const char *output_hash, TimestampTz a
 	wl_json_strs(&b, "artifacts", r->artifacts);
 	wl_json_int(&b, "schema_version", r->schema_version);
 	wl_json_ts(&b, "created_at", at);
-	wl_json_jsonb(&b, "provenance", wl_json_end(&p));
+	wl_json_object(&b, "provenance");
+	wl_json_str(&b, "claim_id", r->fence->claim_id);
+	wl_json_str(&b, "worker_id", r->fence->worker_id);
+	wl_json_int(&b, "fencing_token", r->fence->fencing_token);
+	wl_json_int(&b, "attempt", r->row->attempt_count);
+	wl_json_object_end(&b);
 	return wl_json_end(&b);
 }
 
