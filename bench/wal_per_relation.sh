@@ -10,7 +10,9 @@
 # a CHECKPOINT, runs `pgbench -M prepared -c CLIENTS -t TRANSACTIONS -f SCRIPT`
 # and reads the WAL it wrote with pg_waldump.  Prints bytes, full-page images
 # and records per job (jobs = rows added to workload.results, or to the bare
-# queue's 'done' rows for bench/scripts/a_*.pgbench).
+# queue's 'done' rows for bench/scripts/a_*.pgbench).  For bench/scripts/m_*.pgbench,
+# a model of a layout (bench/sql/layout_model.sql) is built on the copy first,
+# and jobs are the rows added to model.res.
 set -euo pipefail
 script=${1:?usage: bench/wal_per_relation.sh SCRIPT [CLIENTS] [TRANSACTIONS] [PRELOAD]}
 clients=${2:-16} txns=${3:-300} preload=${4:-20000}
@@ -43,9 +45,13 @@ if [ "$("${psql[@]}" -d postgres -c "SELECT count(*) FROM pg_database WHERE datn
 	fi
 fi
 "${psql[@]}" -d postgres -c "DROP DATABASE IF EXISTS wal_run" -c "CREATE DATABASE wal_run TEMPLATE $tpl STRATEGY file_copy"
+case "$(basename "$script")" in
+	m_*) "${psql[@]}" -d wal_run -f "$BENCH/sql/layout_model.sql" >/dev/null ;;
+esac
 "${psql[@]}" -d wal_run -c "VACUUM ANALYZE"
 case "$(basename "$script")" in
 	a_*) count="SELECT count(*) FROM bench.q WHERE state = 'done'" ;;
+	m_*) count="SELECT count(*) FROM model.res" ;;
 	*) count="SELECT count(*) FROM workload.results" ;;
 esac
 "${psql[@]}" -d postgres -c CHECKPOINT
