@@ -21,7 +21,7 @@
 #                    Optional: not part of `all` nor of the test command.
 #
 # Options: --quick, --rounds R, --seconds T, --clients "1 4 16 64", --preload P,
-# --rows N (scale), --hold S and --after S (scale snapshot), --samples K (latency),
+# --rows N (scale), --hold S, --before S and --after S (scale snapshot), --samples K (latency),
 # --calls C (memory), --name NAME, --no-build, --set 'NAME = VALUE' (a server
 # setting added to the ones below, for every system; repeatable).  See bench/README.md.
 # Writes bench/results/<date>-<name>.md and prints the same tables.
@@ -38,7 +38,7 @@ case "${1:-}" in
 	compare|scale|snapshot|latency|memory|profile|anchors|all) cmd=$1; shift ;;
 esac
 quick=0 build=1 name=""
-rounds="" seconds="" clients="" preload="" rows="" hold="" after="" samples="" calls=""
+rounds="" seconds="" clients="" preload="" rows="" hold="" before="" after="" samples="" calls=""
 extra_settings=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -49,6 +49,7 @@ while [ $# -gt 0 ]; do
 		--preload) preload=$2; shift ;;
 		--rows) rows=$2; shift ;;
 		--hold) hold=$2; shift ;;
+		--before) before=$2; shift ;;
 		--after) after=$2; shift ;;
 		--samples) samples=$2; shift ;;
 		--calls) calls=$2; shift ;;
@@ -61,7 +62,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 if [ "$cmd" = anchors ]; then	# every system gets the same preload; the fastest must not run dry
-	if [ "$quick" = 1 ]; then : "${clients:=16}" "${preload:=120000}"; else : "${clients:=16 64}" "${preload:=300000}"; fi
+	if [ "$quick" = 1 ]; then : "${clients:=16}" "${preload:=120000}"; else : "${clients:=16 64}" "${preload:=600000}"; fi
 fi
 if [ "$quick" = 1 ]; then
 	: "${rounds:=1}" "${seconds:=5}" "${clients:=1 16}" "${preload:=60000}"
@@ -508,10 +509,11 @@ snapshot_from_start() {
 }
 
 # run_snapshot LABEL PGOPTIONS: (b) at 16 clients (their sessions started with
-# PGOPTIONS), 10k READY kept by the producer; after 10 s another session
-# opens a REPEATABLE READ snapshot and holds it for --hold seconds; then 30 s more.
+# PGOPTIONS), 10k READY kept by the producer; after --before seconds (10) another
+# session opens a REPEATABLE READ snapshot and holds it for --hold seconds; then
+# --after seconds more (30).
 run_snapshot() {
-	local n=16 before=10 after=${after:-30} total pid rc=0 t_conn t_hold0 t_hold1 log i
+	local n=16 before=${before:-10} after=${after:-30} total pid rc=0 t_conn t_hold0 t_hold1 log i
 	total=$((before + hold + after))
 	SNAP_I=$((SNAP_I + 1))
 	show ""
