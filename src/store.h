@@ -79,6 +79,7 @@ extern void wl_store_appender_put(WlAppender *a, const Datum *values, const bool
 extern void wl_store_appender_close(WlAppender *a);
 extern void wl_store_writable(const char *command);
 extern Oid	wl_store_attnums(const char *table, const char *const *names, int n, int *out);
+extern Oid	wl_store_index_of(const char *name, int ncols, const int *cols);
 
 /* A table and one of its indexes, by name, found once per catalog generation (store_direct.c) */
 typedef struct WlKeyedTarget

@@ -107,27 +107,6 @@ static struct
 }			R;
 
 
-/* index_of: an index of workload by name, whose key columns must be cols (0-based attnos) */
-static Oid
-index_of(const char *name, int ncols, const int *cols)
-{
-	Oid			oid = get_relname_relid(name, wl_catalog_store_schema());
-	Relation	idx;
-
-	if (!OidIsValid(oid))
-		elog(ERROR, "index workload.%s not found", name);
-	idx = index_open(oid, AccessShareLock);
-	if (idx->rd_rel->relam != BTREE_AM_OID || idx->rd_index->indnkeyatts != ncols)
-		elog(ERROR, "workload.%s is not the index it should be", name);
-	for (int i = 0; i < ncols; i++)
-	{
-		if (cols[i] >= -1 && idx->rd_index->indkey.values[i] != cols[i] + 1)
-			elog(ERROR, "workload.%s is not on the columns it should be", name);
-	}
-	index_close(idx, AccessShareLock);
-	return oid;
-}
-
 static void
 claim_resolve(void)
 {
@@ -141,11 +120,11 @@ claim_resolve(void)
 	R.workloads = wl_store_attnums("workloads", w_names, W_COUNT, R.w);
 	R.specs = wl_store_attnums("specs", s_names, S_COUNT, R.s);
 	/* (queue_key(tenant_id, application_id) (an expression: -1), priority DESC, created_at, seq) */
-	R.queue_idx = index_of("queue_ready_idx", 4,
+	R.queue_idx = wl_store_index_of("queue_ready_idx", 4,
 						   (int[4]) {-1, R.q[Q_PRIORITY], R.q[Q_CREATED_AT], R.q[Q_SEQ]});
-	R.workloads_seq_idx = index_of("workloads_seq_key", 2, (int[2]) {R.w[W_SEQ], R.w[W_TENANT_ID]});
-	R.specs_idx = index_of("specs_pkey", 2, (int[2]) {R.s[S_WORKLOAD_SEQ], R.s[S_TENANT_ID]});
-	R.revoked_idx = index_of("revoked_grants_unswept_idx", 1, (int[1]) {-2});
+	R.workloads_seq_idx = wl_store_index_of("workloads_seq_key", 2, (int[2]) {R.w[W_SEQ], R.w[W_TENANT_ID]});
+	R.specs_idx = wl_store_index_of("specs_pkey", 2, (int[2]) {R.s[S_WORKLOAD_SEQ], R.s[S_TENANT_ID]});
+	R.revoked_idx = wl_store_index_of("revoked_grants_unswept_idx", 1, (int[1]) {-2});
 	idx = index_open(R.queue_idx, AccessShareLock);
 	R.created_cmp = get_opfamily_proc(idx->rd_opfamily[2], idx->rd_opcintype[2],
 									  idx->rd_opcintype[2], BTORDER_PROC);

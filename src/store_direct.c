@@ -28,6 +28,8 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
@@ -72,6 +74,32 @@ wl_store_attnums(const char *table, const char *const *names, int n, int *out)
 			elog(ERROR, "column \"%s\" of workload.%s not found", names[i], table);
 	}
 	return relid;
+}
+
+/*
+ * wl_store_index_of: the btree index workload.<name>, whose key columns must
+ * be cols (0-based attribute numbers, from wl_store_attnums; -1: an
+ * expression; -2: not checked); anything else is an error, as a missing
+ * column is.
+ */
+Oid
+wl_store_index_of(const char *name, int ncols, const int *cols)
+{
+	Oid			oid = get_relname_relid(name, wl_catalog_store_schema());
+	Relation	idx;
+
+	if (!OidIsValid(oid))
+		elog(ERROR, "index workload.%s not found", name);
+	idx = index_open(oid, AccessShareLock);
+	if (idx->rd_rel->relam != BTREE_AM_OID || idx->rd_index->indnkeyatts != ncols)
+		elog(ERROR, "workload.%s is not the index it should be", name);
+	for (int i = 0; i < ncols; i++)
+	{
+		if (cols[i] >= -1 && idx->rd_index->indkey.values[i] != cols[i] + 1)
+			elog(ERROR, "workload.%s is not on the columns it should be", name);
+	}
+	index_close(idx, AccessShareLock);
+	return oid;
 }
 
 /* target_open: the target's table, opened; its columns' attribute numbers found once per catalog generation */

@@ -62,37 +62,20 @@ static Oid	table_oid;
 static Oid	pkey_oid;
 static Oid	results_pkey_oid;		/* (result_id, tenant_id, application_id) */
 static int	col[C_COUNT];		/* 0-based attribute numbers */
+static const char *const result_key[3] = {"result_id", "tenant_id", "application_id"};
+static int	rcol[3];			/* results_pkey's columns, 0-based */
 
 static void
 fenced_resolve(void)
 {
 	uint64		gen = wl_catalog_generation();
-	Relation	idx;
 
 	if (resolved_generation == gen)
 		return;
 	table_oid = wl_store_attnums("workloads", col_names, C_COUNT, col);
-	pkey_oid = get_relname_relid("workloads_pkey", wl_catalog_store_schema());
-	results_pkey_oid = get_relname_relid("results_pkey", wl_catalog_store_schema());
-	if (!OidIsValid(pkey_oid) || !OidIsValid(results_pkey_oid))
-		elog(ERROR, "workload.workloads_pkey or workload.results_pkey not found");
-	idx = index_open(pkey_oid, AccessShareLock);
-	if (idx->rd_index->indnkeyatts != 2 ||
-		idx->rd_index->indkey.values[0] != col[C_WORKLOAD_ID] + 1 ||
-		idx->rd_index->indkey.values[1] != col[C_TENANT_ID] + 1)
-		elog(ERROR, "workloads_pkey is not on (workload_id, tenant_id)");
-	index_close(idx, AccessShareLock);
-	idx = index_open(results_pkey_oid, AccessShareLock);
-	for (int i = 0; i < 3; i++)
-	{
-		static const char *const rkey[3] = {"result_id", "tenant_id", "application_id"};
-
-		if (idx->rd_index->indnkeyatts != 3 ||
-			strcmp(get_attname(idx->rd_index->indrelid, idx->rd_index->indkey.values[i], false),
-				   rkey[i]) != 0)
-			elog(ERROR, "results_pkey is not on (result_id, tenant_id, application_id)");
-	}
-	index_close(idx, AccessShareLock);
+	pkey_oid = wl_store_index_of("workloads_pkey", 2, (int[2]) {col[C_WORKLOAD_ID], col[C_TENANT_ID]});
+	wl_store_attnums("results", result_key, 3, rcol);
+	results_pkey_oid = wl_store_index_of("results_pkey", 3, rcol);
 	resolved_generation = gen;
 }
 
