@@ -122,6 +122,15 @@ typedef struct WlClaimRequest
 	/* claim after these points (one per priority, best first; claim_resume.c), or NULL */
 	const WlQueueKey *points;
 	int			npoints;
+	/*
+	 * the queue's shared front (claim_resume.c), or NULL: told of each
+	 * workload the claim takes, as it takes it; asked, by a claim from
+	 * points that meets rows other claims hold, how far it moved since
+	 * (false: no front for that priority)
+	 */
+	void		(*taken) (void *arg, const WlQueueKey *key);
+	bool		(*front) (void *arg, int priority, WlQueueKey *key);
+	void	   *front_arg;
 } WlClaimRequest;
 
 /* One claimed workload: the row workload_claim returns. */
