@@ -9,8 +9,12 @@
  * attempts, checkpoints, results, events, waits and compensation steps.
  * workload_signal reads open waits without locking them, then locks each
  * workload row in workload_id order and re-reads its wait under that lock.
- * Dependencies are read FOR KEY SHARE, which never waits for a worker
- * holding the dependency's row.
+ * A dependent is made with each dependency's row read FOR SHARE (fe6c476):
+ * a transition of the dependency waits until the dependent is committed,
+ * then finds it and unblocks it; the create in turn waits while a worker's
+ * transaction holds the dependency's row (FOR KEY SHARE would not wait, and
+ * the dependency could finish unseen: isolation spec
+ * dependency_met_while_its_dependent_is_made).
  */
 #include "postgres.h"
 
