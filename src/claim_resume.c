@@ -339,7 +339,7 @@ fronts_publish(ResumeSlot *s, const WlClaimed *c, int n)
 
 /*
  * front_taken: a workload the claim of slot arg took, told as the claim
- * takes it (WlClaimRequest.taken): the shared front of its priority moves
+ * takes it (WlClaimRequest.on_take): the shared front of its priority moves
  * up to it at once, not when the claim ends, so that a claim that starts
  * meanwhile starts after it instead of stepping over it (at 64 sessions
  * claiming 10 at a time on 2 cores, a claim's scan is often descheduled
@@ -467,7 +467,7 @@ wl_claim_queue(WlClaimRequest *r, WlClaimed **out)
 	r->points = full ? NULL : points;
 	if (fronts != NULL)
 	{
-		r->taken = front_taken;
+		r->on_take = front_taken;
 		r->front = front_now;
 		r->front_arg = s;
 	}
@@ -487,7 +487,7 @@ wl_claim_queue(WlClaimRequest *r, WlClaimed **out)
 		full = true;
 	}
 	r->points = NULL;
-	r->taken = NULL;
+	r->on_take = NULL;
 	r->front = NULL;
 	remember(s, *out, n, full);
 	fronts_publish(s, *out, n);

@@ -57,19 +57,6 @@ claim_segments(const WlQueueKey *pt, int n, Datum *out)
 	out[4] = one_d(sq, no_point, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 }
 
-/* wl_queue_key_cmp: queue order (priority DESC, created_at, seq), as the claim's index */
-int
-wl_queue_key_cmp(const WlQueueKey *a, const WlQueueKey *b)
-{
-	if (a->priority != b->priority)
-		return a->priority > b->priority ? -1 : 1;
-	if (a->created_at != b->created_at)
-		return a->created_at < b->created_at ? -1 : 1;
-	if (a->seq != b->seq)
-		return a->seq < b->seq ? -1 : 1;
-	return 0;
-}
-
 /* wl_claimed_cmp: claimed workloads in queue order (for qsort) */
 int
 wl_claimed_cmp(const void *a, const void *b)

@@ -291,8 +291,8 @@ taken(Claim *c, const Datum *v, const bool *n)
 	o->key.priority = DatumGetInt32(v[w[W_PRIORITY]]);
 	o->key.created_at = DatumGetTimestampTz(v[w[W_CREATED_AT]]);
 	o->key.seq = DatumGetInt64(v[w[W_SEQ]]);
-	if (c->r->taken)
-		c->r->taken(c->r->front_arg, &o->key);
+	if (c->r->on_take)
+		c->r->on_take(c->r->front_arg, &o->key);
 	if (!wl_store_by_key(c->specs, c->specs_idx, c->snap, c->spec, F_INT8EQ, v[w[W_SEQ]],
 				  F_TEXTEQ, c->tenant))
 		elog(ERROR, "workload \"%s\" has no spec", o->workload_id);

@@ -128,7 +128,7 @@ typedef struct WlClaimRequest
 	 * points that meets rows other claims hold, how far it moved since
 	 * (false: no front for that priority)
 	 */
-	void		(*taken) (void *arg, const WlQueueKey *key);
+	void		(*on_take) (void *arg, const WlQueueKey *key);
 	bool		(*front) (void *arg, int priority, WlQueueKey *key);
 	void	   *front_arg;
 } WlClaimRequest;
@@ -148,7 +148,19 @@ typedef struct WlClaimed
 	WlQueueKey	key;			/* where it stood in the queue */
 } WlClaimed;
 
-extern int	wl_queue_key_cmp(const WlQueueKey *a, const WlQueueKey *b);
+/* wl_queue_key_cmp: queue order (priority DESC, created_at, seq), as the claim's index */
+static inline int
+wl_queue_key_cmp(const WlQueueKey *a, const WlQueueKey *b)
+{
+	if (a->priority != b->priority)
+		return a->priority > b->priority ? -1 : 1;
+	if (a->created_at != b->created_at)
+		return a->created_at < b->created_at ? -1 : 1;
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return 0;
+}
+
 extern int	wl_claimed_cmp(const void *a, const void *b);
 
 extern int	wl_store_claim(const WlClaimRequest *r, WlClaimed **out);
