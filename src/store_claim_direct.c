@@ -520,17 +520,19 @@ claim_segment(Claim *c, Relation idx, const WlSegment *from, bool resumed)
 	while (c->n < c->r->max_items && index_getnext_slot(scan, ForwardScanDirection, slot))
 	{
 		bool		moved;
+		HeapTupleHeader t = ExecFetchSlotHeapTuple(slot, false, NULL)->t_data;
 
-		if (resumed ? in_flight(ExecFetchSlotHeapTuple(slot, false, NULL)->t_data) :
-			held_now(ExecFetchSlotHeapTuple(slot, false, NULL)->t_data))
+		if (resumed ? in_flight(t) : held_now(t))
 		{
-			if (resumed && g.point && ++held == WL_HELD_BEFORE_FRONT && ahead(c, slot, &g))
+			if (resumed && g.point && ++held == WL_HELD_BEFORE_FRONT)
 			{
-				nkeys = segment_keys(&g, keys, row);
-				index_rescan(scan, keys, nkeys, NULL, 0);
-			}
-			if (held == WL_HELD_BEFORE_FRONT)
 				held = 0;
+				if (ahead(c, slot, &g))
+				{
+					nkeys = segment_keys(&g, keys, row);
+					index_rescan(scan, keys, nkeys, NULL, 0);
+				}
+			}
 			continue;
 		}
 		slot_getallattrs(slot);
