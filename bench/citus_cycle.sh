@@ -72,7 +72,7 @@ psql -X -q -c 'CREATE EXTENSION pgcrypto' -c 'CREATE EXTENSION workload' -c 'CRE
 calls() {
 	wl_citus_psql "$1" -qAt -c "SELECT COALESCE(sum(calls), 0) FROM pg_stat_statements
 		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-		  AND query ~ 'workload\.(route_|(workloads|queue|leases|specs|events|attempts|results)_[0-9]+)'"
+		  AND query ~ 'workload\.(route_|(workload_rows|queue|leases|specs|events|attempts|results)_[0-9]+)'"
 }
 run_on "Citus, calls made on the coordinator" k fresh
 node=$(psql -X -qAt -c "SELECT CASE port WHEN $WL_CITUS_W1_PORT THEN 'w1' ELSE 'w2' END FROM workload_tenant_node('bench')")

@@ -42,7 +42,7 @@ CREATE SEQUENCE workload.event_seq;
 -- heartbeat updated_at .. progress; what retries and waits change comes
 -- before all of them.
 -- No CHECK, no generated column: nothing is re-computed on a write.
-CREATE TABLE workload_next.workloads (
+CREATE TABLE workload_next.workload_rows (
     tenant_id            text NOT NULL,
     workload_id          text NOT NULL,
     seq                  bigint NOT NULL,
@@ -208,7 +208,7 @@ CREATE TABLE workload_next.attempts (
 );
 
 -- Move the rows.
-INSERT INTO workload_next.workloads
+INSERT INTO workload_next.workload_rows
 SELECT w.tenant_id, w.workload_id, w.seq, w.application_id, w.priority, w.created_at,
        w.capability_snapshot, w.has_dependencies, w.has_criteria,
        w.queue_ms, w.claim_ms, w.execution_ms, w.heartbeat_ms, w.overall_ms,
@@ -225,10 +225,10 @@ FROM workload.workloads w
 LEFT JOIN workload.attempts a ON a.workload_id OPERATOR(pg_catalog.=) w.workload_id
     AND a.attempt_number OPERATOR(pg_catalog.=) w.attempt_count;
 SELECT pg_catalog.setval('workload.workload_seq',
-    COALESCE((SELECT pg_catalog.max(seq) FROM workload_next.workloads), 0) OPERATOR(pg_catalog.+) 1, false);
+    COALESCE((SELECT pg_catalog.max(seq) FROM workload_next.workload_rows), 0) OPERATOR(pg_catalog.+) 1, false);
 
 INSERT INTO workload_next.leases
-SELECT w.tenant_id, w.seq FROM workload_next.workloads w WHERE w.claim_id IS NOT NULL;
+SELECT w.tenant_id, w.seq FROM workload_next.workload_rows w WHERE w.claim_id IS NOT NULL;
 
 INSERT INTO workload_next.specs
 SELECT s.tenant_id, w.seq, s.workload_id, s.application_id, s.idempotency_key, s.environment,
@@ -236,7 +236,7 @@ SELECT s.tenant_id, w.seq, s.workload_id, s.application_id, s.idempotency_key, s
        s.authorization_snapshot, s.connection_scopes, s.max_attempts, s.initial_delay_ms,
        s.max_delay_ms, s.backoff, s.retry_on, s.timeouts, s.dependencies, s.completion_criteria,
        s.governing_snapshots, s.contract_version, s.created_by, s.run_authority, o.grant_ids
-FROM workload.specs s JOIN workload_next.workloads w ON w.workload_id OPERATOR(pg_catalog.=) s.workload_id
+FROM workload.specs s JOIN workload_next.workload_rows w ON w.workload_id OPERATOR(pg_catalog.=) s.workload_id
 JOIN workload.workloads o ON o.workload_id OPERATOR(pg_catalog.=) s.workload_id;
 
 -- blocked: every required state final (SUCCEEDED, CANCELLED: no edge of the
@@ -253,10 +253,10 @@ SELECT w.tenant_id, w.seq, w.application_id, w.priority, w.created_at, w.next_at
            WHERE d.workload_id OPERATOR(pg_catalog.=) w.workload_id
              AND d.required_state OPERATOR(pg_catalog.<>) ALL (ARRAY['SUCCEEDED', 'CANCELLED']::@extschema@.workload_state[]))
        AND EXISTS (SELECT 1 FROM workload.dependencies d
-           LEFT JOIN workload_next.workloads p ON p.workload_id OPERATOR(pg_catalog.=) d.depends_on
+           LEFT JOIN workload_next.workload_rows p ON p.workload_id OPERATOR(pg_catalog.=) d.depends_on
            WHERE d.workload_id OPERATOR(pg_catalog.=) w.workload_id
              AND p.state IS DISTINCT FROM d.required_state)
-FROM workload_next.workloads w
+FROM workload_next.workload_rows w
 WHERE w.state OPERATOR(pg_catalog.=) 'READY';
 
 -- the token and the attempt move to their columns when they are integers
@@ -269,7 +269,7 @@ SELECT e.tenant_id, w.seq, e.sequence, e.from_state, e.to_state,
        e.actor, e.at, e.db_role::text,
        e.evidence OPERATOR(pg_catalog.-) (CASE WHEN x.t THEN ARRAY['fencing_token'] ELSE '{}' END
            OPERATOR(pg_catalog.||) CASE WHEN x.a THEN ARRAY['attempt'] ELSE '{}' END)::text[]
-FROM workload.events e JOIN workload_next.workloads w ON w.workload_id OPERATOR(pg_catalog.=) e.workload_id
+FROM workload.events e JOIN workload_next.workload_rows w ON w.workload_id OPERATOR(pg_catalog.=) e.workload_id
 CROSS JOIN LATERAL (SELECT
     pg_catalog.jsonb_typeof(e.evidence OPERATOR(pg_catalog.->) 'fencing_token') OPERATOR(pg_catalog.=) 'number'
         AND (e.evidence OPERATOR(pg_catalog.->>) 'fencing_token') OPERATOR(pg_catalog.~) '^-?[0-9]{1,18}$' AS t,
@@ -283,32 +283,44 @@ INSERT INTO workload_next.attempts
 SELECT w.tenant_id, w.seq, a.attempt_number, a.workload_id, a.claim_id, a.worker_id,
        a.fencing_token, a.claimed_at, a.lease_expires_at, a.started_at, a.finished_at,
        a.outcome, a.failure_kind, a.error
-FROM workload.attempts a JOIN workload_next.workloads w ON w.workload_id OPERATOR(pg_catalog.=) a.workload_id
+FROM workload.attempts a JOIN workload_next.workload_rows w ON w.workload_id OPERATOR(pg_catalog.=) a.workload_id
 WHERE NOT (w.claim_id IS NOT NULL AND a.attempt_number OPERATOR(pg_catalog.=) w.attempt_count
            AND a.finished_at IS NULL);
 
 DROP TABLE workload.workloads, workload.specs, workload.events, workload.attempts;
-ALTER TABLE workload_next.workloads SET SCHEMA workload;
+ALTER TABLE workload_next.workload_rows SET SCHEMA workload;
 ALTER TABLE workload_next.queue SET SCHEMA workload;
 ALTER TABLE workload_next.leases SET SCHEMA workload;
 ALTER TABLE workload_next.specs SET SCHEMA workload;
 ALTER TABLE workload_next.events SET SCHEMA workload;
 ALTER TABLE workload_next.attempts SET SCHEMA workload;
 DROP SCHEMA workload_next;
-ALTER SEQUENCE workload.workload_seq OWNED BY workload.workloads.seq;
+ALTER SEQUENCE workload.workload_seq OWNED BY workload.workload_rows.seq;
 ALTER SEQUENCE workload.event_seq OWNED BY workload.events.sequence;
+
+-- workload.workloads is a view of workload.workload_rows, the table that holds
+-- a workload's row: what people, documents, lists and tests read keeps its
+-- name while where a workload's state is kept may change under it
+-- (docs/layout-design.md: a run row, from a workload's first claim on).  The
+-- view reads with the caller's rights (the table's grants hold through it).
+-- The index names keep the workload set's name (workloads_pkey, ...).
+CREATE VIEW workload.workloads WITH (security_invoker = true) AS
+SELECT * FROM workload.workload_rows;
+COMMENT ON VIEW workload.workloads IS 'every workload, one row each (the rows of workload.workload_rows)';
+REVOKE ALL ON workload.workloads FROM PUBLIC;
+GRANT SELECT ON workload.workloads TO workload_admin;
 
 -- Secondary indexes, built once the rows are in.
 -- The creation sequence: child rows point at it (seq first, for the reason
 -- given at dependencies_depends_on_idx).
-CREATE UNIQUE INDEX workloads_seq_key ON workload.workloads (seq, tenant_id);
+CREATE UNIQUE INDEX workloads_seq_key ON workload.workload_rows (seq, tenant_id);
 -- workload_list: one tenant and application, best first.
-CREATE INDEX workloads_tenant_idx ON workload.workloads
+CREATE INDEX workloads_tenant_idx ON workload.workload_rows
     (tenant_id, application_id, priority DESC, created_at, seq);
 -- The tick reads rows nobody holds whose deadline has come, soonest first
 -- (held rows: through workload.leases).  deadline_at itself is not indexed:
 -- claim, start, heartbeat and complete move it and stay HOT updates.
-CREATE INDEX workloads_deadline_idx ON workload.workloads (unheld_deadline_at)
+CREATE INDEX workloads_deadline_idx ON workload.workload_rows (unheld_deadline_at)
     WHERE unheld_deadline_at IS NOT NULL;
 -- The claim reads exactly this: claimable rows of one tenant and application,
 -- best first (a blocked row is not in it, so no claim steps over one).  The
@@ -353,7 +365,7 @@ ALTER TABLE workload.results DROP CONSTRAINT results_pkey,
 
 ALTER TABLE workload.checkpoints ADD COLUMN tenant_id text, ADD COLUMN workload_seq bigint;
 UPDATE workload.checkpoints c SET tenant_id = w.tenant_id, workload_seq = w.seq
-FROM workload.workloads w WHERE w.workload_id OPERATOR(pg_catalog.=) c.workload_id;
+FROM workload.workload_rows w WHERE w.workload_id OPERATOR(pg_catalog.=) c.workload_id;
 ALTER TABLE workload.checkpoints ALTER COLUMN tenant_id SET NOT NULL,
     ALTER COLUMN workload_seq SET NOT NULL;
 ALTER TABLE workload.checkpoints DROP CONSTRAINT checkpoints_pkey;
@@ -362,7 +374,7 @@ ALTER TABLE workload.checkpoints ADD CONSTRAINT checkpoints_pkey
 
 ALTER TABLE workload.dependencies ADD COLUMN tenant_id text;
 UPDATE workload.dependencies d SET tenant_id = w.tenant_id
-FROM workload.workloads w WHERE w.workload_id OPERATOR(pg_catalog.=) d.workload_id;
+FROM workload.workload_rows w WHERE w.workload_id OPERATOR(pg_catalog.=) d.workload_id;
 ALTER TABLE workload.dependencies ALTER COLUMN tenant_id SET NOT NULL;
 ALTER TABLE workload.dependencies DROP CONSTRAINT dependencies_pkey;
 ALTER TABLE workload.dependencies ADD CONSTRAINT dependencies_pkey
@@ -377,7 +389,7 @@ ALTER TABLE workload.waits ADD CONSTRAINT waits_pkey PRIMARY KEY (tenant_id, wor
 
 ALTER TABLE workload.compensations ADD COLUMN tenant_id text;
 UPDATE workload.compensations p SET tenant_id = w.tenant_id
-FROM workload.workloads w WHERE w.workload_id OPERATOR(pg_catalog.=) p.workload_id;
+FROM workload.workload_rows w WHERE w.workload_id OPERATOR(pg_catalog.=) p.workload_id;
 ALTER TABLE workload.compensations ALTER COLUMN tenant_id SET NOT NULL;
 ALTER TABLE workload.compensations DROP CONSTRAINT compensations_pkey;
 ALTER TABLE workload.compensations ADD CONSTRAINT compensations_pkey
@@ -388,7 +400,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['workloads', 'queue', 'leases', 'specs', 'events', 'attempts'] LOOP
+    FOREACH t IN ARRAY ARRAY['workload_rows', 'queue', 'leases', 'specs', 'events', 'attempts'] LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON workload.%I '
             'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
@@ -444,7 +456,7 @@ CREATE FUNCTION workload.dependencies_unmet(tenant_id text, workload_seq bigint)
     AS $$
     SELECT EXISTS (SELECT 1 FROM workload.dependencies d
         WHERE d.tenant_id OPERATOR(pg_catalog.=) $1
-          AND d.workload_id OPERATOR(pg_catalog.=) (SELECT w.workload_id FROM workload.workloads w
+          AND d.workload_id OPERATOR(pg_catalog.=) (SELECT w.workload_id FROM workload.workload_rows w
               WHERE w.seq OPERATOR(pg_catalog.=) $2 AND w.tenant_id OPERATOR(pg_catalog.=) $1)
           AND (SELECT p.state FROM workload.workloads p
               WHERE p.workload_id OPERATOR(pg_catalog.=) d.depends_on
@@ -460,7 +472,7 @@ SELECT w.workload_id, e.tenant_id, w.application_id, e.sequence,
        workload.event_type(e.to_state) AS event_type, e.from_state, e.to_state, e.actor,
        e.at, e.db_role, workload.event_evidence(e.evidence, e.fencing_token, e.attempt) AS evidence
 FROM workload.events e
-JOIN workload.workloads w ON w.tenant_id OPERATOR(pg_catalog.=) e.tenant_id
+JOIN workload.workload_rows w ON w.tenant_id OPERATOR(pg_catalog.=) e.tenant_id
     AND w.seq OPERATOR(pg_catalog.=) e.workload_seq;
 COMMENT ON VIEW workload.event_log IS 'every event with its workload id and event type (read-only, for people)';
 
@@ -679,7 +691,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['workloads', 'queue', 'leases', 'specs', 'events', 'attempts',
+    FOREACH t IN ARRAY ARRAY['workload_rows', 'queue', 'leases', 'specs', 'events', 'attempts',
             'checkpoints', 'results', 'dependencies', 'waits', 'compensations',
             'signing_keys', 'revoked_grants', 'tenant_members', 'grant_lineage',
             'channel_secret'] LOOP
@@ -753,8 +765,8 @@ CREATE FUNCTION workload.citus_distribute_tables() RETURNS jsonb
 DECLARE
     ref text[] := ARRAY['signing_keys', 'channel_secret', 'revoked_grants', 'tenant_members',
         'grant_lineage'];
-    -- workloads first: every other table is co-located with it
-    dist text[] := ARRAY['workloads', 'queue', 'leases', 'specs', 'events', 'attempts',
+    -- workload_rows first: every other table is co-located with it
+    dist text[] := ARRAY['workload_rows', 'queue', 'leases', 'specs', 'events', 'attempts',
         'checkpoints', 'results', 'dependencies', 'waits', 'compensations'];
     t text;
     made_ref text[] := '{}';
@@ -787,11 +799,11 @@ BEGIN
     FOREACH t IN ARRAY dist LOOP
         IF NOT EXISTS (SELECT 1 FROM pg_dist_partition
                        WHERE logicalrelid = ('workload.' || t)::regclass) THEN
-            IF t = 'workloads' THEN
-                PERFORM create_distributed_table('workload.workloads'::regclass, 'tenant_id');
+            IF t = 'workload_rows' THEN
+                PERFORM create_distributed_table('workload.workload_rows'::regclass, 'tenant_id');
             ELSE
                 PERFORM create_distributed_table(('workload.' || t)::regclass, 'tenant_id',
-                    colocate_with => 'workload.workloads');
+                    colocate_with => 'workload.workload_rows');
             END IF;
             made_dist := made_dist || t;
         END IF;
@@ -809,7 +821,7 @@ BEGIN
              ORDER BY p.proname LOOP
         IF NOT EXISTS (SELECT 1 FROM pg_dist_object o WHERE o.classid = 'pg_proc'::regclass
                        AND o.objid = f::oid AND o.distribution_argument_index IS NOT NULL) THEN
-            PERFORM create_distributed_function(f, '$1', colocate_with => 'workload.workloads',
+            PERFORM create_distributed_function(f, '$1', colocate_with => 'workload.workload_rows',
                 force_delegation => true);
             made_fn := made_fn || f::text;
         END IF;
@@ -823,13 +835,13 @@ REVOKE ALL ON FUNCTION workload.citus_distribute_tables() FROM PUBLIC;
 
 CREATE FUNCTION @extschema@.workload_citus_distribute() RETURNS jsonb
     LANGUAGE C VOLATILE AS 'MODULE_PATHNAME', 'workload_citus_distribute';
-COMMENT ON FUNCTION @extschema@.workload_citus_distribute() IS 'on a Citus coordinator: make the per-workload tables distributed by tenant_id (co-located with workload.workloads) and the keys, members and revocations reference tables';
+COMMENT ON FUNCTION @extschema@.workload_citus_distribute() IS 'on a Citus coordinator: make the per-workload tables distributed by tenant_id (co-located with workload.workload_rows) and the keys, members and revocations reference tables';
 REVOKE ALL ON FUNCTION @extschema@.workload_citus_distribute() FROM PUBLIC;
 
 -- workload_tenant_node(tenant_id): the node holding a tenant's rows, from
 -- Citus's metadata (any node); no rows when the tables are not distributed.
 -- SECURITY DEFINER: Citus's shard lookup needs the right to read
--- workload.workloads, which worker roles do not have.  It reads nothing of
+-- workload.workload_rows, which worker roles do not have.  It reads nothing of
 -- the tenant's: the answer is the hash of the name looked up in the shard
 -- map, the same for a tenant that exists and for one that does not.
 CREATE FUNCTION @extschema@.workload_tenant_node(tenant_id text, OUT host text, OUT port integer)
@@ -842,9 +854,9 @@ BEGIN
     RETURN QUERY EXECUTE
         'SELECT n.nodename::text, n.nodeport::integer FROM pg_dist_placement p '
         'JOIN pg_dist_node n ON n.groupid = p.groupid '
-        'WHERE p.shardid = get_shard_id_for_distribution_column(''workload.workloads'', $1) '
+        'WHERE p.shardid = get_shard_id_for_distribution_column(''workload.workload_rows'', $1) '
         '  AND n.noderole = ''primary'' AND EXISTS (SELECT 1 FROM pg_dist_partition d '
-        '    WHERE d.logicalrelid = ''workload.workloads''::regclass)'
+        '    WHERE d.logicalrelid = ''workload.workload_rows''::regclass)'
         USING tenant_id;
 END
 $$;

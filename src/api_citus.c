@@ -14,7 +14,7 @@
  * workload_citus_distribute(): on the coordinator of a Citus cluster, make
  * the keys, channel secret, members, revocations and grant lineage reference
  * tables and every per-workload table distributed by tenant_id, co-located
- * with workload.workloads.  WORKLOAD_INVALID without Citus or off the
+ * with workload.workload_rows.  WORKLOAD_INVALID without Citus or off the
  * coordinator.  Returns what it made; tables already distributed are left.
  */
 PG_FUNCTION_INFO_V1(workload_citus_distribute);

@@ -10,7 +10,7 @@
  * - On a Citus cluster whose tables are distributed, a call made on a node
  *   that does not hold its tenant is sent whole to the node that does:
  *   workload.route_<name>(tenant, <the arguments>, context), which Citus
- *   delegates there (force_delegation, co-located with workload.workloads),
+ *   delegates there (force_delegation, co-located with workload.workload_rows),
  *   runs the same function there as the same caller with the settings the
  *   call depends on (ROUTED_SETTINGS), and its answer comes back as the
  *   answer.  The public functions are never distributed

@@ -24,7 +24,7 @@
 #include "store.h"
 #include "store_ops.h"
 
-/* local_shards: the shards of workload.workloads this node holds */
+/* local_shards: the shards of workload.workload_rows this node holds */
 static int64 *
 local_shards(int *n)
 {
@@ -67,7 +67,7 @@ shard_here(const char *name)
 
 /*
  * wl_store_citus_local_due: a maintenance scan (wl_sql_local_due[scan]) of
- * the shards of workload.workloads this node holds, each read as the plain
+ * the shards of workload.workload_rows this node holds, each read as the plain
  * table it is here: the first limit rows after the keyset `after`, in the
  * keyset's order, each with its tenant remembered (the row is then locked
  * by it).  Each node so looks after its own tenants, and one that is down
@@ -90,11 +90,11 @@ wl_store_citus_local_due(int scan, TimestampTz now, int limit, const WlDue *afte
 	a[3] = CStringGetTextDatum(after->workload_id);
 	for (int i = 0; i < nshards; i++)
 	{
-		char	   *one = psprintf(sql, psprintf("workload.workloads_" INT64_FORMAT, shards[i]));
+		char	   *one = psprintf(sql, psprintf("workload.workload_rows_" INT64_FORMAT, shards[i]));
 		uint64		got;
 		bool		isnull;
 
-		if (!shard_here(psprintf("workloads_" INT64_FORMAT, shards[i])))
+		if (!shard_here(psprintf("workload_rows_" INT64_FORMAT, shards[i])))
 			continue;
 		if (SPI_execute_with_args(one, 4, types, a, NULL, true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "workload: the maintenance scan of shard " INT64_FORMAT " failed", shards[i]);

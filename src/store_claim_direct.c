@@ -117,7 +117,7 @@ claim_resolve(void)
 	if (R.generation == gen)
 		return;
 	R.queue = wl_store_attnums("queue", q_names, Q_COUNT, R.q);
-	R.workloads = wl_store_attnums("workloads", w_names, W_COUNT, R.w);
+	R.workloads = wl_store_attnums("workload_rows", w_names, W_COUNT, R.w);
 	R.specs = wl_store_attnums("specs", s_names, S_COUNT, R.s);
 	/* (queue_key(tenant_id, application_id) (an expression: -1), priority DESC, created_at, seq) */
 	R.queue_idx = wl_store_index_of("queue_ready_idx", 4,

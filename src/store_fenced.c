@@ -72,7 +72,7 @@ fenced_resolve(void)
 
 	if (resolved_generation == gen)
 		return;
-	table_oid = wl_store_attnums("workloads", col_names, C_COUNT, col);
+	table_oid = wl_store_attnums("workload_rows", col_names, C_COUNT, col);
 	pkey_oid = wl_store_index_of("workloads_pkey", 2, (int[2]) {col[C_WORKLOAD_ID], col[C_TENANT_ID]});
 	wl_store_attnums("results", result_key, 3, rcol);
 	results_pkey_oid = wl_store_index_of("results_pkey", 3, rcol);
@@ -276,7 +276,7 @@ update(const WlFencedCall *c, const char *tenant, TimestampTz now, Relation rel,
 
 /*
  * wl_store_fenced_direct runs the fenced call c (tenant: the one it named,
- * or NULL) on workload.workloads without a plan: 1 when the row matched and
+ * or NULL) on workload.workload_rows without a plan: 1 when the row matched and
  * moved (row: as it is now), 0 when nothing matched (nothing written), -1
  * where it cannot run here (Citus: run the statement).
  */

@@ -28,7 +28,7 @@ static const char *const row_cols[ROW_NCOLS] = {"tenant_id", "application_id", "
 "claimed_at", "started_at", "result_id"};
 #undef TIMEOUT_NAME
 
-/* the attribute numbers of row_cols in workload.workloads, once per catalog generation */
+/* the attribute numbers of row_cols in workload.workload_rows, once per catalog generation */
 static uint64 cols_generation = 0;
 static int	cols_attno[ROW_NCOLS];	/* 0-based */
 
@@ -46,7 +46,7 @@ resolve_cols(void)
 
 	if (cols_generation == gen)
 		return;
-	(void) wl_store_attnums("workloads", row_cols, ROW_NCOLS, cols_attno);
+	(void) wl_store_attnums("workload_rows", row_cols, ROW_NCOLS, cols_attno);
 	cols_generation = gen;
 }
 
@@ -189,7 +189,7 @@ wl_store_row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
 	row_fill(&c, workload_id, row);
 }
 
-/* wl_store_row_from fills row from a workload row's values (desc: workload.workloads') */
+/* wl_store_row_from fills row from a workload row's values (desc: workload.workload_rows') */
 void
 wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n, const char *workload_id,
 				  WlRow *row)

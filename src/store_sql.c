@@ -107,7 +107,7 @@
 
 /* a workload row and its spec, looked up by its key for each row (OFFSET 0: never a join plan) */
 #define FROM_DOC \
-	" FROM workload.workloads w CROSS JOIN LATERAL (SELECT * FROM workload.specs s " \
+	" FROM workload.workload_rows w CROSS JOIN LATERAL (SELECT * FROM workload.specs s " \
 	"  WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq OFFSET 0) s "
 /*
  * ... on Citus, which runs a statement on one node only when every table in
@@ -116,7 +116,7 @@
  */
 #define FROM_DOC_CITUS FROM_DOC_IN("$4")
 #define FROM_DOC_IN(t) \
-	" FROM workload.workloads w JOIN workload.specs s " \
+	" FROM workload.workload_rows w JOIN workload.specs s " \
 	"  ON s.tenant_id = " t " AND s.workload_seq = w.seq "
 
 /*
@@ -128,7 +128,7 @@
  */
 /* the state of the workload whose id is the expression id in tenant t (NULL if none) */
 #define DEP_STATE(id, t) \
-	"(SELECT p.state FROM workload.workloads p WHERE p.workload_id = " id " AND p.tenant_id = " t ")"
+	"(SELECT p.state FROM workload.workload_rows p WHERE p.workload_id = " id " AND p.tenant_id = " t ")"
 
 /* The timeout columns, in WL_TIMEOUTS order ("w.queue_ms, w.claim_ms, ..."). */
 #define TIMEOUT_COL(f) "w." #f ", "
@@ -196,25 +196,25 @@
 
 #define LOCK_SQL(touch, tenant) \
 	"SELECT " ROW_COLUMNS \
-	"FROM workload.workloads w WHERE w.workload_id = $1 AND " touch tenant \
+	"FROM workload.workload_rows w WHERE w.workload_id = $1 AND " touch tenant \
 	" FOR NO KEY UPDATE OF w"
 #define LOCK_MANY_SQL(touch, tenant) \
 	"SELECT " ROW_COLUMNS ", w.workload_id " \
-	"FROM workload.workloads w WHERE w.workload_id = ANY($1) AND " touch tenant \
+	"FROM workload.workload_rows w WHERE w.workload_id = ANY($1) AND " touch tenant \
 	" ORDER BY w.workload_id COLLATE \"C\" FOR NO KEY UPDATE OF w"
 #define FENCED_START_SQL(touch, tenant) \
-	"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, " \
+	"UPDATE workload.workload_rows w SET state = $10, updated_at = $5, state_entered_at = $5, " \
 	"  started_at = $5, " \
 	"  deadline_at = workload.claim_deadline(w.created_at, $5, NULL, w.execution_ms, w.overall_ms, true) " \
 	"WHERE" FENCE_HOLDS(touch) tenant " AND w.state = $9 " \
 	"RETURNING " ROW_COLUMNS
 #define FENCED_BEAT_SQL(touch, tenant) \
-	"UPDATE workload.workloads w SET lease_expires_at = $9, last_heartbeat_at = $5, " \
+	"UPDATE workload.workload_rows w SET lease_expires_at = $9, last_heartbeat_at = $5, " \
 	"  updated_at = $5, progress = COALESCE($10, w.progress) " \
 	"WHERE" FENCE_HOLDS(touch) tenant \
 	" RETURNING " ROW_COLUMNS
 #define FENCED_COMPLETE_SQL(touch, tenant) \
-	"UPDATE workload.workloads w SET state = $10, updated_at = $5, state_entered_at = $5, " \
+	"UPDATE workload.workload_rows w SET state = $10, updated_at = $5, state_entered_at = $5, " \
 	"  claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = $11 " \
 	"WHERE" FENCE_HOLDS(touch) tenant " AND w.state = $9 AND NOT w.has_criteria " \
 	"RETURNING " ROW_COLUMNS
@@ -226,20 +226,20 @@
  * heartbeat scan, so the claim, start and complete that move its deadline
  * change no indexed column.
  */
-#define DEADLINE_DUE_SQL(lock, tenant) DEADLINE_DUE_FROM("workload.workloads", lock, tenant)
+#define DEADLINE_DUE_SQL(lock, tenant) DEADLINE_DUE_FROM("workload.workload_rows", lock, tenant)
 #define DEADLINE_DUE_FROM(table, lock, tenant) \
 	"SELECT w.workload_id, w.unheld_deadline_at" tenant " FROM " table " w " \
 	"WHERE w.unheld_deadline_at <= $1 " \
 	"  AND (w.unheld_deadline_at, w.workload_id) > ($3, $4) " \
 	"ORDER BY w.unheld_deadline_at, w.workload_id LIMIT $2" lock
 #define HELD_DEADLINE_DUE_SQL(held, lock, tenant) \
-	HELD_DEADLINE_DUE_FROM("workload.workloads", held, lock, tenant)
+	HELD_DEADLINE_DUE_FROM("workload.workload_rows", held, lock, tenant)
 #define HELD_DEADLINE_DUE_FROM(table, held, lock, tenant) \
 	"SELECT w.workload_id, w.deadline_at" tenant " FROM " table " w " \
 	"WHERE " held "w.claim_id IS NOT NULL AND w.deadline_at <= $1 " \
 	"  AND (w.deadline_at, w.workload_id) > ($3, $4) " \
 	"ORDER BY w.deadline_at, w.workload_id LIMIT $2" lock
-#define HEARTBEAT_DUE_SQL(held, lock, tenant) HEARTBEAT_DUE_FROM("workload.workloads", held, lock, tenant)
+#define HEARTBEAT_DUE_SQL(held, lock, tenant) HEARTBEAT_DUE_FROM("workload.workload_rows", held, lock, tenant)
 #define HEARTBEAT_DUE_FROM(table, held, lock, tenant) \
 	"SELECT w.workload_id, $1::timestamptz" tenant " FROM " table " w " \
 	"WHERE " held "w.claim_id IS NOT NULL " \
@@ -249,7 +249,7 @@
 	"      + w.heartbeat_ms * interval '1 millisecond' <= $1 " \
 	"ORDER BY w.workload_id LIMIT $2" lock
 #define EXPIRED_SQL(held, lock, tenant) \
-	"SELECT w.workload_id, w.lease_expires_at" tenant " FROM workload.workloads w " \
+	"SELECT w.workload_id, w.lease_expires_at" tenant " FROM workload.workload_rows w " \
 	"WHERE " held "w.claim_id IS NOT NULL " \
 	"  AND w.lease_expires_at <= $1 AND " MAY_TOUCH("w") \
 	"  AND (w.lease_expires_at, w.workload_id) > ($5, $6) " \
@@ -322,10 +322,10 @@
 	"  FROM upd u, (VALUES (1, $12, $13), (2, $13, $9)) x(n, from_state, to_state) " \
 	"  ORDER BY u.seq, x.n) "
 #define CLAIM_TAIL(events) \
-	", locked AS (SELECT w.seq FROM workload.workloads w " \
+	", locked AS (SELECT w.seq FROM workload.workload_rows w " \
 	"  WHERE w.seq = ANY (ARRAY(SELECT p.seq FROM picked p)) AND w.tenant_id = $1 " \
 	"    AND w.state = $12 FOR NO KEY UPDATE OF w SKIP LOCKED), " \
-	"upd AS (UPDATE workload.workloads w SET state = $9, fencing_token = w.fencing_token + 1, " \
+	"upd AS (UPDATE workload.workload_rows w SET state = $9, fencing_token = w.fencing_token + 1, " \
 	"  attempt_count = w.attempt_count + 1, worker_id = $6, claimed_by = $11, " \
 	"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $6), " \
 	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, claimed_at = $3, " \
@@ -367,9 +367,9 @@
 	"    AND c.tenant_id = x.t AND c.workload_id = x.w"
 #define PURGE(final_states) \
 	"WITH doomed AS (SELECT w.workload_id, w.tenant_id, w.seq, w.application_id, w.result_id " \
-	"  FROM workload.workloads w WHERE (w.tenant_id, w.seq) IN (SELECT e.tenant_id, e.workload_seq " \
+	"  FROM workload.workload_rows w WHERE (w.tenant_id, w.seq) IN (SELECT e.tenant_id, e.workload_seq " \
 	"      FROM workload.events e CROSS JOIN LATERAL (SELECT p.workload_id, p.state, " \
-	"          p.state_entered_at FROM workload.workloads p " \
+	"          p.state_entered_at FROM workload.workload_rows p " \
 	"          WHERE p.tenant_id = e.tenant_id AND p.seq = e.workload_seq OFFSET 0) p " \
 	"      WHERE e.to_state IN " final_states " AND e.at < $1 " \
 	"        AND p.state = e.to_state AND p.state_entered_at < $1 " \
@@ -394,7 +394,7 @@
 	"dp AS (" PURGE_BY_ID("dependencies") "), " \
 	"wt AS (" PURGE_BY_ID("waits") "), " \
 	"cp AS (" PURGE_BY_ID("compensations") ") " \
-	PURGE_BY_ID("workloads")
+	PURGE_BY_ID("workload_rows")
 
 /* a schedule's document (its template's grant without the stored signature digest) */
 #define SCHED_DOC \
@@ -468,7 +468,7 @@
  */
 #define BATCH_TENANT(t) "(" t "::text[])[1]"
 #define DEAD_LETTERS_SQL(t) \
-	"SELECT w.workload_id FROM workload.workloads w " \
+	"SELECT w.workload_id FROM workload.workload_rows w " \
 	"WHERE w.tenant_id = $1 AND w.application_id = $2 AND w.state = $6 " \
 	"  AND ($4::text IS NULL OR w.last_failure ->> 'kind' = $4) " \
 	"  AND ($3::text IS NULL OR (SELECT s.definition_id FROM workload.specs s " \
@@ -488,7 +488,7 @@
 #define DOC_MANY_SQL(t, st, offset) \
 	"SELECT x.n, jsonb_build_object(" DOC_FIELDS ") " \
 	"FROM unnest($1::text[], $2::text[]) WITH ORDINALITY x(id, t, n) " \
-	"CROSS JOIN LATERAL (SELECT * FROM workload.workloads w " \
+	"CROSS JOIN LATERAL (SELECT * FROM workload.workload_rows w " \
 	"  WHERE w.workload_id = x.id AND w.tenant_id = " t offset ") w " \
 	"CROSS JOIN LATERAL (SELECT * FROM workload.specs s " \
 	"  WHERE s.tenant_id = " st " AND s.workload_seq = w.seq" offset ") s"
@@ -513,7 +513,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		{TEXTARRAYOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
 	LOCK_MANY_SQL(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4")},
 	[P_SAVE] = {
-		"UPDATE workload.workloads SET state = $2, updated_at = $3, state_entered_at = $4, "
+		"UPDATE workload.workload_rows SET state = $2, updated_at = $3, state_entered_at = $4, "
 		"  next_attempt_at = $5, attempt_count = $6, retry_count = $7, fencing_token = $8, "
 		"  checkpoint_sequence = $9, claim_id = $10, worker_id = $11, lease_expires_at = $12, "
 		"  last_heartbeat_at = $13, "
@@ -563,7 +563,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WITH x AS MATERIALIZED (SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], "
 		"    $4::text[], $5::jsonb[], $6::text[], $7::json[], $8::int4[], $17::jsonb[]) WITH ORDINALITY "
 		"  x(id, claim, token, rid, output, hash, artifacts, sv, ev, n)), "
-		"upd AS (UPDATE workload.workloads w SET state = $10, updated_at = $9, state_entered_at = $9, "
+		"upd AS (UPDATE workload.workload_rows w SET state = $10, updated_at = $9, state_entered_at = $9, "
 		"    claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = x.rid "
 		"  FROM x WHERE w.workload_id = x.id AND w.claim_id = x.claim AND w.worker_id = $11 "
 		"    AND w.fencing_token = x.token AND w.lease_expires_at > $9 "
@@ -632,7 +632,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    lease_expires_at, last_heartbeat_at, failure_changed, last_failure, "
 		"    progress_changed, progress, deadline_at, wait_count, from_state, evidence, "
 		"    tenant_id, seq, claimed_at, started_at, result_id, ev_token, ev_attempt, n)), "
-		"upd AS (UPDATE workload.workloads w SET state = x.state, updated_at = $3, "
+		"upd AS (UPDATE workload.workload_rows w SET state = x.state, updated_at = $3, "
 		"  state_entered_at = x.state_entered_at, next_attempt_at = x.next_attempt_at, "
 		"  attempt_count = x.attempt_count, retry_count = x.retry_count, "
 		"  fencing_token = x.fencing_token, checkpoint_sequence = x.checkpoint_sequence, "
@@ -678,7 +678,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID, INT8OID,
 	TEXTARRAYOID, TIMESTAMPTZOID}},
 	[P_ROW_PUT] = {
-		"INSERT INTO workload.workloads AS w (tenant_id, workload_id, seq, application_id, priority, "
+		"INSERT INTO workload.workload_rows AS w (tenant_id, workload_id, seq, application_id, priority, "
 		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
 		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
 		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at, "
@@ -690,7 +690,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID,
 	TIMESTAMPTZOID}},
 	[P_DEP_STATE] = {
-		"SELECT w.state FROM workload.workloads w "
+		"SELECT w.state FROM workload.workload_rows w "
 		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR SHARE",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_DEP_PUT] = {
@@ -710,14 +710,14 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"SELECT e.sequence, workload.event_type(e.to_state), e.from_state, e.to_state, e.actor, "
 		"  e.at, " EVENT_EVIDENCE("e") " "
 		"FROM workload.events e WHERE (e.tenant_id, e.workload_seq) = "
-		"  (SELECT w.tenant_id, w.seq FROM workload.workloads w WHERE w.workload_id = $1 "
+		"  (SELECT w.tenant_id, w.seq FROM workload.workload_rows w WHERE w.workload_id = $1 "
 		ANY_TENANT("$2") ") "
 		"ORDER BY e.sequence",
 	2, {TEXTOID, TEXTOID}, false,
 		"SELECT e.sequence, workload.event_type(e.to_state), e.from_state, e.to_state, e.actor, "
 		"  e.at, " EVENT_EVIDENCE("e") " "
 		"FROM workload.events e WHERE e.tenant_id = $2 AND e.workload_seq = "
-		"  (SELECT w.seq FROM workload.workloads w WHERE w.workload_id = $1 AND w.tenant_id = $2) "
+		"  (SELECT w.seq FROM workload.workload_rows w WHERE w.workload_id = $1 AND w.tenant_id = $2) "
 	"ORDER BY e.sequence"},
 	/* the claim from the start of the queue: best first (and with start => true) */
 #define CLAIM_MANY_SQL(events) \
@@ -779,7 +779,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	2, {TEXTOID, TEXTOID}},
 	/* a dependent, locked (waiting) if it is READY; by its whole key */
 	[P_UNBLOCK_LOCK] = {
-		"SELECT w.seq FROM workload.workloads w "
+		"SELECT w.seq FROM workload.workload_rows w "
 		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.state = 'READY' "
 		"FOR NO KEY UPDATE OF w",
 	2, {TEXTOID, TEXTOID}},
@@ -913,7 +913,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_REVOKED_SLICE] = {
 		"WITH slice AS (SELECT w.workload_id, w.state, (SELECT s.grant_ids FROM workload.specs s "
 		"    WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq) AS grant_ids "
-		"  FROM workload.workloads w "
+		"  FROM workload.workload_rows w "
 		"  WHERE w.workload_id > $2 ORDER BY w.workload_id LIMIT $3) "
 		"SELECT (SELECT max(workload_id) FROM slice), (SELECT count(*) FROM slice), "
 		"  ARRAY(SELECT s.workload_id FROM slice s WHERE s.grant_ids @> ARRAY[$1] "
@@ -1046,7 +1046,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    AND x.state_entered_at > $3 - interval '1 minute'), "
 		"  'failed_last_minute', count(*) FILTER (WHERE x.last_failure IS NOT NULL "
 		"    AND (x.last_failure ->> 'at')::timestamptz > $3 - interval '1 minute')) "
-		"FROM workload.workloads x WHERE x.tenant_id = $1 AND x.application_id = $2",
+		"FROM workload.workload_rows x WHERE x.tenant_id = $1 AND x.application_id = $2",
 	4, {TEXTOID, TEXTOID, TIMESTAMPTZOID, ST}},
 	/* ---- scheduling and bulk work (workload_create_many, workload_redrive) ---- */
 	/* P_IDEM for n keys ($1 tenants, $2 applications, $3 keys): the item number of each found */
@@ -1092,7 +1092,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    $7::bool[], $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::int8[], "
 		"    $13::timestamptz[], $14::timestamptz[], $15::text[]) WITH ORDINALITY "
 		"  AS u(t, id, seq, a, prio, cj, crit, q_ms, c_ms, e_ms, h_ms, o_ms, due, dl, actor, n)), "
-		"w AS (INSERT INTO workload.workloads (tenant_id, workload_id, seq, application_id, priority, "
+		"w AS (INSERT INTO workload.workload_rows (tenant_id, workload_id, seq, application_id, priority, "
 		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
 		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
 		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at, "
@@ -1195,7 +1195,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	7, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, JSONBOID}},
 	/* the state of a schedule's previous workload (none: purged) */
 	[P_SCHED_LAST_STATE] = {
-		"SELECT w.state::text FROM workload.workloads w WHERE w.workload_id = $1 AND w.tenant_id = $2",
+		"SELECT w.state::text FROM workload.workload_rows w WHERE w.workload_id = $1 AND w.tenant_id = $2",
 	2, {TEXTOID, TEXTOID}},
 	/* Citus (issue 13): the plpgsql body of workload_citus_distribute() */
 	[P_CITUS_DISTRIBUTE] = {
@@ -1203,23 +1203,23 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	0, {InvalidOid}},
 	/* ---- Citus only (store_citus.c): the claim as one statement per table ---- */
 	[P_CITUS_TENANT_OF] = {
-		"SELECT w.tenant_id FROM workload.workloads w WHERE w.workload_id = $1",
+		"SELECT w.tenant_id FROM workload.workload_rows w WHERE w.workload_id = $1",
 	1, {TEXTOID}},
 	/* whether workload_citus_distribute() has run (Citus's metadata, on every node) */
 	[P_CITUS_DISTRIBUTED] = {
 		"SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition d "
-		"  WHERE d.logicalrelid = 'workload.workloads'::pg_catalog.regclass)",
+		"  WHERE d.logicalrelid = 'workload.workload_rows'::pg_catalog.regclass)",
 	0, {InvalidOid}},
 	/* whether this node holds the shard of tenant $1 */
-	/* the shards of workload.workloads this node holds */
+	/* the shards of workload.workload_rows this node holds */
 	[P_CITUS_LOCAL_SHARDS] = {
 		"SELECT s.shardid FROM pg_catalog.pg_dist_shard s "
 		"JOIN pg_catalog.pg_dist_placement p ON p.shardid = s.shardid "
-		"WHERE s.logicalrelid = 'workload.workloads'::pg_catalog.regclass "
+		"WHERE s.logicalrelid = 'workload.workload_rows'::pg_catalog.regclass "
 		"  AND p.groupid = (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g) ORDER BY 1",
 	0, {InvalidOid}},
 	/*
-	 * The shards co-located with workload.workloads' shard $1 (its shard
+	 * The shards co-located with workload.workload_rows' shard $1 (its shard
 	 * group: the same hash range), by table, and whether it is still here
 	 */
 	[P_CITUS_SHARD_GROUP] = {
@@ -1230,7 +1230,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  ON w.shardid = $1 AND s.shardminvalue = w.shardminvalue "
 		"JOIN pg_catalog.pg_dist_partition d ON d.logicalrelid = s.logicalrelid "
 		"  AND d.colocationid = (SELECT d2.colocationid FROM pg_catalog.pg_dist_partition d2 "
-		"    WHERE d2.logicalrelid = 'workload.workloads'::pg_catalog.regclass)",
+		"    WHERE d2.logicalrelid = 'workload.workload_rows'::pg_catalog.regclass)",
 	1, {INT8OID}},
 	/*
 	 * The lock a write to a shard takes in Citus (its distribution metadata,
@@ -1247,7 +1247,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_CITUS_TENANT_LOCAL] = {
 		"SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p "
 		"  WHERE p.shardid = pg_catalog.get_shard_id_for_distribution_column("
-		"      'workload.workloads'::pg_catalog.regclass, $1) "
+		"      'workload.workload_rows'::pg_catalog.regclass, $1) "
 		"    AND p.groupid = (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g))",
 	1, {TEXTOID}},
 	[P_CITUS_REVOKED_NOW] = {
@@ -1261,7 +1261,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    WHERE s.tenant_id = $1 AND s.workload_seq = q.seq AND s.grant_ids && $6)) "
 		"  AND (NOT q.checks_dependencies OR (SELECT 1 FROM workload.dependencies d "
 		"    WHERE d.tenant_id = $1 AND d.workload_id = (SELECT p.workload_id "
-		"        FROM workload.workloads p WHERE p.seq = q.seq AND p.tenant_id = $1) "
+		"        FROM workload.workload_rows p WHERE p.seq = q.seq AND p.tenant_id = $1) "
 		"      AND " DEP_STATE("d.depends_on", "$1") " <> d.required_state "
 		"    LIMIT 1) IS NULL) "
 		"ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 "
@@ -1271,12 +1271,12 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"SELECT q.seq FROM workload.queue q WHERE q.tenant_id = $1 AND q.seq = $2 FOR UPDATE OF q",
 	2, {TEXTOID, INT8OID}, true},
 	[P_CITUS_CLAIM_LOCK] = {
-		"SELECT w.workload_id FROM workload.workloads w "
+		"SELECT w.workload_id FROM workload.workload_rows w "
 		"WHERE w.tenant_id = $1 AND w.seq = ANY ($2) AND w.state = $3 "
 		"FOR NO KEY UPDATE OF w SKIP LOCKED",
 	3, {TEXTOID, INT8ARRAYOID, ST}, true},
 	[P_CITUS_CLAIM_UPD] = {
-		"UPDATE workload.workloads w SET state = $6, fencing_token = w.fencing_token + 1, "
+		"UPDATE workload.workload_rows w SET state = $6, fencing_token = w.fencing_token + 1, "
 		"  attempt_count = w.attempt_count + 1, worker_id = $4, claimed_by = $8, "
 		"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $4), "
 		"  lease_expires_at = $5, updated_at = $3, state_entered_at = $3, claimed_at = $3, "
@@ -1313,7 +1313,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 };
 
 /*
- * The maintenance scans of one shard of workload.workloads on this node
+ * The maintenance scans of one shard of workload.workload_rows on this node
  * (the %s), run as plain statements on it (store_citus.c,
  * wl_store_citus_local_due): $1 now, $2 limit, after the keyset ($3, $4).
  * Unlocked: each row is then locked by its tenant (recovery.c), where a

@@ -8,8 +8,8 @@
 -- store it copies, so the rows are as wide as the product's.
 \set ON_ERROR_STOP on
 CREATE SCHEMA model;
-CREATE TABLE model.w (LIKE workload.workloads INCLUDING ALL);
-INSERT INTO model.w SELECT * FROM workload.workloads;
+CREATE TABLE model.w (LIKE workload.workload_rows INCLUDING ALL);
+INSERT INTO model.w SELECT * FROM workload.workload_rows;
 CREATE TABLE model.q (LIKE workload.queue INCLUDING ALL);
 INSERT INTO model.q SELECT * FROM workload.queue;
 CREATE TABLE model.ev (LIKE workload.events INCLUDING ALL);

@@ -8,13 +8,13 @@ SET workload.clock_override = '2026-01-01 00:00:00+00';
 -- this session plans every hot-path statement now, on empty tables that
 -- have been analyzed while empty (as autovacuum does in a new deployment)
 SELECT t.create('first-' || g) IS NOT NULL FROM generate_series(1, 3) g;
-ANALYZE workload.workloads, workload.specs, workload.attempts, workload.events, workload.results,
+ANALYZE workload.workload_rows, workload.specs, workload.attempts, workload.events, workload.results,
     workload.dependencies, workload.queue, workload.leases;
 \i test/include/plans_first_jobs_then_growth.sql
 -- autovacuum analyzes the grown workloads table (here, by hand): the plans
 -- over it are made again, still held to indexes, and the claim now walks the
 -- partial claim index.  The other tables keep their empty-table statistics
 -- and the plans made on them.
-ANALYZE workload.workloads;
+ANALYZE workload.workload_rows;
 
 \i test/include/plans_rows_read_per_job.sql

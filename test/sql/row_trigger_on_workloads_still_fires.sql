@@ -1,4 +1,4 @@
--- A row trigger that a superuser puts on workload.workloads (an audit, say) still fires for the claim, start, heartbeat, complete and a batch of completions: with one on the table those calls run as statements, not on the rows directly (store_claim_direct.c, store_fenced.c), and answer the same; a stale fence is still refused.
+-- A row trigger that a superuser puts on workload.workload_rows, the table behind the view workload.workloads (an audit, say), still fires for the claim, start, heartbeat, complete and a batch of completions: with one on the table those calls run as statements, not on the rows directly (store_claim_direct.c, store_fenced.c), and answer the same; a stale fence is still refused.
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -9,7 +9,7 @@ BEGIN
     RAISE NOTICE 'audit: % -> %', OLD.state, NEW.state;
     RETURN NEW;
 END $$;
-CREATE TRIGGER audit_row BEFORE UPDATE ON workload.workloads
+CREATE TRIGGER audit_row BEFORE UPDATE ON workload.workload_rows
     FOR EACH ROW EXECUTE FUNCTION t.audit_row();
 
 SELECT t.create('audited') IS NOT NULL AS created;
@@ -30,5 +30,5 @@ SELECT outcome FROM workload_complete_many('w1', jsonb_build_array(jsonb_build_o
     'workload_id', :'id2', 'claim_id', :'claim2', 'fencing_token', :token2,
     'result_id', 'r-audited-2', 'output', '{}')));
 
-DROP TRIGGER audit_row ON workload.workloads;
+DROP TRIGGER audit_row ON workload.workload_rows;
 DROP FUNCTION t.audit_row();

@@ -28,8 +28,8 @@ SELECT * FROM pg_temp.st(:'h');
 SELECT workload_heartbeat(:'h', :'claim_id', 'w1', :fencing_token, '30 seconds') IS NOT NULL AS beat;
 SELECT workload_complete(:'h', :'claim_id', 'w1', :fencing_token, 'r-hot', '{}') IS NOT NULL AS completed;
 SELECT * FROM pg_temp.st(:'h');
-SELECT pg_stat_get_xact_tuples_updated('workload.workloads'::regclass) AS updates,
-       pg_stat_get_xact_tuples_hot_updated('workload.workloads'::regclass) AS in_place;
+SELECT pg_stat_get_xact_tuples_updated('workload.workload_rows'::regclass) AS updates,
+       pg_stat_get_xact_tuples_hot_updated('workload.workload_rows'::regclass) AS in_place;
 COMMIT;
 
 -- q waits at most 10 s in READY and, once claimed, 5 s for its start
