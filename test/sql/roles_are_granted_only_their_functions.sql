@@ -82,11 +82,25 @@ SELECT count(*) FROM workload.signing_keys;
 SELECT workload_sign_grant(:'unsigned') ->> 'key_id' IS NOT NULL AS admin_may_sign;
 RESET ROLE;
 
--- the owner reads the keys; PUBLIC holds no privilege on any table
+-- the owner reads the keys; PUBLIC holds no privilege on any table or view
 SELECT count(*) AS keys_visible_to_owner FROM workload.signing_keys;
-SELECT c.relname, EXISTS (SELECT 1 FROM aclexplode(c.relacl) a WHERE a.grantee = 0) AS public_has_a_privilege
+SELECT c.relname, c.relkind, EXISTS (SELECT 1 FROM aclexplode(c.relacl) a WHERE a.grantee = 0) AS public_has_a_privilege
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = 'workload' AND c.relkind = 'r' ORDER BY c.relname;
+WHERE n.nspname = 'workload' AND c.relkind IN ('r', 'v') ORDER BY c.relname;
+
+-- the views read with the caller's rights: SELECT on workload.workloads alone
+-- (granted here by hand) reads nothing of the table behind it
+GRANT USAGE ON SCHEMA workload TO rg_nobody;
+GRANT SELECT ON workload.workloads, workload.event_log, workload.attempt_log TO rg_nobody;
+SET ROLE rg_nobody;
+SELECT count(*) FROM workload.workloads;
+\echo :SQLSTATE
+SELECT count(*) FROM workload.event_log;
+\echo :SQLSTATE
+SELECT count(*) FROM workload.attempt_log;
+\echo :SQLSTATE
+RESET ROLE;
+REVOKE USAGE ON SCHEMA workload FROM rg_nobody;
 
 DROP OWNED BY rg_worker, rg_client, rg_admin, rg_nobody;
 DROP ROLE rg_worker; DROP ROLE rg_client; DROP ROLE rg_admin; DROP ROLE rg_nobody;
