@@ -114,6 +114,9 @@ CREATE TABLE workload_next.queue (
     -- state being final: out of the claim's index until the transition that
     -- meets its last dependency clears it
     blocked              boolean NOT NULL,
+    -- the workload has a run row (it was claimed before): a claim updates it
+    -- instead of appending one, and need not look for it otherwise
+    has_run              boolean NOT NULL,
     -- Keyed by the creation sequence first, then tenant_id (as are leases,
     -- specs and events_workload_idx): a key that leads with a text column
     -- makes each comparison in the index's descent read the next column the
@@ -134,6 +137,47 @@ CREATE TABLE workload_next.leases (
     seq                  bigint NOT NULL,
     CONSTRAINT leases_pkey PRIMARY KEY (seq, tenant_id)
 );
+
+-- A workload's run row (docs/layout-design.md): from its first claim on, its
+-- mutable columns live here and no longer on workload_rows, whose row is then
+-- never written again until it is purged.  A claim appends the run row where
+-- the rows of the claims before it went, so the claim, start, heartbeat and
+-- complete that follow write pages written moments before, not the page a
+-- workload row was created on long ago (after a checkpoint, a full-page image
+-- each: bench runs, stop 28).  Keyed as the queue is, by the creation
+-- sequence and the tenant: claims append in queue order, so its index grows
+-- at the right edge.  Same columns, same order as on workload_rows (the
+-- order the hot path changes them, for the update records' shared prefix and
+-- suffix).  unheld_deadline_at: as on workload_rows, the deadline of a run
+-- row nobody holds (a retry waiting, a durable wait), read by the tick
+-- through runs_deadline_idx; claim, start and complete keep it NULL, and an
+-- update that keeps an indexed column NULL stays HOT.
+CREATE TABLE workload_next.runs (
+    tenant_id            text NOT NULL,
+    seq                  bigint NOT NULL,
+    next_attempt_at      timestamptz NOT NULL,
+    unheld_deadline_at   timestamptz,
+    retry_count          integer NOT NULL,
+    wait_count           integer NOT NULL,
+    checkpoint_sequence  integer NOT NULL,
+    last_failure         jsonb,
+    attempt_count        integer NOT NULL,
+    fencing_token        bigint NOT NULL,
+    claimed_at           timestamptz,
+    claim_id             text,
+    worker_id            text,
+    claimed_by           text,
+    result_id            text,
+    state                @extschema@.workload_state NOT NULL,
+    state_entered_at     timestamptz NOT NULL,
+    updated_at           timestamptz NOT NULL,
+    started_at           timestamptz,
+    deadline_at          timestamptz,
+    lease_expires_at     timestamptz,
+    last_heartbeat_at    timestamptz,
+    progress             jsonb,
+    CONSTRAINT runs_pkey PRIMARY KEY (seq, tenant_id)
+) WITH (fillfactor = 50);
 
 CREATE TABLE workload_next.specs (
     tenant_id            text NOT NULL,
@@ -255,9 +299,25 @@ SELECT w.tenant_id, w.seq, w.application_id, w.priority, w.created_at, w.next_at
        AND EXISTS (SELECT 1 FROM workload.dependencies d
            LEFT JOIN workload_next.workload_rows p ON p.workload_id OPERATOR(pg_catalog.=) d.depends_on
            WHERE d.workload_id OPERATOR(pg_catalog.=) w.workload_id
-             AND p.state IS DISTINCT FROM d.required_state)
+             AND p.state IS DISTINCT FROM d.required_state),
+       w.attempt_count OPERATOR(pg_catalog.>) 0
 FROM workload_next.workload_rows w
 WHERE w.state OPERATOR(pg_catalog.=) 'READY';
+
+-- a run row for every workload claimed before (claims in flight keep their
+-- fences: the run row has them); its workload row keeps no deadline of its
+-- own for the tick to find
+INSERT INTO workload_next.runs
+SELECT w.tenant_id, w.seq, w.next_attempt_at, w.unheld_deadline_at, w.retry_count,
+       w.wait_count, w.checkpoint_sequence, w.last_failure, w.attempt_count, w.fencing_token,
+       w.claimed_at, w.claim_id, w.worker_id, w.claimed_by, w.result_id, w.state,
+       w.state_entered_at, w.updated_at, w.started_at, w.deadline_at, w.lease_expires_at,
+       w.last_heartbeat_at, w.progress
+FROM workload_next.workload_rows w
+WHERE w.attempt_count OPERATOR(pg_catalog.>) 0
+ORDER BY w.seq;
+UPDATE workload_next.workload_rows w SET unheld_deadline_at = NULL
+WHERE w.attempt_count OPERATOR(pg_catalog.>) 0 AND w.unheld_deadline_at IS NOT NULL;
 
 -- the token and the attempt move to their columns when they are integers
 -- written without a fraction, so that workload.event_evidence gives back
@@ -291,6 +351,7 @@ DROP TABLE workload.workloads, workload.specs, workload.events, workload.attempt
 ALTER TABLE workload_next.workload_rows SET SCHEMA workload;
 ALTER TABLE workload_next.queue SET SCHEMA workload;
 ALTER TABLE workload_next.leases SET SCHEMA workload;
+ALTER TABLE workload_next.runs SET SCHEMA workload;
 ALTER TABLE workload_next.specs SET SCHEMA workload;
 ALTER TABLE workload_next.events SET SCHEMA workload;
 ALTER TABLE workload_next.attempts SET SCHEMA workload;
@@ -305,7 +366,43 @@ ALTER SEQUENCE workload.event_seq OWNED BY workload.events.sequence;
 -- view reads with the caller's rights (the table's grants hold through it).
 -- The index names keep the workload set's name (workloads_pkey, ...).
 CREATE VIEW workload.workloads WITH (security_invoker = true) AS
-SELECT * FROM workload.workload_rows;
+SELECT w.tenant_id,
+       w.workload_id,
+       w.seq,
+       w.application_id,
+       w.priority,
+       w.created_at,
+       w.capability_snapshot,
+       w.has_dependencies,
+       w.has_criteria,
+       w.queue_ms,
+       w.claim_ms,
+       w.execution_ms,
+       w.heartbeat_ms,
+       w.overall_ms,
+       CASE WHEN r.seq IS NULL THEN w.next_attempt_at ELSE r.next_attempt_at END AS next_attempt_at,
+       CASE WHEN r.seq IS NULL THEN w.unheld_deadline_at ELSE r.unheld_deadline_at END AS unheld_deadline_at,
+       CASE WHEN r.seq IS NULL THEN w.retry_count ELSE r.retry_count END AS retry_count,
+       CASE WHEN r.seq IS NULL THEN w.wait_count ELSE r.wait_count END AS wait_count,
+       CASE WHEN r.seq IS NULL THEN w.checkpoint_sequence ELSE r.checkpoint_sequence END AS checkpoint_sequence,
+       CASE WHEN r.seq IS NULL THEN w.last_failure ELSE r.last_failure END AS last_failure,
+       CASE WHEN r.seq IS NULL THEN w.attempt_count ELSE r.attempt_count END AS attempt_count,
+       CASE WHEN r.seq IS NULL THEN w.fencing_token ELSE r.fencing_token END AS fencing_token,
+       CASE WHEN r.seq IS NULL THEN w.claimed_at ELSE r.claimed_at END AS claimed_at,
+       CASE WHEN r.seq IS NULL THEN w.claim_id ELSE r.claim_id END AS claim_id,
+       CASE WHEN r.seq IS NULL THEN w.worker_id ELSE r.worker_id END AS worker_id,
+       CASE WHEN r.seq IS NULL THEN w.claimed_by ELSE r.claimed_by END AS claimed_by,
+       CASE WHEN r.seq IS NULL THEN w.result_id ELSE r.result_id END AS result_id,
+       CASE WHEN r.seq IS NULL THEN w.state ELSE r.state END AS state,
+       CASE WHEN r.seq IS NULL THEN w.state_entered_at ELSE r.state_entered_at END AS state_entered_at,
+       CASE WHEN r.seq IS NULL THEN w.updated_at ELSE r.updated_at END AS updated_at,
+       CASE WHEN r.seq IS NULL THEN w.started_at ELSE r.started_at END AS started_at,
+       CASE WHEN r.seq IS NULL THEN w.deadline_at ELSE r.deadline_at END AS deadline_at,
+       CASE WHEN r.seq IS NULL THEN w.lease_expires_at ELSE r.lease_expires_at END AS lease_expires_at,
+       CASE WHEN r.seq IS NULL THEN w.last_heartbeat_at ELSE r.last_heartbeat_at END AS last_heartbeat_at,
+       CASE WHEN r.seq IS NULL THEN w.progress ELSE r.progress END AS progress
+FROM workload.workload_rows w
+LEFT JOIN workload.runs r ON r.seq OPERATOR(pg_catalog.=) w.seq AND r.tenant_id OPERATOR(pg_catalog.=) w.tenant_id;
 COMMENT ON VIEW workload.workloads IS 'every workload, one row each (the rows of workload.workload_rows)';
 REVOKE ALL ON workload.workloads FROM PUBLIC;
 GRANT SELECT ON workload.workloads TO workload_admin;
@@ -321,6 +418,9 @@ CREATE INDEX workloads_tenant_idx ON workload.workload_rows
 -- (held rows: through workload.leases).  deadline_at itself is not indexed:
 -- claim, start, heartbeat and complete move it and stay HOT updates.
 CREATE INDEX workloads_deadline_idx ON workload.workload_rows (unheld_deadline_at)
+    WHERE unheld_deadline_at IS NOT NULL;
+-- ... and of run rows nobody holds (the same rule, on workload.runs)
+CREATE INDEX runs_deadline_idx ON workload.runs (unheld_deadline_at)
     WHERE unheld_deadline_at IS NOT NULL;
 -- The claim reads exactly this: claimable rows of one tenant and application,
 -- best first (a blocked row is not in it, so no claim steps over one).  The
@@ -400,7 +500,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['workload_rows', 'queue', 'leases', 'specs', 'events', 'attempts'] LOOP
+    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'events', 'attempts'] LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON workload.%I '
             'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
@@ -691,7 +791,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['workload_rows', 'queue', 'leases', 'specs', 'events', 'attempts',
+    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'events', 'attempts',
             'checkpoints', 'results', 'dependencies', 'waits', 'compensations',
             'signing_keys', 'revoked_grants', 'tenant_members', 'grant_lineage',
             'channel_secret'] LOOP
@@ -766,7 +866,7 @@ DECLARE
     ref text[] := ARRAY['signing_keys', 'channel_secret', 'revoked_grants', 'tenant_members',
         'grant_lineage'];
     -- workload_rows first: every other table is co-located with it
-    dist text[] := ARRAY['workload_rows', 'queue', 'leases', 'specs', 'events', 'attempts',
+    dist text[] := ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'events', 'attempts',
         'checkpoints', 'results', 'dependencies', 'waits', 'compensations'];
     t text;
     made_ref text[] := '{}';

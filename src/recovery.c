@@ -176,15 +176,21 @@ revoke_one(WlRow *row, WlPass *p)
 	return true;
 }
 
-/* act_range runs the pass's step on its rows from..to, each locked again. */
+/*
+ * act_range runs the pass's step on its rows from..to, each locked again:
+ * by a due scan, passing over one another transaction holds (the next pass
+ * sees it); by a revocation's sweep, which must reach every one, waiting.
+ */
 static void
 act_range(WlPass *p)
 {
 	for (int i = p->from; i < p->to; i++)
 	{
 		WlRow		row;
+		bool		locked = p->grant_id ? wl_store_lock(p->due[i].workload_id, p->who, &row) :
+			wl_store_lock_unheld(p->due[i].workload_id, p->who, &row);
 
-		if (wl_store_lock(p->due[i].workload_id, p->who, &row) && p->act(&row, p) &&
+		if (locked && p->act(&row, p) &&
 			p->r->keep_ids)
 			p->acted = lappend(p->acted, p->due[i].workload_id);
 	}

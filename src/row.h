@@ -75,6 +75,7 @@ typedef struct WlRow
 	TimestampTz started_at;		/* and when started (0: not started) */
 	char	   *result_id;		/* the result of a SUCCEEDED workload */
 	WlQueued	queued;			/* its queue or lease row as stored (the store keeps it) */
+	bool		in_run;			/* its mutable columns are on its run row (it was claimed) */
 
 	/*
 	 * The claim as it was read, kept after wl_fence_release clears the

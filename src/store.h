@@ -50,7 +50,7 @@ typedef struct WlAppendTarget
 	AttrNumber	attnums[WL_APPEND_MAX_COLS];
 } WlAppendTarget;
 extern void wl_store_row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row);
-extern void wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n,
+extern void wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n, bool in_run,
 							  const char *workload_id, WlRow *row);
 extern int	wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row);
 extern int	wl_store_fenced_held(const WlFencedCall *c, const char *tenant, WlRow *row);

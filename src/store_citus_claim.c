@@ -124,7 +124,7 @@ claim_take(const WlClaimRequest *r, TimestampTz now, Datum *ids, int n, Upd **ou
 	a[5] = wl_catalog_state_datum(r->start ? WL_RUNNING : WL_CLAIMED);
 	a[6] = BoolGetDatum(r->start);
 	a[7] = CStringGetTextDatum(r->role);
-	t = wl_store_run(P_CITUS_CLAIM_UPD, a, NULL, 0, SPI_OK_UPDATE_RETURNING);
+	t = wl_store_run(P_CITUS_CLAIM_UPD, a, NULL, 0, SPI_OK_SELECT);
 	n = (int) SPI_processed;
 	u = palloc0(sizeof(Upd) * (n + 1));
 	for (int i = 0; i < n; i++)

@@ -65,57 +65,6 @@ shard_here(const char *name)
 											   NULL, NULL));
 }
 
-/*
- * wl_store_citus_local_due: a maintenance scan (wl_sql_local_due[scan]) of
- * the shards of workload.workload_rows this node holds, each read as the plain
- * table it is here: the first limit rows after the keyset `after`, in the
- * keyset's order, each with its tenant remembered (the row is then locked
- * by it).  Each node so looks after its own tenants, and one that is down
- * stops nobody else's maintenance.
- */
-int
-wl_store_citus_local_due(int scan, TimestampTz now, int limit, const WlDue *after, WlDue **out)
-{
-	int			nshards;
-	int64	   *shards = local_shards(&nshards);
-	char	   *sql = wl_store_sql_text(wl_sql_local_due[scan]);
-	Oid			types[4] = {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID};
-	Datum		a[4];
-	WlDue	   *all = NULL;
-	int			n = 0;
-
-	a[0] = TimestampTzGetDatum(now);
-	a[1] = Int32GetDatum(limit);
-	a[2] = TimestampTzGetDatum(after->at);
-	a[3] = CStringGetTextDatum(after->workload_id);
-	for (int i = 0; i < nshards; i++)
-	{
-		char	   *one = psprintf(sql, psprintf("workload.workload_rows_" INT64_FORMAT, shards[i]));
-		uint64		got;
-		bool		isnull;
-
-		if (!shard_here(psprintf("workload_rows_" INT64_FORMAT, shards[i])))
-			continue;
-		if (SPI_execute_with_args(one, 4, types, a, NULL, true, 0) != SPI_OK_SELECT)
-			elog(ERROR, "workload: the maintenance scan of shard " INT64_FORMAT " failed", shards[i]);
-		got = SPI_processed;
-		all = all ? repalloc(all, sizeof(WlDue) * (n + got + 1)) : palloc(sizeof(WlDue) * (got + 1));
-		for (uint64 r = 0; r < got; r++)
-		{
-			all[n].workload_id = wl_store_text(SPI_tuptable, (int) r, 1);
-			all[n].at = wl_store_ts(SPI_tuptable, (int) r, 2, &isnull);
-			wl_store_tenant_remember(all[n].workload_id, wl_store_text(SPI_tuptable, (int) r, 3));
-			n++;
-		}
-		SPI_freetuptable(SPI_tuptable);
-	}
-	if (n > 1)
-		qsort(all, n, sizeof(WlDue), due_order);
-	*out = all ? all : palloc(sizeof(WlDue));
-	return Min(n, limit);
-}
-
-
 /* A shard group: the shard of each co-located table over one hash range. */
 typedef struct ShardGroup
 {
@@ -172,6 +121,60 @@ on_shards(const char *sql, const ShardGroup *g)
 	}
 	return out.data;
 }
+
+/*
+ * wl_store_citus_local_due: a maintenance scan (wl_sql_local_due[scan]) of
+ * the shards of workload.workload_rows this node holds, each read as the plain
+ * table it is here: the first limit rows after the keyset `after`, in the
+ * keyset's order, each with its tenant remembered (the row is then locked
+ * by it).  Each node so looks after its own tenants, and one that is down
+ * stops nobody else's maintenance.
+ */
+int
+wl_store_citus_local_due(int scan, TimestampTz now, int limit, const WlDue *after, WlDue **out)
+{
+	int			nshards;
+	int64	   *shards = local_shards(&nshards);
+	char	   *sql = wl_store_sql_text(wl_sql_local_due[scan]);
+	Oid			types[4] = {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID};
+	Datum		a[4];
+	WlDue	   *all = NULL;
+	int			n = 0;
+
+	a[0] = TimestampTzGetDatum(now);
+	a[1] = Int32GetDatum(limit);
+	a[2] = TimestampTzGetDatum(after->at);
+	a[3] = CStringGetTextDatum(after->workload_id);
+	for (int i = 0; i < nshards; i++)
+	{
+		ShardGroup	g;
+		char	   *one;
+		uint64		got;
+		bool		isnull;
+
+		if (!shard_here(psprintf("workload_rows_" INT64_FORMAT, shards[i])))
+			continue;
+		shard_group(shards[i], &g);
+		one = on_shards(sql, &g);
+		if (SPI_execute_with_args(one, 4, types, a, NULL, true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "workload: the maintenance scan of shard " INT64_FORMAT " failed", shards[i]);
+		got = SPI_processed;
+		all = all ? repalloc(all, sizeof(WlDue) * (n + got + 1)) : palloc(sizeof(WlDue) * (got + 1));
+		for (uint64 r = 0; r < got; r++)
+		{
+			all[n].workload_id = wl_store_text(SPI_tuptable, (int) r, 1);
+			all[n].at = wl_store_ts(SPI_tuptable, (int) r, 2, &isnull);
+			wl_store_tenant_remember(all[n].workload_id, wl_store_text(SPI_tuptable, (int) r, 3));
+			n++;
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	if (n > 1)
+		qsort(all, n, sizeof(WlDue), due_order);
+	*out = all ? all : palloc(sizeof(WlDue));
+	return Min(n, limit);
+}
+
 
 /*
  * wl_store_citus_local_purge is wl_store_purge on Citus: for each shard

@@ -56,15 +56,16 @@
 #include "deadline.h"
 #include "jsonb_util.h"
 #include "store.h"
+#include "store_runs.h"
 
 /* the columns read or written, by name: the queue row, the workload row, the spec */
 enum
 {
 	Q_TENANT_ID, Q_SEQ, Q_APPLICATION_ID, Q_PRIORITY, Q_CREATED_AT, Q_AVAILABLE_AT,
-	Q_CAPABILITIES, Q_CHECKS_DEPENDENCIES, Q_BLOCKED, Q_COUNT
+	Q_CAPABILITIES, Q_CHECKS_DEPENDENCIES, Q_BLOCKED, Q_HAS_RUN, Q_COUNT
 };
 static const char *const q_names[Q_COUNT] = {"tenant_id", "seq", "application_id", "priority",
-"created_at", "available_at", "capability_snapshot", "checks_dependencies", "blocked"};
+"created_at", "available_at", "capability_snapshot", "checks_dependencies", "blocked", "has_run"};
 
 enum
 {
@@ -212,7 +213,11 @@ typedef struct Claim
 	int64		queue_key;		/* workload.queue_key(tenant, application) */
 	Jsonb	   *evidence;		/* {"worker_id": ...}: the events' evidence but token and attempt */
 	WlAppender	events,			/* opened at the first workload taken */
-				leases;
+				leases,
+				runs_app;		/* run rows of first claims */
+	Relation	runs,
+				runs_idx;
+	TupleTableSlot *run;		/* a run row, of a workload claimed before */
 	WlClaimed  *out;
 	int			n;
 } Claim;
@@ -303,9 +308,53 @@ taken(Claim *c, const Datum *v, const bool *n)
 }
 
 /*
- * take: the workload of the locked queue row (c->locked), if its row is
- * READY and no other transaction holds it: moved, its queue row deleted,
- * its lease and events appended.  False when it is passed over.
+ * clear_unheld: a workload claimed the first time that keeps a deadline for
+ * the tick on its workload row (unheld_deadline_at) has it cleared there,
+ * its row locked SKIP LOCKED (false: another transaction holds it, and the
+ * workload is passed over); the run row carries the deadline from now on.
+ */
+static bool
+clear_unheld(Claim *c, Datum *v, bool *n)
+{
+	TupleDesc	desc = RelationGetDescr(c->workloads);
+	const int  *w = R.w;
+	bool		moved;
+	TupleTableSlot *next;
+	bool		update_indexes;
+	Datum	   *cv;
+	bool	   *cn;
+
+	if (n[w[W_UNHELD_DEADLINE_AT]])
+		return true;
+	if (!wl_store_lock_skip(c->workloads, &c->row->tts_tid, c->snap, c->row,
+							LockTupleNoKeyExclusive, &moved))
+		return false;
+	slot_getallattrs(c->row);
+	cv = palloc(sizeof(Datum) * desc->natts);
+	cn = palloc(sizeof(bool) * desc->natts);
+	memcpy(cv, c->row->tts_values, sizeof(Datum) * desc->natts);
+	memcpy(cn, c->row->tts_isnull, sizeof(bool) * desc->natts);
+	/* a newer version (READ COMMITTED): tested again, as EvalPlanQual would */
+	if (moved && wl_catalog_state_from_oid(DatumGetObjectId(cv[w[W_STATE]])) != WL_READY)
+		return false;
+	cv[w[W_UNHELD_DEADLINE_AT]] = (Datum) 0;
+	cn[w[W_UNHELD_DEADLINE_AT]] = true;
+	next = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	ExecStoreHeapTuple(heap_form_tuple(desc, cv, cn), next, true);
+	simple_table_tuple_update(c->workloads, &c->row->tts_tid, next, c->snap, &update_indexes);
+	if (update_indexes)
+		wl_store_index_version(c->workloads, next);
+	ExecDropSingleTupleTableSlot(next);
+	return true;
+}
+
+/*
+ * take: the workload of the locked queue row (c->locked), if it is READY
+ * and no other transaction holds it: claimed, its queue row deleted, its
+ * lease and events appended.  The queue row is the lock of a workload never
+ * claimed: its workload row is read, not locked or written (but see
+ * clear_unheld), and its run row appended; one claimed before has its run
+ * row locked (SKIP LOCKED) and updated.  False when it is passed over.
  */
 static bool
 take(Claim *c)
@@ -313,51 +362,74 @@ take(Claim *c)
 	TupleDesc	desc = RelationGetDescr(c->workloads);
 	const int  *w = R.w;
 	Datum		seq = slot_getattr(c->locked, R.q[Q_SEQ] + 1, &(bool) {false});
+	bool		has_run = DatumGetBool(slot_getattr(c->locked, R.q[Q_HAS_RUN] + 1, &(bool) {false}));
 	bool		moved;
 	Datum	   *v;
 	bool	   *n;
-	TupleTableSlot *next;
-	bool		update_indexes;
 
 	if (!wl_store_by_key(c->workloads, c->seq_idx, c->snap, c->row, F_INT8EQ, seq,
-				  F_TEXTEQ, c->tenant) ||
-		wl_catalog_state_from_oid(DatumGetObjectId(slot_getattr(c->row, w[W_STATE] + 1, &(bool) {false}))) != WL_READY ||
-		!wl_store_lock_skip(c->workloads, &c->row->tts_tid, c->snap, c->row, LockTupleNoKeyExclusive, &moved))
+						 F_TEXTEQ, c->tenant))
 		return false;
 	slot_getallattrs(c->row);
 	v = palloc(sizeof(Datum) * desc->natts);
 	n = palloc(sizeof(bool) * desc->natts);
 	memcpy(v, c->row->tts_values, sizeof(Datum) * desc->natts);
 	memcpy(n, c->row->tts_isnull, sizeof(bool) * desc->natts);
-	/* a newer version (READ COMMITTED): tested again, as EvalPlanQual would */
-	if (moved && wl_catalog_state_from_oid(DatumGetObjectId(v[w[W_STATE]])) != WL_READY)
+	if (has_run)
+	{
+		if (!wl_runs_find(c->runs, c->runs_idx, c->snap, c->run, seq, c->tenant) ||
+			!wl_store_lock_skip(c->runs, &c->run->tts_tid, c->snap, c->run,
+								LockTupleNoKeyExclusive, &moved))
+			return false;
+		wl_runs_overlay(c->run, v, n);
+	}
+	if (wl_catalog_state_from_oid(DatumGetObjectId(v[w[W_STATE]])) != WL_READY)
+		return false;
+	if (!has_run && !clear_unheld(c, v, n))
 		return false;
 	moved_values(c, v, n);
-	next = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
-	ExecStoreHeapTuple(heap_form_tuple(desc, v, n), next, true);
-	simple_table_tuple_update(c->workloads, &c->row->tts_tid, next, c->snap, &update_indexes);
-	if (update_indexes)
-		wl_store_index_version(c->workloads, next);
-	simple_table_tuple_delete(c->queue, &c->locked->tts_tid, c->snap);
 	if (c->events.rel == NULL)
 	{
-		if (!wl_store_events_open(&c->events) || !wl_store_leases_open(&c->leases))
+		if (!wl_store_events_open(&c->events) || !wl_store_leases_open(&c->leases) ||
+			!wl_store_appender_open(&c->runs_app, &wl_runs_target))
 			elog(ERROR, "a claim's rows could not be appended");
+
 		/*
 		 * nothing the claim reads is among them: written when it ends, where
 		 * it may write more than one (one row alone is cheaper as it comes)
 		 */
+		if (c->r->max_items > 1)
+			wl_store_appender_hold(&c->runs_app);
 		if (c->r->max_items > 1 || c->r->start)
 			wl_store_appender_hold(&c->events);
 		if (c->r->max_items > 1)
 			wl_store_appender_hold(&c->leases);
 	}
+	if (has_run)
+	{
+		TupleTableSlot *next = MakeSingleTupleTableSlot(RelationGetDescr(c->runs), &TTSOpsHeapTuple);
+		bool		update_indexes;
+
+		ExecStoreHeapTuple(wl_runs_form(RelationGetDescr(c->runs), v, n), next, true);
+		simple_table_tuple_update(c->runs, &c->run->tts_tid, next, c->snap, &update_indexes);
+		if (update_indexes)
+			wl_store_index_version(c->runs, next);
+		ExecDropSingleTupleTableSlot(next);
+	}
+	else
+	{
+		Datum		rv[WL_RUN_NCOLS];
+		bool		rn[WL_RUN_NCOLS];
+
+		wl_runs_values(v, n, rv, rn);
+		wl_store_appender_put(&c->runs_app, rv, rn);
+	}
+	simple_table_tuple_delete(c->queue, &c->locked->tts_tid, c->snap);
 	wl_store_appender_put(&c->leases, (Datum[2]) {c->tenant, seq}, (bool[2]) {false, false});
 	event(c, DatumGetInt64(seq), WL_READY, WL_CLAIMED, v);
 	if (c->r->start)
 		event(c, DatumGetInt64(seq), WL_CLAIMED, WL_RUNNING, v);
 	taken(c, v, n);
-	ExecDropSingleTupleTableSlot(next);
 	return true;
 }
 
@@ -561,9 +633,12 @@ open_claim(Claim *c)
 	claim_resolve();
 	c->queue = table_open(R.queue, RowExclusiveLock);
 	c->workloads = table_open(R.workloads, RowExclusiveLock);
+	c->runs = wl_runs_open(&c->runs_idx);
 	if (wl_store_row_triggers(c->workloads, false, true, true) ||
-		wl_store_row_triggers(c->queue, false, true, true))
+		wl_store_row_triggers(c->queue, false, true, true) ||
+		wl_store_row_triggers(c->runs, true, true, false))
 	{
+		wl_runs_close(c->runs, c->runs_idx);
 		table_close(c->workloads, NoLock);
 		table_close(c->queue, NoLock);
 		return false;
@@ -575,6 +650,7 @@ open_claim(Claim *c)
 	if (revocation_pending(c->snap))
 	{
 		PopActiveSnapshot();
+		wl_runs_close(c->runs, c->runs_idx);
 		table_close(c->workloads, NoLock);
 		table_close(c->queue, NoLock);
 		return false;
@@ -586,6 +662,7 @@ open_claim(Claim *c)
 	c->locked = table_slot_create(c->queue, NULL);
 	c->row = table_slot_create(c->workloads, NULL);
 	c->spec = table_slot_create(c->specs, NULL);
+	c->run = table_slot_create(c->runs, NULL);
 	return true;
 }
 
@@ -623,6 +700,9 @@ wl_store_claim_direct(const WlClaimRequest *r, WlClaimed **out)
 	index_close(c.specs_idx, NoLock);
 	wl_store_appender_close(&c.events);
 	wl_store_appender_close(&c.leases);
+	wl_store_appender_close(&c.runs_app);
+	ExecDropSingleTupleTableSlot(c.run);
+	wl_runs_close(c.runs, c.runs_idx);
 	ExecDropSingleTupleTableSlot(c.locked);
 	ExecDropSingleTupleTableSlot(c.row);
 	ExecDropSingleTupleTableSlot(c.spec);

@@ -43,6 +43,7 @@
 #include "clock.h"
 #include "deadline.h"
 #include "store.h"
+#include "store_runs.h"
 
 /* the columns a fenced call reads or writes, by name */
 enum
@@ -50,12 +51,12 @@ enum
 	C_WORKLOAD_ID, C_TENANT_ID, C_APPLICATION_ID, C_CLAIM_ID, C_WORKER_ID, C_FENCING_TOKEN,
 	C_LEASE_EXPIRES_AT, C_CLAIMED_BY, C_STATE, C_HAS_CRITERIA, C_UPDATED_AT, C_STATE_ENTERED_AT,
 	C_STARTED_AT, C_DEADLINE_AT, C_CREATED_AT, C_EXECUTION_MS, C_OVERALL_MS, C_LAST_HEARTBEAT_AT,
-	C_PROGRESS, C_RESULT_ID, C_COUNT
+	C_PROGRESS, C_RESULT_ID, C_SEQ, C_COUNT
 };
 static const char *const col_names[C_COUNT] = {"workload_id", "tenant_id", "application_id",
 	"claim_id", "worker_id", "fencing_token", "lease_expires_at", "claimed_by", "state",
 	"has_criteria", "updated_at", "state_entered_at", "started_at", "deadline_at", "created_at",
-"execution_ms", "overall_ms", "last_heartbeat_at", "progress", "result_id"};
+"execution_ms", "overall_ms", "last_heartbeat_at", "progress", "result_id", "seq"};
 
 static uint64 resolved_generation = 0;
 static Oid	table_oid;
@@ -209,7 +210,7 @@ static bool
 update(const WlFencedCall *c, const char *tenant, TimestampTz now, Relation rel,
 	   Snapshot snap, TupleTableSlot *found, Datum *v, bool *n)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
+	TupleDesc	desc = RelationGetDescr(rel);	/* workload.runs */
 	CommandId	cid = GetCurrentCommandId(true);
 	TupleTableSlot *next = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
 	ItemPointerData tid = found->tts_tid;
@@ -221,7 +222,7 @@ update(const WlFencedCall *c, const char *tenant, TimestampTz now, Relation rel,
 		bool		update_indexes;
 		TM_Result	res;
 
-		ExecStoreHeapTuple(heap_form_tuple(desc, v, n), next, true);
+		ExecStoreHeapTuple(wl_runs_form(desc, v, n), next, true);
 		res = table_tuple_update(rel, &tid, next, cid, snap, InvalidSnapshot, true, &tmfd,
 								 &lockmode, &update_indexes);
 		if (res == TM_Ok)
@@ -262,9 +263,7 @@ update(const WlFencedCall *c, const char *tenant, TimestampTz now, Relation rel,
 				elog(ERROR, "unexpected table_tuple_lock status: %u", res);
 			break;
 		}
-		slot_getallattrs(found);
-		memcpy(v, found->tts_values, sizeof(Datum) * desc->natts);
-		memcpy(n, found->tts_isnull, sizeof(bool) * desc->natts);
+		wl_runs_overlay(found, v, n);
 		if (!holds(c, tenant, now, snap, v, n))
 			break;
 		set(c, now, v, n);
@@ -284,7 +283,9 @@ int
 wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row)
 {
 	TimestampTz now = wl_now();
-	Relation	rel;
+	Relation	rel,
+				runs,
+				runs_idx;
 	TupleTableSlot *slot;
 	Snapshot	snap;
 	Datum	   *v;
@@ -296,8 +297,11 @@ wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row)
 	wl_store_writable("UPDATE");
 	fenced_resolve();
 	rel = table_open(table_oid, RowExclusiveLock);
-	if (wl_store_row_triggers(rel, false, true, false))
+	runs = wl_runs_open(&runs_idx);
+	if (wl_store_row_triggers(rel, false, true, false) ||
+		wl_store_row_triggers(runs, false, true, false))
 	{
+		wl_runs_close(runs, runs_idx);
 		table_close(rel, NoLock);
 		return -1;
 	}
@@ -310,17 +314,27 @@ wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row)
 	n = palloc(sizeof(bool) * RelationGetDescr(rel)->natts);
 	if (find(rel, c->fence->workload_id, tenant, snap, slot))
 	{
+		TupleTableSlot *run;
+
 		slot_getallattrs(slot);
 		memcpy(v, slot->tts_values, sizeof(Datum) * RelationGetDescr(rel)->natts);
 		memcpy(n, slot->tts_isnull, sizeof(bool) * RelationGetDescr(rel)->natts);
-		if (holds(c, tenant, now, snap, v, n))
+		/* a fence is held only by a workload that has a run row (its claim made it) */
+		run = table_slot_create(runs, NULL);
+		if (wl_runs_find(runs, runs_idx, snap, run, v[col[C_SEQ]], v[col[C_TENANT_ID]]))
 		{
-			set(c, now, v, n);
-			matched = update(c, tenant, now, rel, snap, slot, v, n);
+			wl_runs_overlay(run, v, n);
+			if (holds(c, tenant, now, snap, v, n))
+			{
+				set(c, now, v, n);
+				matched = update(c, tenant, now, runs, snap, run, v, n);
+			}
 		}
+		ExecDropSingleTupleTableSlot(run);
 	}
+	wl_runs_close(runs, runs_idx);
 	if (matched)
-		wl_store_row_from(RelationGetDescr(rel), v, n, c->fence->workload_id, row);
+		wl_store_row_from(RelationGetDescr(rel), v, n, true, c->fence->workload_id, row);
 	ExecDropSingleTupleTableSlot(slot);
 	PopActiveSnapshot();
 	table_close(rel, NoLock);

@@ -40,6 +40,7 @@ typedef struct WlCaller
 
 /* ---- store_rows.c ---- */
 extern bool wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row);
+extern bool wl_store_lock_unheld(const char *workload_id, const WlCaller *who, WlRow *row);
 extern void wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *found);
 extern void wl_store_save(WlRow *row);
 extern void wl_store_event(const WlRow *row, const WlState *from, WlState to,

@@ -18,14 +18,15 @@
 #include "store.h"
 
 /* ROW_COLUMNS, in its order: what a row of the table gives, by name */
-#define ROW_NCOLS (25 + WL_TIMEOUT_COUNT)
+#define ROW_NCOLS (26 + WL_TIMEOUT_COUNT)
 #define TIMEOUT_NAME(f) #f,
 static const char *const row_cols[ROW_NCOLS] = {"tenant_id", "application_id", "state",
 	"attempt_count", "retry_count", "fencing_token", "checkpoint_sequence", "claim_id",
 	"worker_id", "lease_expires_at", "next_attempt_at", "state_entered_at", "created_at",
 	"last_heartbeat_at", "capability_snapshot", WL_TIMEOUTS(TIMEOUT_NAME) "deadline_at",
 	"wait_count", "has_criteria", "claimed_by", "seq", "priority", "has_dependencies",
-"claimed_at", "started_at", "result_id"};
+"claimed_at", "started_at", "result_id", "in_run"};
+#define IN_RUN (ROW_NCOLS - 1)		/* not a column of the table: a statement's */
 #undef TIMEOUT_NAME
 
 /* the attribute numbers of row_cols in workload.workload_rows, once per catalog generation */
@@ -46,16 +47,22 @@ resolve_cols(void)
 
 	if (cols_generation == gen)
 		return;
-	(void) wl_store_attnums("workload_rows", row_cols, ROW_NCOLS, cols_attno);
+	(void) wl_store_attnums("workload_rows", row_cols, ROW_NCOLS - 1, cols_attno);
 	cols_generation = gen;
 }
 
-/* cols_whole: ROW_COLUMNS from a workload row's values (rd: the table's descriptor) */
+/*
+ * cols_whole: ROW_COLUMNS from a workload row's values (rd: the table's
+ * descriptor), its run row's read over them when in_run
+ */
 static void
-cols_whole(TupleDesc rd, const Datum *v, const bool *n, RowCols *c)
+cols_whole(TupleDesc rd, const Datum *v, const bool *n, bool in_run, RowCols *c)
 {
 	resolve_cols();
-	for (int k = 0; k < ROW_NCOLS; k++)
+	c->v[IN_RUN] = BoolGetDatum(in_run);
+	c->n[IN_RUN] = false;
+	c->type[IN_RUN] = BOOLOID;
+	for (int k = 0; k < ROW_NCOLS - 1; k++)
 	{
 		int			a = cols_attno[k];
 
@@ -169,6 +176,7 @@ row_fill(const RowCols *cp, const char *workload_id, WlRow *row)
 	row->claimed_at = col_ts(cp, k++, &isnull);
 	row->started_at = col_ts(cp, k++, &isnull);
 	row->result_id = col_text(cp, k++);
+	row->in_run = col_bool(cp, k++);
 	row->queued = row->state == WL_READY ? WL_QUEUED_READY :
 		row->claim_id ? WL_QUEUED_HELD : WL_QUEUED_NONE;
 	row->attempt_claim_id = row->claim_id;
@@ -189,13 +197,16 @@ wl_store_row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row)
 	row_fill(&c, workload_id, row);
 }
 
-/* wl_store_row_from fills row from a workload row's values (desc: workload.workload_rows') */
+/*
+ * wl_store_row_from fills row from a workload row's values (desc:
+ * workload.workload_rows'), with its run row's read over them when in_run
+ */
 void
-wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n, const char *workload_id,
-				  WlRow *row)
+wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n, bool in_run,
+				  const char *workload_id, WlRow *row)
 {
 	RowCols		c;
 
-	cols_whole(desc, v, n, &c);
+	cols_whole(desc, v, n, in_run, &c);
 	row_fill(&c, workload_id, row);
 }

@@ -28,17 +28,35 @@ caller_args(const WlCaller *who, Datum *args)
 }
 
 /*
- * wl_store_lock locks the workload row (FOR NO KEY UPDATE, waiting) and
- * reads it into row.  false when there is no such workload or who may not
- * touch it; such a row is not locked.
+ * moved_meanwhile: whether row i of a LOCKED_SEEN statement, read into row,
+ * is not what its locks found: a queue row or a run row the snapshot sees
+ * that the lock did not get (held by another transaction, which SKIP LOCKED
+ * passed over, or deleted by one that committed while the lock waited), or
+ * a workload the snapshot shows READY with no run row whose queue row is
+ * gone (a claim committed meanwhile: its run row is newer than the snapshot).
  */
-bool
-wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
+static bool
+moved_meanwhile(SPITupleTable *t, int i, const WlRow *row)
+{
+	int			queued = SPI_fnumber(t->tupdesc, "queued");
+
+	return wl_store_bool(t, i, queued + 1) || wl_store_bool(t, i, queued + 2) ||
+		(row->state == WL_READY && !row->in_run && !wl_store_bool(t, i, queued));
+}
+
+/*
+ * lock_read runs plan (P_LOCK or P_LOCK_SKIP) for one workload: 1 found and
+ * locked (row read), 0 none the caller may touch, -1 skipped (a part of it
+ * is held by another transaction: P_LOCK_SKIP only), 2 read again (a claim
+ * committed while the statement waited: see LOCKED_PARTS).
+ */
+static int
+lock_read(WlPlanId plan, const char *workload_id, const WlCaller *who, WlRow *row)
 {
 	Datum		args[5];
 	char		nulls[5] = {' ', ' ', ' ', 'n', 'n'};
 	SPITupleTable *t;
-	bool		found;
+	int			got = 0;
 	const char *tenant = wl_store_tenant_of(workload_id);
 
 	args[0] = CStringGetTextDatum(workload_id);
@@ -49,12 +67,55 @@ wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
 		nulls[3] = ' ';
 	}
 	args[4] = wl_store_touch_arg(who, tenant, &nulls[4]);
-	t = wl_store_run(P_LOCK, args, nulls, 1, SPI_OK_SELECT);
-	found = SPI_processed > 0;
-	if (found)
+	t = wl_store_run(plan, args, nulls, 1, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+	{
 		wl_store_row_read(t, 0, workload_id, row);
+		if (!moved_meanwhile(t, 0, row))
+			got = 1;
+		else
+			got = plan == P_LOCK_SKIP ? -1 : 2;
+	}
 	SPI_freetuptable(t);
-	return found;
+	return got;
+}
+
+/* lock_retry: lock_read until no claim slips in between (each time: a claim committed) */
+static bool
+lock_retry(WlPlanId plan, const char *workload_id, const WlCaller *who, WlRow *row)
+{
+	for (int i = 0; i < 100; i++)
+	{
+		int			got = lock_read(plan, workload_id, who, row);
+
+		/* else the next statement reads with a new snapshot (READ COMMITTED) */
+		if (got != 2)
+			return got == 1;
+	}
+	elog(ERROR, "workload \"%s\" could not be locked: claims kept taking it", workload_id);
+	return false;
+}
+
+/*
+ * wl_store_lock locks the workload (its queue row, its run row, its
+ * workload row: FOR NO KEY UPDATE, waiting) and reads it into row.  false
+ * when there is no such workload or who may not touch it; such a row is not
+ * locked.
+ */
+bool
+wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
+{
+	return lock_retry(P_LOCK, workload_id, who, row);
+}
+
+/*
+ * wl_store_lock_unheld is wl_store_lock for the tick: false also when
+ * another transaction holds any part of the workload (never waited for).
+ */
+bool
+wl_store_lock_unheld(const char *workload_id, const WlCaller *who, WlRow *row)
+{
+	return lock_retry(P_LOCK_SKIP, workload_id, who, row);
 }
 
 /*
@@ -117,6 +178,9 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 			elog(ERROR, "workload batch lock returned an unasked row \"%s\"", id);
 		wl_store_row_read(t, r, id, &rows[k]);
 		found[k] = true;
+		/* changed by another transaction while the lock waited: read again */
+		if (moved_meanwhile(t, r, &rows[k]))
+			found[k] = wl_store_lock(ids[k], who, &rows[k]);
 	}
 	SPI_freetuptable(t);
 }
@@ -138,9 +202,9 @@ tenant_seq(const WlRow *row, Datum *a)
 }
 
 /* the queue and lease rows, written without a plan where they can be (store_direct.c) */
-static const char *const queue_cols[9] = {"tenant_id", "seq", "application_id", "priority",
-"created_at", "available_at", "capability_snapshot", "checks_dependencies", "blocked"};
-static WlAppendTarget queue_put = {"queue", 9, queue_cols};
+static const char *const queue_cols[10] = {"tenant_id", "seq", "application_id", "priority",
+"created_at", "available_at", "capability_snapshot", "checks_dependencies", "blocked", "has_run"};
+static WlAppendTarget queue_put = {"queue", 10, queue_cols};
 static const char *const lease_cols[2] = {"tenant_id", "seq"};
 static WlAppendTarget lease_put = {"leases", 2, lease_cols};
 static WlKeyedTarget queue_rows = {"queue", "queue_pkey"};
@@ -155,7 +219,7 @@ static void
 queue_sync(WlRow *row)
 {
 	WlQueued	want = queue_wanted(row);
-	Datum		a[9];
+	Datum		a[10];
 	bool		checks = false;
 	bool		blocked = false;
 
@@ -177,7 +241,8 @@ queue_sync(WlRow *row)
 			wl_store_deps_queue(row, &checks, &blocked);
 		a[7] = BoolGetDatum(checks);
 		a[8] = BoolGetDatum(blocked);
-		if (!wl_store_append(&queue_put, a, (bool[9]) {false}))
+		a[9] = BoolGetDatum(row->in_run);
+		if (!wl_store_append(&queue_put, a, (bool[10]) {false}))
 			wl_store_run(P_QUEUE_PUT, a, NULL, 0, SPI_OK_INSERT);
 	}
 	else if (want == WL_QUEUED_HELD && !wl_store_append(&lease_put, a, (bool[2]) {false}))
@@ -193,8 +258,8 @@ queue_sync(WlRow *row)
 void
 wl_store_save(WlRow *row)
 {
-	Datum		args[24];
-	char		nulls[24];
+	Datum		args[25];
+	char		nulls[25];
 
 	memset(nulls, ' ', sizeof(nulls));
 	args[0] = CStringGetTextDatum(row->workload_id);
@@ -233,7 +298,8 @@ wl_store_save(WlRow *row)
 	args[22] = CStringGetTextDatum(row->result_id ? row->result_id : "");
 	nulls[22] = row->result_id ? ' ' : 'n';
 	args[23] = CStringGetTextDatum(row->tenant_id);
-	wl_store_run(P_SAVE, args, nulls, 0, SPI_OK_UPDATE);
+	args[24] = Int64GetDatum(row->seq);
+	wl_store_run(row->in_run ? P_SAVE_RUN : P_SAVE, args, nulls, 0, SPI_OK_UPDATE);
 	if (SPI_processed != 1)
 		elog(ERROR, "workload \"%s\" vanished while locked", row->workload_id);
 	queue_sync(row);
@@ -475,7 +541,7 @@ wl_store_event(const WlRow *row, const WlState *from, WlState to, const char *ac
 		wl_store_run(P_EVENT, args, nulls, 0, SPI_OK_INSERT);
 }
 
-#define SM_COLS 27				/* the per-row arrays of P_SAVE_MANY */
+#define SM_COLS 28				/* the per-row arrays of P_SAVE_MANY */
 
 /* save_many_columns fills the per-row arrays of P_SAVE_MANY (d: values, nl: nulls). */
 static void
@@ -525,6 +591,7 @@ save_many_columns(WlRow **rows, int n, const WlState *from, Jsonb **evidence,
 		nl[23][i] = row->started_at == 0;
 		d[24][i] = row->result_id ? CStringGetTextDatum(row->result_id) : (Datum) 0;
 		nl[24][i] = row->result_id == NULL;
+		d[27][i] = BoolGetDatum(row->in_run);
 	}
 }
 
@@ -572,11 +639,11 @@ wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to, const c
 	static const Oid types[SM_COLS] = {TEXTOID, InvalidOid, TIMESTAMPTZOID, TIMESTAMPTZOID,
 		INT4OID, INT4OID, INT8OID, INT4OID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
 		BOOLOID, JSONBOID, BOOLOID, JSONBOID, TIMESTAMPTZOID, INT4OID, InvalidOid, JSONBOID,
-	TEXTOID, INT8OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, INT8OID, INT4OID};
+	TEXTOID, INT8OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, INT8OID, INT4OID, BOOLOID};
 	/* the parameter (0-based) each per-row array is */
 	static const int param[SM_COLS] = {0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
-	17, 18, 19, 23, 24, 25, 26, 27, 28, 29, 30};
-	Datum		args[31];
+	17, 18, 19, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+	Datum		args[32];
 	Oid			state_type = wl_catalog_state_type();
 	SPITupleTable *t;
 

@@ -107,7 +107,7 @@
 
 /* a workload row and its spec, looked up by its key for each row (OFFSET 0: never a join plan) */
 #define FROM_DOC \
-	" FROM workload.workload_rows w CROSS JOIN LATERAL (SELECT * FROM workload.specs s " \
+	" FROM workload.workloads w CROSS JOIN LATERAL (SELECT * FROM workload.specs s " \
 	"  WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq OFFSET 0) s "
 /*
  * ... on Citus, which runs a statement on one node only when every table in
@@ -116,7 +116,7 @@
  */
 #define FROM_DOC_CITUS FROM_DOC_IN("$4")
 #define FROM_DOC_IN(t) \
-	" FROM workload.workload_rows w JOIN workload.specs s " \
+	" FROM workload.workloads w JOIN workload.specs s " \
 	"  ON s.tenant_id = " t " AND s.workload_seq = w.seq "
 
 /*
@@ -128,7 +128,7 @@
  */
 /* the state of the workload whose id is the expression id in tenant t (NULL if none) */
 #define DEP_STATE(id, t) \
-	"(SELECT p.state FROM workload.workload_rows p WHERE p.workload_id = " id " AND p.tenant_id = " t ")"
+	"(SELECT p.state FROM workload.workloads p WHERE p.workload_id = " id " AND p.tenant_id = " t ")"
 
 /* The timeout columns, in WL_TIMEOUTS order ("w.queue_ms, w.claim_ms, ..."). */
 #define TIMEOUT_COL(f) "w." #f ", "
@@ -136,14 +136,34 @@
 #define TIMEOUT_COLUMNS WL_TIMEOUTS(TIMEOUT_COL)
 #define TIMEOUT_NAMES WL_TIMEOUTS(TIMEOUT_NAME)
 
-/* The columns of a locked row, as store_rows.c reads them into a WlRow. */
-#define ROW_COLUMNS \
-	"w.tenant_id, w.application_id, w.state, w.attempt_count, w.retry_count, " \
-	"  w.fencing_token, w.checkpoint_sequence, w.claim_id, w.worker_id, w.lease_expires_at, " \
-	"  w.next_attempt_at, w.state_entered_at, w.created_at, w.last_heartbeat_at, " \
-	"  w.capability_snapshot, " TIMEOUT_COLUMNS \
-	"  w.deadline_at, w.wait_count, w.has_criteria, w.claimed_by, w.seq, w.priority, " \
-	"  w.has_dependencies, w.claimed_at, w.started_at, w.result_id "
+/*
+ * A workload's mutable columns are on its workload row (w) until its first
+ * claim, then on its run row (r, workload.runs, keyed as w by seq and
+ * tenant): RUN_OF joins it, CUR(c) is column c as it stands.
+ */
+#define RUN_OF(w) " workload.runs r ON r.seq = " w ".seq AND r.tenant_id = " w ".tenant_id "
+#define CUR(c) "CASE WHEN r.seq IS NULL THEN w." #c " ELSE r." #c " END"
+#define AT_W(c) "w." #c
+#define AT_R(c) "r." #c
+
+/*
+ * The columns of a locked row, as store_rows.c reads them into a WlRow: the
+ * immutable ones from w, the mutable ones as M gives them, and whether the
+ * row has a run row.
+ */
+#define ROW_COLUMNS_BY(M, in_run) \
+	"w.tenant_id, w.application_id, " M(state) ", " M(attempt_count) ", " M(retry_count) ", " \
+	M(fencing_token) ", " M(checkpoint_sequence) ", " M(claim_id) ", " M(worker_id) ", " \
+	M(lease_expires_at) ", " M(next_attempt_at) ", " M(state_entered_at) ", w.created_at, " \
+	M(last_heartbeat_at) ", w.capability_snapshot, " TIMEOUT_COLUMNS \
+	M(deadline_at) ", " M(wait_count) ", w.has_criteria, " M(claimed_by) ", w.seq, w.priority, " \
+	"w.has_dependencies, " M(claimed_at) ", " M(started_at) ", " M(result_id) ", " in_run " AS in_run "
+/* a workload row never claimed */
+#define ROW_COLUMNS ROW_COLUMNS_BY(AT_W, "false")
+/* a workload row with its run row, if it has one (RUN_OF) */
+#define ROW_COLUMNS_CUR ROW_COLUMNS_BY(CUR, "r.seq IS NOT NULL")
+/* a workload row with its run row */
+#define ROW_COLUMNS_RUN ROW_COLUMNS_BY(AT_R, "true")
 
 /*
  * Membership, decided in the statement that locks: $2 says the caller acts
@@ -185,8 +205,9 @@
  * section 4 gives them, are what fence.c decides when this matches nothing.
  */
 #define FENCE_HOLDS(touch) \
-	" w.workload_id = $1 AND w.claim_id = $2 AND w.worker_id = $3 AND w.fencing_token = $4 " \
-	"  AND w.lease_expires_at > $5 AND (w.claimed_by IS NULL OR $8 OR w.claimed_by = $7::text) " \
+	" w.workload_id = $1 AND r.seq = w.seq AND r.tenant_id = w.tenant_id " \
+	"  AND r.claim_id = $2 AND r.worker_id = $3 AND r.fencing_token = $4 " \
+	"  AND r.lease_expires_at > $5 AND (r.claimed_by IS NULL OR $8 OR r.claimed_by = $7::text) " \
 	"  AND " touch
 #define FENCE_TOUCH MAY_TOUCH_AS("w", "$6", "$7")
 #define FENCED_ARGS TEXTOID, TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID, BOOLOID, NAMEOID, BOOLOID
@@ -194,30 +215,54 @@
 /* on one node: the tenant the call named, if it named one */
 #define ANY_TENANT(p) " AND (" p "::text IS NULL OR w.tenant_id = " p ") "
 
-#define LOCK_SQL(touch, tenant) \
-	"SELECT " ROW_COLUMNS \
-	"FROM workload.workload_rows w WHERE w.workload_id = $1 AND " touch tenant \
-	" FOR NO KEY UPDATE OF w"
+/*
+ * The lock of a workload: its queue row, its run row, then its workload row
+ * (the LockRows of w sits above the lateral subqueries that lock the other
+ * two: a claim locks the queue row and then the run row, a fenced call only
+ * the run row, so none of them waits for another in a circle).  queued says
+ * whether the queue row was there to lock: a workload this statement's
+ * snapshot shows READY with no run row whose queue row is gone was claimed
+ * by a transaction that committed meanwhile (store_rows.c locks again).
+ * skip: "" (wait) or " SKIP LOCKED" (the tick; a row skipped is seen by
+ * exists_q and exists_r, read without a lock).
+ */
+#define LOCKED_PARTS(skip) \
+	" LEFT JOIN LATERAL (SELECT q.seq FROM workload.queue q " \
+	"  WHERE q.seq = w.seq AND q.tenant_id = w.tenant_id FOR UPDATE" skip ") q ON true " \
+	" LEFT JOIN LATERAL (SELECT r.* FROM workload.runs r " \
+	"  WHERE r.seq = w.seq AND r.tenant_id = w.tenant_id FOR NO KEY UPDATE" skip ") r ON true "
+#define LOCKED_SEEN \
+	", q.seq IS NOT NULL AS queued, " \
+	"  EXISTS (SELECT 1 FROM workload.queue q2 WHERE q2.seq = w.seq AND q2.tenant_id = w.tenant_id) " \
+	"    AND q.seq IS NULL AS queue_busy, " \
+	"  EXISTS (SELECT 1 FROM workload.runs r2 WHERE r2.seq = w.seq AND r2.tenant_id = w.tenant_id) " \
+	"    AND r.seq IS NULL AS run_busy "
+#define LOCK_SQL_AS(touch, tenant, skip) \
+	"SELECT " ROW_COLUMNS_CUR LOCKED_SEEN \
+	"FROM workload.workload_rows w " LOCKED_PARTS(skip) "WHERE w.workload_id = $1 AND " touch tenant \
+	" FOR NO KEY UPDATE OF w" skip
+#define LOCK_SQL(touch, tenant) LOCK_SQL_AS(touch, tenant, "")
 #define LOCK_MANY_SQL(touch, tenant) \
-	"SELECT " ROW_COLUMNS ", w.workload_id " \
-	"FROM workload.workload_rows w WHERE w.workload_id = ANY($1) AND " touch tenant \
+	"SELECT " ROW_COLUMNS_CUR LOCKED_SEEN ", w.workload_id " \
+	"FROM workload.workload_rows w " LOCKED_PARTS("") "WHERE w.workload_id = ANY($1) AND " touch tenant \
 	" ORDER BY w.workload_id COLLATE \"C\" FOR NO KEY UPDATE OF w"
+/* a fenced call's statements update the run row (a claim made it) */
 #define FENCED_START_SQL(touch, tenant) \
-	"UPDATE workload.workload_rows w SET state = $10, updated_at = $5, state_entered_at = $5, " \
+	"UPDATE workload.runs r SET state = $10, updated_at = $5, state_entered_at = $5, " \
 	"  started_at = $5, " \
 	"  deadline_at = workload.claim_deadline(w.created_at, $5, NULL, w.execution_ms, w.overall_ms, true) " \
-	"WHERE" FENCE_HOLDS(touch) tenant " AND w.state = $9 " \
-	"RETURNING " ROW_COLUMNS
+	"FROM workload.workload_rows w WHERE" FENCE_HOLDS(touch) tenant " AND r.state = $9 " \
+	"RETURNING " ROW_COLUMNS_RUN
 #define FENCED_BEAT_SQL(touch, tenant) \
-	"UPDATE workload.workload_rows w SET lease_expires_at = $9, last_heartbeat_at = $5, " \
-	"  updated_at = $5, progress = COALESCE($10, w.progress) " \
-	"WHERE" FENCE_HOLDS(touch) tenant \
-	" RETURNING " ROW_COLUMNS
+	"UPDATE workload.runs r SET lease_expires_at = $9, last_heartbeat_at = $5, " \
+	"  updated_at = $5, progress = COALESCE($10, r.progress) " \
+	"FROM workload.workload_rows w WHERE" FENCE_HOLDS(touch) tenant \
+	" RETURNING " ROW_COLUMNS_RUN
 #define FENCED_COMPLETE_SQL(touch, tenant) \
-	"UPDATE workload.workload_rows w SET state = $10, updated_at = $5, state_entered_at = $5, " \
+	"UPDATE workload.runs r SET state = $10, updated_at = $5, state_entered_at = $5, " \
 	"  claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = $11 " \
-	"WHERE" FENCE_HOLDS(touch) tenant " AND w.state = $9 AND NOT w.has_criteria " \
-	"RETURNING " ROW_COLUMNS
+	"FROM workload.workload_rows w WHERE" FENCE_HOLDS(touch) tenant " AND r.state = $9 AND NOT w.has_criteria " \
+	"RETURNING " ROW_COLUMNS_RUN
 
 /*
  * Due deadlines come from two places: a row nobody holds carries its
@@ -226,34 +271,51 @@
  * heartbeat scan, so the claim, start and complete that move its deadline
  * change no indexed column.
  */
-#define DEADLINE_DUE_SQL(lock, tenant) DEADLINE_DUE_FROM("workload.workload_rows", lock, tenant)
-#define DEADLINE_DUE_FROM(table, lock, tenant) \
-	"SELECT w.workload_id, w.unheld_deadline_at" tenant " FROM " table " w " \
-	"WHERE w.unheld_deadline_at <= $1 " \
-	"  AND (w.unheld_deadline_at, w.workload_id) > ($3, $4) " \
-	"ORDER BY w.unheld_deadline_at, w.workload_id LIMIT $2" lock
+#define DEADLINE_DUE_SQL(lock, tenant) \
+	DEADLINE_DUE_FROM("workload.workload_rows", "workload.runs", lock, tenant)
+/*
+ * ... from both places a deadline of a row nobody holds is kept: a
+ * workload never claimed (workload_rows) and a run row (runs), each soonest
+ * first through its own partial index, merged
+ */
+#define DEADLINE_DUE_FROM(wt, rt, lock, tenant) \
+	"SELECT x.* FROM (SELECT a.* FROM (SELECT w.workload_id, w.unheld_deadline_at AS due" tenant \
+	"  FROM " wt " w WHERE w.unheld_deadline_at <= $1 " \
+	"    AND (w.unheld_deadline_at, w.workload_id) > ($3, $4) " \
+	"  ORDER BY w.unheld_deadline_at, w.workload_id LIMIT $2" lock ") a " \
+	"UNION ALL SELECT b.* FROM (SELECT w.workload_id, r.unheld_deadline_at AS due" tenant \
+	"  FROM " rt " r JOIN " wt " w ON w.seq = r.seq AND w.tenant_id = r.tenant_id " \
+	"  WHERE r.unheld_deadline_at <= $1 AND (r.unheld_deadline_at, w.workload_id) > ($3, $4) " \
+	"  ORDER BY r.unheld_deadline_at, w.workload_id LIMIT $2" lock ") b) x " \
+	"ORDER BY x.due, x.workload_id LIMIT $2"
+/*
+ * A workload that holds a claim has a run row: the held scans read
+ * workload.leases, then the run row, then the workload row (rt, wt).
+ */
+#define HELD_FROM(rt, wt) " FROM " rt " r JOIN " wt " w ON w.seq = r.seq AND w.tenant_id = r.tenant_id "
 #define HELD_DEADLINE_DUE_SQL(held, lock, tenant) \
-	HELD_DEADLINE_DUE_FROM("workload.workload_rows", held, lock, tenant)
-#define HELD_DEADLINE_DUE_FROM(table, held, lock, tenant) \
-	"SELECT w.workload_id, w.deadline_at" tenant " FROM " table " w " \
-	"WHERE " held "w.claim_id IS NOT NULL AND w.deadline_at <= $1 " \
-	"  AND (w.deadline_at, w.workload_id) > ($3, $4) " \
-	"ORDER BY w.deadline_at, w.workload_id LIMIT $2" lock
-#define HEARTBEAT_DUE_SQL(held, lock, tenant) HEARTBEAT_DUE_FROM("workload.workload_rows", held, lock, tenant)
-#define HEARTBEAT_DUE_FROM(table, held, lock, tenant) \
-	"SELECT w.workload_id, $1::timestamptz" tenant " FROM " table " w " \
-	"WHERE " held "w.claim_id IS NOT NULL " \
+	HELD_DEADLINE_DUE_FROM("workload.runs", "workload.workload_rows", held, lock, tenant)
+#define HELD_DEADLINE_DUE_FROM(rt, wt, held, lock, tenant) \
+	"SELECT w.workload_id, r.deadline_at" tenant HELD_FROM(rt, wt) \
+	"WHERE " held "r.claim_id IS NOT NULL AND r.deadline_at <= $1 " \
+	"  AND (r.deadline_at, w.workload_id) > ($3, $4) " \
+	"ORDER BY r.deadline_at, w.workload_id LIMIT $2" lock
+#define HEARTBEAT_DUE_SQL(held, lock, tenant) \
+	HEARTBEAT_DUE_FROM("workload.runs", "workload.workload_rows", held, lock, tenant)
+#define HEARTBEAT_DUE_FROM(rt, wt, held, lock, tenant) \
+	"SELECT w.workload_id, $1::timestamptz" tenant HELD_FROM(rt, wt) \
+	"WHERE " held "r.claim_id IS NOT NULL " \
 	"  AND w.heartbeat_ms IS NOT NULL " \
-	"  AND w.state IN " SQL_CAN_TIME_OUT " AND w.workload_id > $4 " \
-	"  AND COALESCE(w.last_heartbeat_at, w.claimed_at) " \
+	"  AND r.state IN " SQL_CAN_TIME_OUT " AND w.workload_id > $4 " \
+	"  AND COALESCE(r.last_heartbeat_at, r.claimed_at) " \
 	"      + w.heartbeat_ms * interval '1 millisecond' <= $1 " \
 	"ORDER BY w.workload_id LIMIT $2" lock
 #define EXPIRED_SQL(held, lock, tenant) \
-	"SELECT w.workload_id, w.lease_expires_at" tenant " FROM workload.workload_rows w " \
-	"WHERE " held "w.claim_id IS NOT NULL " \
-	"  AND w.lease_expires_at <= $1 AND " MAY_TOUCH("w") \
-	"  AND (w.lease_expires_at, w.workload_id) > ($5, $6) " \
-	"ORDER BY w.lease_expires_at, w.workload_id LIMIT $4" lock
+	"SELECT w.workload_id, r.lease_expires_at" tenant HELD_FROM("workload.runs", "workload.workload_rows") \
+	"WHERE " held "r.claim_id IS NOT NULL " \
+	"  AND r.lease_expires_at <= $1 AND " MAY_TOUCH("w") \
+	"  AND (r.lease_expires_at, w.workload_id) > ($5, $6) " \
+	"ORDER BY r.lease_expires_at, w.workload_id LIMIT $4" lock
 
 /*
  * The grants revoked whose queued work the tick has not dead-lettered yet: a
@@ -295,10 +357,14 @@
 	"    AND (NOT q.checks_dependencies OR NOT workload.dependencies_unmet($1, q.seq)) "
 
 /*
- * The claim, after `picked` (queue rows locked SKIP LOCKED): lock their
- * workload rows, skipping any another transaction holds (so a claim never
- * waits while it holds queue rows: everything else locks the workload row
- * first); bump token and attempt and open the attempt on the row; move the
+ * The claim, after `picked` (queue rows locked SKIP LOCKED; the queue row
+ * is the lock of a READY workload, see LOCKED_PARTS): a workload claimed
+ * for the first time gets its run row (first, ins), read from its workload
+ * row, which is neither locked nor written (unless it keeps a deadline for
+ * the tick, which is cleared, its row locked SKIP LOCKED); one claimed
+ * before has its run row locked, skipping any another transaction holds, and
+ * updated (again, retried): so a claim never waits.  Token and attempt are
+ * bumped and the attempt opened on the run row; the
  * queue rows to leases (deleted and inserted, never updated: a claimer that
  * meets a row another claim took finds it gone, with no newer version to
  * follow and wait for); append the claimed event (CLAIM_EVENTS; with start
@@ -322,19 +388,49 @@
 	"  FROM upd u, (VALUES (1, $12, $13), (2, $13, $9)) x(n, from_state, to_state) " \
 	"  ORDER BY u.seq, x.n) "
 #define CLAIM_TAIL(events) \
-	", locked AS (SELECT w.seq FROM workload.workload_rows w " \
-	"  WHERE w.seq = ANY (ARRAY(SELECT p.seq FROM picked p)) AND w.tenant_id = $1 " \
-	"    AND w.state = $12 FOR NO KEY UPDATE OF w SKIP LOCKED), " \
-	"upd AS (UPDATE workload.workload_rows w SET state = $9, fencing_token = w.fencing_token + 1, " \
-	"  attempt_count = w.attempt_count + 1, worker_id = $6, claimed_by = $11, " \
-	"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $6), " \
+	", first AS MATERIALIZED (SELECT w.seq, w.workload_id, w.priority, w.created_at, w.claim_ms, " \
+	"    w.execution_ms, w.overall_ms, w.next_attempt_at, w.retry_count, w.wait_count, " \
+	"    w.checkpoint_sequence, w.last_failure, w.attempt_count, w.fencing_token, w.progress, " \
+	"    w.unheld_deadline_at IS NOT NULL AS has_deadline FROM workload.workload_rows w " \
+	"  WHERE w.seq = ANY (ARRAY(SELECT p.seq FROM picked p WHERE NOT p.has_run)) " \
+	"    AND w.tenant_id = $1 AND w.state = $12), " \
+	"unheld AS (SELECT w.seq FROM workload.workload_rows w " \
+	"  WHERE w.seq = ANY (ARRAY(SELECT f.seq FROM first f WHERE f.has_deadline)) AND w.tenant_id = $1 " \
+	"  FOR NO KEY UPDATE OF w SKIP LOCKED), " \
+	"cleared AS (UPDATE workload.workload_rows w SET unheld_deadline_at = NULL " \
+	"  WHERE w.seq = ANY (ARRAY(SELECT u.seq FROM unheld u)) AND w.tenant_id = $1), " \
+	"ins AS (INSERT INTO workload.runs (tenant_id, seq, next_attempt_at, unheld_deadline_at, " \
+	"    retry_count, wait_count, checkpoint_sequence, last_failure, attempt_count, fencing_token, " \
+	"    claimed_at, claim_id, worker_id, claimed_by, result_id, state, state_entered_at, " \
+	"    updated_at, started_at, deadline_at, lease_expires_at, last_heartbeat_at, progress) " \
+	"  SELECT $1, f.seq, f.next_attempt_at, NULL, f.retry_count, f.wait_count, " \
+	"    f.checkpoint_sequence, f.last_failure, f.attempt_count + 1, f.fencing_token + 1, $3, " \
+	"    workload.claim_id_for(f.workload_id, f.fencing_token + 1, $6), $6, $11, NULL, $9, $3, $3, " \
+	"    CASE WHEN $10 THEN $3::timestamptz END, " \
+	"    workload.claim_deadline(f.created_at, $3, f.claim_ms, f.execution_ms, f.overall_ms, $10), " \
+	"    $3 + $7, NULL, f.progress " \
+	"  FROM first f WHERE NOT f.has_deadline OR f.seq = ANY (ARRAY(SELECT u.seq FROM unheld u)) " \
+	"  ORDER BY f.seq " \
+	"  RETURNING seq, claim_id, fencing_token, lease_expires_at, attempt_count, checkpoint_sequence), " \
+	"again AS (SELECT r.seq FROM workload.runs r " \
+	"  WHERE r.seq = ANY (ARRAY(SELECT p.seq FROM picked p WHERE p.has_run)) AND r.tenant_id = $1 " \
+	"    AND r.state = $12 FOR NO KEY UPDATE OF r SKIP LOCKED), " \
+	"retried AS (UPDATE workload.runs r SET state = $9, fencing_token = r.fencing_token + 1, " \
+	"  attempt_count = r.attempt_count + 1, worker_id = $6, claimed_by = $11, " \
+	"  claim_id = workload.claim_id_for(w.workload_id, r.fencing_token + 1, $6), " \
 	"  lease_expires_at = $3 + $7, updated_at = $3, state_entered_at = $3, claimed_at = $3, " \
 	"  started_at = CASE WHEN $10 THEN $3::timestamptz END, last_heartbeat_at = NULL, " \
 	"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $10), " \
 	"  unheld_deadline_at = NULL " \
-	"  WHERE w.seq = ANY (ARRAY(SELECT l.seq FROM locked l)) AND w.tenant_id = $1 " \
-	"  RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, " \
-	"    w.checkpoint_sequence, w.seq, w.priority, w.created_at), " \
+	"  FROM workload.workload_rows w " \
+	"  WHERE r.seq = ANY (ARRAY(SELECT a.seq FROM again a)) AND r.tenant_id = $1 " \
+	"    AND w.seq = r.seq AND w.tenant_id = $1 " \
+	"  RETURNING w.workload_id, r.claim_id, r.fencing_token, r.lease_expires_at, r.attempt_count, " \
+	"    r.checkpoint_sequence, r.seq, w.priority, w.created_at), " \
+	"upd AS (SELECT f.workload_id, i.claim_id, i.fencing_token, i.lease_expires_at, " \
+	"    i.attempt_count, i.checkpoint_sequence, i.seq, f.priority, f.created_at " \
+	"  FROM ins i JOIN first f ON f.seq = i.seq " \
+	"  UNION ALL SELECT * FROM retried), " \
 	"gone AS (DELETE FROM workload.queue q " \
 	"  WHERE q.tenant_id = $1 AND q.seq = ANY (ARRAY(SELECT u.seq FROM upd u))), " \
 	"leased AS (INSERT INTO workload.leases (tenant_id, seq) SELECT $1, u.seq FROM upd u), " \
@@ -366,10 +462,12 @@
 	"  WHERE c.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND c.workload_id = ANY ((SELECT w FROM ids)::text[]) " \
 	"    AND c.tenant_id = x.t AND c.workload_id = x.w"
 #define PURGE(final_states) \
-	"WITH doomed AS (SELECT w.workload_id, w.tenant_id, w.seq, w.application_id, w.result_id " \
-	"  FROM workload.workload_rows w WHERE (w.tenant_id, w.seq) IN (SELECT e.tenant_id, e.workload_seq " \
+	"WITH doomed AS (SELECT w.workload_id, w.tenant_id, w.seq, w.application_id, " \
+	"    " CUR(result_id) " AS result_id " \
+	"  FROM workload.workload_rows w LEFT JOIN" RUN_OF("w") \
+	"  WHERE (w.tenant_id, w.seq) IN (SELECT e.tenant_id, e.workload_seq " \
 	"      FROM workload.events e CROSS JOIN LATERAL (SELECT p.workload_id, p.state, " \
-	"          p.state_entered_at FROM workload.workload_rows p " \
+	"          p.state_entered_at FROM workload.workloads p " \
 	"          WHERE p.tenant_id = e.tenant_id AND p.seq = e.workload_seq OFFSET 0) p " \
 	"      WHERE e.to_state IN " final_states " AND e.at < $1 " \
 	"        AND p.state = e.to_state AND p.state_entered_at < $1 " \
@@ -377,7 +475,7 @@
 	"          WHERE d.tenant_id = e.tenant_id AND d.depends_on = p.workload_id " \
 	"            AND " DEP_STATE("d.workload_id", "d.tenant_id") " NOT IN " SQL_FINAL ") " \
 	"      ORDER BY e.at LIMIT $2) " \
-	"    AND w.state IN " final_states " AND w.state_entered_at < $1 " \
+	"    AND " CUR(state) " IN " final_states " AND " CUR(state_entered_at) " < $1 " \
 	"  FOR UPDATE OF w SKIP LOCKED), " \
 	"ids AS (SELECT array_agg(workload_id) AS w, array_agg(tenant_id) AS t, array_agg(seq) AS s, " \
 	"  array_agg(application_id) AS a, array_agg(result_id) AS r FROM doomed), " \
@@ -387,6 +485,7 @@
 	"sp AS (" PURGE_BY_SEQ("specs", "workload_seq") "), " \
 	"qu AS (" PURGE_BY_SEQ("queue", "seq") "), " \
 	"le AS (" PURGE_BY_SEQ("leases", "seq") "), " \
+	"ru AS (" PURGE_BY_SEQ("runs", "seq") "), " \
 	"rs AS (DELETE FROM workload.results r " \
 	"  USING unnest((SELECT t FROM ids), (SELECT a FROM ids), (SELECT r FROM ids)) x(t, a, r) " \
 	"  WHERE r.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND r.result_id = ANY ((SELECT r FROM ids)::text[]) " \
@@ -467,10 +566,11 @@
  * LATERAL over unnest, which Citus cannot push down.
  */
 #define BATCH_TENANT(t) "(" t "::text[])[1]"
+/* a final state is left only under the workload row's lock: it is what is locked here */
 #define DEAD_LETTERS_SQL(t) \
-	"SELECT w.workload_id FROM workload.workload_rows w " \
-	"WHERE w.tenant_id = $1 AND w.application_id = $2 AND w.state = $6 " \
-	"  AND ($4::text IS NULL OR w.last_failure ->> 'kind' = $4) " \
+	"SELECT w.workload_id FROM workload.workload_rows w LEFT JOIN" RUN_OF("w") \
+	"WHERE w.tenant_id = $1 AND w.application_id = $2 AND " CUR(state) " = $6 " \
+	"  AND ($4::text IS NULL OR " CUR(last_failure) " ->> 'kind' = $4) " \
 	"  AND ($3::text IS NULL OR (SELECT s.definition_id FROM workload.specs s " \
 	"    WHERE s.tenant_id = " t " AND s.workload_seq = w.seq) = $3) " \
 	"ORDER BY w.created_at, w.seq LIMIT $5 FOR NO KEY UPDATE OF w SKIP LOCKED"
@@ -488,10 +588,42 @@
 #define DOC_MANY_SQL(t, st, offset) \
 	"SELECT x.n, jsonb_build_object(" DOC_FIELDS ") " \
 	"FROM unnest($1::text[], $2::text[]) WITH ORDINALITY x(id, t, n) " \
-	"CROSS JOIN LATERAL (SELECT * FROM workload.workload_rows w " \
+	"CROSS JOIN LATERAL (SELECT * FROM workload.workloads w " \
 	"  WHERE w.workload_id = x.id AND w.tenant_id = " t offset ") w " \
 	"CROSS JOIN LATERAL (SELECT * FROM workload.specs s " \
 	"  WHERE s.tenant_id = " st " AND s.workload_seq = w.seq" offset ") s"
+
+#define SAVE_SET \
+	"state = $2, updated_at = $3, state_entered_at = $4, " \
+	"  next_attempt_at = $5, attempt_count = $6, retry_count = $7, fencing_token = $8, " \
+	"  checkpoint_sequence = $9, claim_id = $10, worker_id = $11, lease_expires_at = $12, " \
+	"  last_heartbeat_at = $13, " \
+	"  last_failure = CASE WHEN $14 THEN $15 ELSE last_failure END, " \
+	"  progress = CASE WHEN $16 THEN $17 ELSE progress END, " \
+	"  deadline_at = $18, unheld_deadline_at = CASE WHEN $10 IS NULL THEN $18 END, " \
+	"  wait_count = $19, claimed_by = $20, claimed_at = $21, " \
+	"  started_at = $22, result_id = $23 "
+#define SAVE_ARGS \
+	25, {TEXTOID, ST, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT8OID, \
+		INT4OID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, BOOLOID, JSONBOID, BOOLOID, \
+	JSONBOID, TIMESTAMPTZOID, INT4OID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, TEXTOID, \
+	INT8OID}
+
+/* P_SAVE_MANY's SET, for the workload rows and for the run rows (both w) */
+#define SAVE_MANY_SET \
+	"state = x.state, updated_at = $3, " \
+	"  state_entered_at = x.state_entered_at, next_attempt_at = x.next_attempt_at, " \
+	"  attempt_count = x.attempt_count, retry_count = x.retry_count, " \
+	"  fencing_token = x.fencing_token, checkpoint_sequence = x.checkpoint_sequence, " \
+	"  claim_id = x.claim_id, worker_id = x.worker_id, lease_expires_at = x.lease_expires_at, " \
+	"  claimed_by = CASE WHEN x.claim_id IS NULL THEN NULL ELSE w.claimed_by END, " \
+	"  claimed_at = x.claimed_at, started_at = x.started_at, result_id = x.result_id, " \
+	"  last_heartbeat_at = x.last_heartbeat_at, " \
+	"  last_failure = CASE WHEN x.failure_changed THEN x.last_failure ELSE w.last_failure END, " \
+	"  progress = CASE WHEN x.progress_changed THEN x.progress ELSE w.progress END, " \
+	"  deadline_at = x.deadline_at, " \
+	"  unheld_deadline_at = CASE WHEN x.claim_id IS NULL THEN x.deadline_at END, " \
+	"  wait_count = x.wait_count "
 
 const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/*
@@ -508,24 +640,23 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_LOCK] = {LOCK_SQL(MAY_TOUCH("w"), ANY_TENANT("$4")), 5,
 		{TEXTOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
 	LOCK_SQL(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4")},
+	/* P_LOCK for the tick: a row another transaction holds is passed over, never waited for */
+	[P_LOCK_SKIP] = {LOCK_SQL_AS(MAY_TOUCH("w"), ANY_TENANT("$4"), " SKIP LOCKED"), 5,
+		{TEXTOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
+	LOCK_SQL_AS(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4", " SKIP LOCKED")},
 	/* a batch's rows, locked in workload_id order (byte order, as the C sorts them) */
 	[P_LOCK_MANY] = {LOCK_MANY_SQL(MAY_TOUCH("w"), ANY_TENANT("$4")), 5,
 		{TEXTARRAYOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
 	LOCK_MANY_SQL(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4")},
-	[P_SAVE] = {
-		"UPDATE workload.workload_rows SET state = $2, updated_at = $3, state_entered_at = $4, "
-		"  next_attempt_at = $5, attempt_count = $6, retry_count = $7, fencing_token = $8, "
-		"  checkpoint_sequence = $9, claim_id = $10, worker_id = $11, lease_expires_at = $12, "
-		"  last_heartbeat_at = $13, "
-		"  last_failure = CASE WHEN $14 THEN $15 ELSE last_failure END, "
-		"  progress = CASE WHEN $16 THEN $17 ELSE progress END, "
-		"  deadline_at = $18, unheld_deadline_at = CASE WHEN $10 IS NULL THEN $18 END, "
-		"  wait_count = $19, claimed_by = $20, claimed_at = $21, "
-		"  started_at = $22, result_id = $23 "
-		"WHERE workload_id = $1 AND tenant_id = $24",
-	24, {TEXTOID, ST, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT4OID, INT4OID, INT8OID,
-		INT4OID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, BOOLOID, JSONBOID, BOOLOID,
-	JSONBOID, TIMESTAMPTZOID, INT4OID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
+	/*
+	 * A locked row's mutable columns: on its workload row until it has a run
+	 * row (P_SAVE, by workload id), then on the run row (P_SAVE_RUN, by
+	 * sequence, $25)
+	 */
+	[P_SAVE] = {"UPDATE workload.workload_rows SET " SAVE_SET
+		"WHERE workload_id = $1 AND tenant_id = $24", SAVE_ARGS},
+	[P_SAVE_RUN] = {"UPDATE workload.runs SET " SAVE_SET
+		"WHERE seq = $25 AND tenant_id = $24", SAVE_ARGS},
 	/*
 	 * Fenced calls: start ($9 -> $10, the RUNNING deadline), a heartbeat
 	 * (lease $9, progress $10 when not NULL), a completion ($9 -> $10,
@@ -563,17 +694,19 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WITH x AS MATERIALIZED (SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], "
 		"    $4::text[], $5::jsonb[], $6::text[], $7::json[], $8::int4[], $17::jsonb[]) WITH ORDINALITY "
 		"  x(id, claim, token, rid, output, hash, artifacts, sv, ev, n)), "
-		"upd AS (UPDATE workload.workload_rows w SET state = $10, updated_at = $9, state_entered_at = $9, "
+		"upd AS (UPDATE workload.runs r SET state = $10, updated_at = $9, state_entered_at = $9, "
 		"    claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = x.rid "
-		"  FROM x WHERE w.workload_id = x.id AND w.claim_id = x.claim AND w.worker_id = $11 "
-		"    AND w.fencing_token = x.token AND w.lease_expires_at > $9 "
-		"    AND (w.claimed_by IS NULL OR $14 OR w.claimed_by = $13::text) "
-		"    AND " MAY_TOUCH_AS("w", "$15", "$13") ANY_TENANT("$16") " AND w.state = $12 "
+		"  FROM x, workload.workload_rows w "
+		"  WHERE w.workload_id = x.id AND r.seq = w.seq AND r.tenant_id = w.tenant_id "
+		"    AND r.claim_id = x.claim AND r.worker_id = $11 "
+		"    AND r.fencing_token = x.token AND r.lease_expires_at > $9 "
+		"    AND (r.claimed_by IS NULL OR $14 OR r.claimed_by = $13::text) "
+		"    AND " MAY_TOUCH_AS("w", "$15", "$13") ANY_TENANT("$16") " AND r.state = $12 "
 		"    AND NOT w.has_criteria "
 		"    AND NOT EXISTS (SELECT 1 FROM workload.results r WHERE r.tenant_id = w.tenant_id "
 		"      AND r.application_id = w.application_id AND r.result_id = x.rid) "
-		"  RETURNING w.workload_id, w.tenant_id, w.application_id, w.seq, w.attempt_count, "
-		"    w.fencing_token, x.n), "
+		"  RETURNING w.workload_id, w.tenant_id, w.application_id, w.seq, r.attempt_count, "
+		"    r.fencing_token, x.n), "
 		"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, "
 		"    at, db_role, fencing_token, attempt, evidence) "
 		"  SELECT u.tenant_id, u.seq, $12, $10, $11, $9, $13, u.fencing_token, u.attempt_count, "
@@ -596,10 +729,10 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/* a workload's queue row: inserted when it becomes READY */
 	[P_QUEUE_PUT] = {
 		"INSERT INTO workload.queue (tenant_id, seq, application_id, priority, "
-		"  created_at, available_at, capability_snapshot, checks_dependencies, blocked) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-	9, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
-	BOOLOID, BOOLOID}},
+		"  created_at, available_at, capability_snapshot, checks_dependencies, blocked, has_run) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+	10, {TEXTOID, INT8OID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID,
+	BOOLOID, BOOLOID, BOOLOID}},
 	[P_QUEUE_DEL] = {
 		"DELETE FROM workload.queue WHERE tenant_id = $1 AND seq = $2",
 	2, {TEXTOID, INT8OID}},
@@ -626,40 +759,31 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 */
 	[P_SAVE_MANY] = {
 		"WITH x AS (SELECT * FROM unnest($1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-		"  $14, $15, $16, $17, $18, $19, $20, $24, $25, $26, $27, $28, $29, $30, $31) WITH ORDINALITY "
+		"  $14, $15, $16, $17, $18, $19, $20, $24, $25, $26, $27, $28, $29, $30, $31, $32) WITH ORDINALITY "
 		"  AS x(workload_id, state, state_entered_at, next_attempt_at, attempt_count, "
 		"    retry_count, fencing_token, checkpoint_sequence, claim_id, worker_id, "
 		"    lease_expires_at, last_heartbeat_at, failure_changed, last_failure, "
 		"    progress_changed, progress, deadline_at, wait_count, from_state, evidence, "
-		"    tenant_id, seq, claimed_at, started_at, result_id, ev_token, ev_attempt, n)), "
-		"upd AS (UPDATE workload.workload_rows w SET state = x.state, updated_at = $3, "
-		"  state_entered_at = x.state_entered_at, next_attempt_at = x.next_attempt_at, "
-		"  attempt_count = x.attempt_count, retry_count = x.retry_count, "
-		"  fencing_token = x.fencing_token, checkpoint_sequence = x.checkpoint_sequence, "
-		"  claim_id = x.claim_id, worker_id = x.worker_id, lease_expires_at = x.lease_expires_at, "
-		"  claimed_by = CASE WHEN x.claim_id IS NULL THEN NULL ELSE w.claimed_by END, "
-		"  claimed_at = x.claimed_at, started_at = x.started_at, result_id = x.result_id, "
-		"  last_heartbeat_at = x.last_heartbeat_at, "
-		"  last_failure = CASE WHEN x.failure_changed THEN x.last_failure ELSE w.last_failure END, "
-		"  progress = CASE WHEN x.progress_changed THEN x.progress ELSE w.progress END, "
-		"  deadline_at = x.deadline_at, "
-		"  unheld_deadline_at = CASE WHEN x.claim_id IS NULL THEN x.deadline_at END, "
-		"  wait_count = x.wait_count "
+		"    tenant_id, seq, claimed_at, started_at, result_id, ev_token, ev_attempt, in_run, n)), "
+		"upd AS (UPDATE workload.workload_rows w SET " SAVE_MANY_SET
 		"  FROM x WHERE w.workload_id = ANY($1) AND w.workload_id = x.workload_id "
-		"    AND w.tenant_id = x.tenant_id "
+		"    AND w.tenant_id = x.tenant_id AND NOT x.in_run "
 		"  RETURNING w.workload_id), "
+		"updr AS (UPDATE workload.runs w SET " SAVE_MANY_SET
+		"  FROM x WHERE w.seq = ANY($26) AND w.seq = x.seq AND w.tenant_id = x.tenant_id AND x.in_run "
+		"  RETURNING w.seq), "
 		"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, "
 		"  at, db_role, evidence, fencing_token, attempt) "
 		"  SELECT x.tenant_id, x.seq, x.from_state, $21, $22, $3, $23, x.evidence, x.ev_token, "
 		"    x.ev_attempt "
 		"  FROM x ORDER BY x.n) "
-		"SELECT count(*) FROM upd",
-	31, {TEXTARRAYOID, STA, TIMESTAMPTZOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, INT4ARRAYOID,
+		"SELECT (SELECT count(*) FROM upd) + (SELECT count(*) FROM updr)",
+	32, {TEXTARRAYOID, STA, TIMESTAMPTZOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, INT4ARRAYOID,
 		INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TIMESTAMPTZARRAYOID,
 		TIMESTAMPTZARRAYOID, BOOLARRAYOID, JSONBARRAYOID, BOOLARRAYOID, JSONBARRAYOID,
 		TIMESTAMPTZARRAYOID, INT4ARRAYOID, STA, ST, TEXTOID, TEXTOID, JSONBARRAYOID,
 	TEXTARRAYOID, INT8ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID,
-	INT8ARRAYOID, INT4ARRAYOID}},
+	INT8ARRAYOID, INT4ARRAYOID, BOOLARRAYOID}},
 	[P_IDEM] = {
 		"SELECT s.workload_id, s.not_before FROM workload.specs s "
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.idempotency_key = $3",
@@ -689,9 +813,12 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	17, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
 	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID,
 	TIMESTAMPTZOID}},
+	/* a dependency's state, held (its workload row and its run row) while the dependent is made */
 	[P_DEP_STATE] = {
-		"SELECT w.state FROM workload.workload_rows w "
-		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR SHARE",
+		"SELECT " CUR(state) " FROM workload.workload_rows w "
+		"LEFT JOIN LATERAL (SELECT r.* FROM workload.runs r "
+		"  WHERE r.seq = w.seq AND r.tenant_id = w.tenant_id FOR SHARE) r ON true "
+		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR SHARE OF w",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_DEP_PUT] = {
 		"INSERT INTO workload.dependencies (tenant_id, workload_id, depends_on, required_state) "
@@ -721,7 +848,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	"ORDER BY e.sequence"},
 	/* the claim from the start of the queue: best first (and with start => true) */
 #define CLAIM_MANY_SQL(events) \
-		"WITH picked AS (SELECT q.seq FROM workload.queue q " \
+		"WITH picked AS (SELECT q.seq, q.has_run FROM workload.queue q " \
 		"  WHERE " QUEUE_OF("$1", "$2") " AND " CLAIMABLE \
 		"  ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 " \
 		"  FOR UPDATE OF q SKIP LOCKED)" CLAIM_TAIL(events)
@@ -737,14 +864,14 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * (claim_resume.c).
 	 */
 #define CLAIM_RESUME_SQL(events) \
-		"WITH picked AS (SELECT x.seq FROM unnest($15::int8[], $16::int8[], $17::int4[], " \
+		"WITH picked AS (SELECT x.seq, x.has_run FROM unnest($15::int8[], $16::int8[], $17::int4[], " \
 		"    $18::timestamptz[], $19::int8[]) g(hi, lo, p, c, s) " \
-		"  CROSS JOIN LATERAL (SELECT a.seq FROM (SELECT q.seq FROM workload.queue q " \
+		"  CROSS JOIN LATERAL (SELECT a.seq, a.has_run FROM (SELECT q.seq, q.has_run FROM workload.queue q " \
 		"      WHERE g.p IS NULL AND " QUEUE_OF("$1", "$2") " " \
 		"        AND q.priority < g.hi AND q.priority > g.lo AND q.xmax = '0'::xid AND " CLAIMABLE \
 		"      ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 " \
 		"      FOR UPDATE OF q SKIP LOCKED) a " \
-		"    UNION ALL SELECT b.seq FROM (SELECT q.seq FROM workload.queue q " \
+		"    UNION ALL SELECT b.seq, b.has_run FROM (SELECT q.seq, q.has_run FROM workload.queue q " \
 		"      WHERE g.p IS NOT NULL AND " QUEUE_OF("$1", "$2") " " \
 		"        AND q.priority = g.p AND (q.created_at, q.seq) > (g.c, g.s) AND q.xmax = '0'::xid AND " CLAIMABLE \
 		"      ORDER BY q.created_at, q.seq LIMIT $5 " \
@@ -754,7 +881,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_CLAIM_RESUME_START] = {CLAIM_RESUME_SQL(CLAIM_START_EVENTS), CLAIM_ARGS_RESUME},
 	/* one named workload, whose row the caller has locked and checked */
 	[P_CLAIM_ONE] = {
-		"WITH picked AS (SELECT q.seq FROM workload.queue q "
+		"WITH picked AS (SELECT q.seq, q.has_run FROM workload.queue q "
 		"  WHERE q.tenant_id = $1 AND q.seq = $8 FOR UPDATE OF q)" CLAIM_TAIL(CLAIM_EVENTS),
 	CLAIM_ARGS},
 	[P_DEPS_UNMET] = {
@@ -779,8 +906,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	2, {TEXTOID, TEXTOID}},
 	/* a dependent, locked (waiting) if it is READY; by its whole key */
 	[P_UNBLOCK_LOCK] = {
-		"SELECT w.seq FROM workload.workload_rows w "
-		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.state = 'READY' "
+		"SELECT w.seq FROM workload.workload_rows w LEFT JOIN" RUN_OF("w")
+		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND " CUR(state) " = 'READY' "
 		"FOR NO KEY UPDATE OF w",
 	2, {TEXTOID, TEXTOID}},
 	/* the queue row (seq $3) of locked workload $1 of tenant $2, unblocked if its dependencies are all met */
@@ -843,7 +970,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * claimed rows (workload.leases), after the keyset ($5, $6) the pass has
 	 * reached, so a pass never selects a row twice, whatever happened to it.
 	 */
-	[P_EXPIRED] = {EXPIRED_SQL("w.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF w SKIP LOCKED", ""),
+	[P_EXPIRED] = {EXPIRED_SQL("r.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF r, w SKIP LOCKED", ""),
 	6, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, EXPIRED_SQL("", "", ", w.tenant_id")},
 	/* which of these workloads (ids[i] of tenants[i]) have a dependent */
 	[P_DEPENDED_ON] = {
@@ -913,7 +1040,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_REVOKED_SLICE] = {
 		"WITH slice AS (SELECT w.workload_id, w.state, (SELECT s.grant_ids FROM workload.specs s "
 		"    WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq) AS grant_ids "
-		"  FROM workload.workload_rows w "
+		"  FROM workload.workloads w "
 		"  WHERE w.workload_id > $2 ORDER BY w.workload_id LIMIT $3) "
 		"SELECT (SELECT max(workload_id) FROM slice), (SELECT count(*) FROM slice), "
 		"  ARRAY(SELECT s.workload_id FROM slice s WHERE s.grant_ids @> ARRAY[$1] "
@@ -969,9 +1096,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * silence counts from the last heartbeat, else from the claim.
 	 */
 	/* deadlines of held rows: only rows holding a claim (workload.leases) */
-	[P_HELD_DEADLINE_DUE] = {HELD_DEADLINE_DUE_SQL("w.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF w SKIP LOCKED", ""),
+	[P_HELD_DEADLINE_DUE] = {HELD_DEADLINE_DUE_SQL("r.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF r, w SKIP LOCKED", ""),
 	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, HELD_DEADLINE_DUE_SQL("", "", ", w.tenant_id")},
-	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_SQL("w.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF w SKIP LOCKED", ""),
+	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_SQL("r.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF r, w SKIP LOCKED", ""),
 	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, HEARTBEAT_DUE_SQL("", "", ", w.tenant_id")},
 
 	/* ---- orchestration (checkpoints, waits, compensations) ---- */
@@ -1046,7 +1173,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    AND x.state_entered_at > $3 - interval '1 minute'), "
 		"  'failed_last_minute', count(*) FILTER (WHERE x.last_failure IS NOT NULL "
 		"    AND (x.last_failure ->> 'at')::timestamptz > $3 - interval '1 minute')) "
-		"FROM workload.workload_rows x WHERE x.tenant_id = $1 AND x.application_id = $2",
+		"FROM workload.workloads x WHERE x.tenant_id = $1 AND x.application_id = $2",
 	4, {TEXTOID, TEXTOID, TIMESTAMPTZOID, ST}},
 	/* ---- scheduling and bulk work (workload_create_many, workload_redrive) ---- */
 	/* P_IDEM for n keys ($1 tenants, $2 applications, $3 keys): the item number of each found */
@@ -1100,8 +1227,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  SELECT x.t, x.id, x.seq, x.a, x.prio, $16, x.caps, false, x.crit, x.q_ms, x.c_ms, x.e_ms, "
 		"    x.h_ms, x.o_ms, $17, $16, $16, x.due, 0, 0, 0, 0, 0, x.dl, x.dl FROM x ORDER BY x.n), "
 		"q AS (INSERT INTO workload.queue (tenant_id, seq, application_id, priority, created_at, "
-		"  available_at, capability_snapshot, checks_dependencies, blocked) "
-		"  SELECT x.t, x.seq, x.a, x.prio, $16, x.due, x.caps, false, false FROM x ORDER BY x.n), "
+		"  available_at, capability_snapshot, checks_dependencies, blocked, has_run) "
+		"  SELECT x.t, x.seq, x.a, x.prio, $16, x.due, x.caps, false, false, false FROM x ORDER BY x.n), "
 		"e AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
 		"  db_role, evidence) "
 		"  SELECT x.t, x.seq, CASE WHEN v.k = 2 THEN $18 END, CASE WHEN v.k = 1 THEN $18 ELSE $17 END, "
@@ -1195,7 +1322,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	7, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID, JSONBOID}},
 	/* the state of a schedule's previous workload (none: purged) */
 	[P_SCHED_LAST_STATE] = {
-		"SELECT w.state::text FROM workload.workload_rows w WHERE w.workload_id = $1 AND w.tenant_id = $2",
+		"SELECT w.state::text FROM workload.workloads w WHERE w.workload_id = $1 AND w.tenant_id = $2",
 	2, {TEXTOID, TEXTOID}},
 	/* Citus (issue 13): the plpgsql body of workload_citus_distribute() */
 	[P_CITUS_DISTRIBUTE] = {
@@ -1270,23 +1397,61 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_CITUS_PICK_ONE] = {
 		"SELECT q.seq FROM workload.queue q WHERE q.tenant_id = $1 AND q.seq = $2 FOR UPDATE OF q",
 	2, {TEXTOID, INT8OID}, true},
+	/*
+	 * The picked workloads still READY, locked skipping any another
+	 * transaction holds: the run row of one claimed before; of one never
+	 * claimed, nothing (its queue row is its lock) or, when it keeps a
+	 * deadline for the tick, its workload row
+	 */
 	[P_CITUS_CLAIM_LOCK] = {
-		"SELECT w.workload_id FROM workload.workload_rows w "
-		"WHERE w.tenant_id = $1 AND w.seq = ANY ($2) AND w.state = $3 "
-		"FOR NO KEY UPDATE OF w SKIP LOCKED",
-	3, {TEXTOID, INT8ARRAYOID, ST}, true},
+		"WITH again AS (SELECT r.seq FROM workload.runs r "
+		"  WHERE r.tenant_id = $1 AND r.seq = ANY ($2) AND r.state = $3 FOR NO KEY UPDATE OF r SKIP LOCKED), "
+		"first AS (SELECT w.seq, w.unheld_deadline_at IS NOT NULL AS has_deadline "
+		"  FROM workload.workload_rows w WHERE w.tenant_id = $1 AND w.seq = ANY ($2) AND w.state = $3 "
+		"    AND NOT EXISTS (SELECT 1 FROM workload.runs r WHERE r.tenant_id = $1 AND r.seq = w.seq)), "
+		"unheld AS (SELECT w.seq FROM workload.workload_rows w WHERE w.tenant_id = $1 "
+		"  AND w.seq = ANY (ARRAY(SELECT f.seq FROM first f WHERE f.has_deadline)) "
+		"  FOR NO KEY UPDATE OF w SKIP LOCKED) "
+		"SELECT w.workload_id FROM workload.workload_rows w WHERE w.tenant_id = $1 AND w.seq = ANY ($2) "
+		"  AND (w.seq IN (SELECT a.seq FROM again a) OR w.seq IN (SELECT f.seq FROM first f "
+		"    WHERE NOT f.has_deadline) OR w.seq IN (SELECT u.seq FROM unheld u))",
+	3, {TEXTOID, INT8ARRAYOID, ST}, false},
+	/* the claim written on the rows P_CITUS_CLAIM_LOCK locked (CLAIM_TAIL's, by workload id) */
 	[P_CITUS_CLAIM_UPD] = {
-		"UPDATE workload.workload_rows w SET state = $6, fencing_token = w.fencing_token + 1, "
-		"  attempt_count = w.attempt_count + 1, worker_id = $4, claimed_by = $8, "
-		"  claim_id = workload.claim_id_for(w.workload_id, w.fencing_token + 1, $4), "
+		"WITH src AS MATERIALIZED (SELECT w.seq, w.workload_id, w.priority, w.created_at, w.claim_ms, "
+		"    w.execution_ms, w.overall_ms, w.next_attempt_at, w.retry_count, w.wait_count, "
+		"    w.checkpoint_sequence, w.last_failure, w.attempt_count, w.fencing_token, w.progress, "
+		"    EXISTS (SELECT 1 FROM workload.runs r WHERE r.tenant_id = $1 AND r.seq = w.seq) AS has_run "
+		"  FROM workload.workload_rows w WHERE w.tenant_id = $1 AND w.workload_id = ANY ($2)), "
+		"cleared AS (UPDATE workload.workload_rows w SET unheld_deadline_at = NULL "
+		"  WHERE w.tenant_id = $1 AND w.seq = ANY (ARRAY(SELECT f.seq FROM src f WHERE NOT f.has_run)) "
+		"    AND w.unheld_deadline_at IS NOT NULL), "
+		"ins AS (INSERT INTO workload.runs (tenant_id, seq, next_attempt_at, unheld_deadline_at, "
+		"    retry_count, wait_count, checkpoint_sequence, last_failure, attempt_count, fencing_token, "
+		"    claimed_at, claim_id, worker_id, claimed_by, result_id, state, state_entered_at, "
+		"    updated_at, started_at, deadline_at, lease_expires_at, last_heartbeat_at, progress) "
+		"  SELECT $1, f.seq, f.next_attempt_at, NULL, f.retry_count, f.wait_count, "
+		"    f.checkpoint_sequence, f.last_failure, f.attempt_count + 1, f.fencing_token + 1, $3, "
+		"    workload.claim_id_for(f.workload_id, f.fencing_token + 1, $4), $4, $8, NULL, $6, $3, $3, "
+		"    CASE WHEN $7 THEN $3 END, "
+		"    workload.claim_deadline(f.created_at, $3, f.claim_ms, f.execution_ms, f.overall_ms, $7), "
+		"    $5, NULL, f.progress "
+		"  FROM src f WHERE NOT f.has_run ORDER BY f.seq "
+		"  RETURNING seq, claim_id, fencing_token, lease_expires_at, attempt_count, checkpoint_sequence), "
+		"retried AS (UPDATE workload.runs r SET state = $6, fencing_token = r.fencing_token + 1, "
+		"  attempt_count = r.attempt_count + 1, worker_id = $4, claimed_by = $8, "
+		"  claim_id = workload.claim_id_for(f.workload_id, r.fencing_token + 1, $4), "
 		"  lease_expires_at = $5, updated_at = $3, state_entered_at = $3, claimed_at = $3, "
 		"  started_at = CASE WHEN $7 THEN $3 END, last_heartbeat_at = NULL, "
-		"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $7), "
+		"  deadline_at = workload.claim_deadline(f.created_at, $3, f.claim_ms, f.execution_ms, f.overall_ms, $7), "
 		"  unheld_deadline_at = NULL "
-		"WHERE w.tenant_id = $1 AND w.workload_id = ANY ($2) "
-		"RETURNING w.workload_id, w.claim_id, w.fencing_token, w.lease_expires_at, w.attempt_count, "
-		"  w.checkpoint_sequence, w.seq, w.priority, w.created_at",
-	8, {TEXTOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID, ST, BOOLOID, TEXTOID}, true},
+		"  FROM src f WHERE r.tenant_id = $1 AND r.seq = f.seq AND f.has_run "
+		"  RETURNING f.workload_id, r.claim_id, r.fencing_token, r.lease_expires_at, r.attempt_count, "
+		"    r.checkpoint_sequence, r.seq, f.priority, f.created_at) "
+		"SELECT f.workload_id, i.claim_id, i.fencing_token, i.lease_expires_at, i.attempt_count, "
+		"  i.checkpoint_sequence, i.seq, f.priority, f.created_at FROM ins i JOIN src f ON f.seq = i.seq "
+		"UNION ALL SELECT * FROM retried",
+	8, {TEXTOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID, ST, BOOLOID, TEXTOID}, false},
 	[P_CITUS_QUEUE_DEL_MANY] = {
 		"DELETE FROM workload.queue q WHERE q.tenant_id = $1 AND q.seq = ANY ($2)",
 	2, {TEXTOID, INT8ARRAYOID}, true},
@@ -1313,21 +1478,21 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 };
 
 /*
- * The maintenance scans of one shard of workload.workload_rows on this node
- * (the %s), run as plain statements on it (store_citus.c,
+ * The maintenance scans of one shard group on this node (the tables' names
+ * are replaced by their shards', store_citus_maint.c), run as plain statements on it (store_citus.c,
  * wl_store_citus_local_due): $1 now, $2 limit, after the keyset ($3, $4).
  * Unlocked: each row is then locked by its tenant (recovery.c), where a
  * caller's membership is decided.
  */
 const char *const wl_sql_local_due[4] = {
 	[WL_LOCAL_EXPIRED] =
-	"SELECT w.workload_id, w.lease_expires_at, w.tenant_id FROM %s w "
-	"WHERE w.claim_id IS NOT NULL AND w.lease_expires_at <= $1 "
-	"  AND (w.lease_expires_at, w.workload_id) > ($3, $4) "
-	"ORDER BY w.lease_expires_at, w.workload_id LIMIT $2",
-	[WL_LOCAL_DEADLINE] = DEADLINE_DUE_FROM("%s", "", ", w.tenant_id"),
-	[WL_LOCAL_HEARTBEAT] = HEARTBEAT_DUE_FROM("%s", "", "", ", w.tenant_id"),
-	[WL_LOCAL_HELD_DEADLINE] = HELD_DEADLINE_DUE_FROM("%s", "", "", ", w.tenant_id"),
+	"SELECT w.workload_id, r.lease_expires_at, w.tenant_id" HELD_FROM("workload.runs", "workload.workload_rows")
+	"WHERE r.claim_id IS NOT NULL AND r.lease_expires_at <= $1 "
+	"  AND (r.lease_expires_at, w.workload_id) > ($3, $4) "
+	"ORDER BY r.lease_expires_at, w.workload_id LIMIT $2",
+	[WL_LOCAL_DEADLINE] = DEADLINE_DUE_FROM("workload.workload_rows", "workload.runs", "", ", w.tenant_id"),
+	[WL_LOCAL_HEARTBEAT] = HEARTBEAT_DUE_FROM("workload.runs", "workload.workload_rows", "", "", ", w.tenant_id"),
+	[WL_LOCAL_HELD_DEADLINE] = HELD_DEADLINE_DUE_FROM("workload.runs", "workload.workload_rows", "", "", ", w.tenant_id"),
 };
 
 /*

@@ -10,7 +10,7 @@
 
 #define ST ((Oid) 1)			/* placeholder: the workload_state type */
 #define STA ((Oid) 2)			/* placeholder: its array type */
-#define MAX_ARGS 31
+#define MAX_ARGS 32
 
 /*
  * A set of states in a statement is written as one of these markers; when
@@ -32,8 +32,10 @@
 typedef enum WlPlanId
 {
 	P_LOCK,
+	P_LOCK_SKIP,
 	P_LOCK_MANY,
 	P_SAVE,
+	P_SAVE_RUN,
 	P_SAVE_MANY,
 	P_FENCED_START,
 	P_FENCED_BEAT,

@@ -64,6 +64,7 @@ $$;
 CREATE OR REPLACE FUNCTION t.fingerprint() RETURNS text LANGUAGE sql AS $$
     SELECT md5(string_agg(x, '|' ORDER BY x)) FROM (
         SELECT 'w' || md5(w::text) FROM workload.workloads w
+        UNION ALL SELECT 'u' || md5(u::text) FROM workload.runs u
         UNION ALL SELECT 'q' || md5(q::text) FROM workload.queue q
         UNION ALL SELECT 'l' || md5(l::text) FROM workload.leases l
         UNION ALL SELECT 's' || md5(s::text) FROM workload.specs s

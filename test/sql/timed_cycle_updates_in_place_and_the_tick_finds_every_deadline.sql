@@ -1,4 +1,4 @@
--- A workload with timeouts is claimed, started, heartbeated and completed by updates of its row in place (HOT: the deadline those calls move is not an indexed column, so no index of workload.workloads grows), and the tick still finds every deadline: a held row's by its lease, the deadline of a row nobody holds by the deadline index (SPEC section 4, workload_tick).
+-- A workload with timeouts is claimed (its run row appended; its workload row neither locked nor written), started, heartbeated and completed by updates of its run row in place (HOT: the deadline those calls move is not an indexed column, so no index of workload.runs grows), and the tick still finds every deadline: a held row's by its lease, the deadline of a row nobody holds by the deadline index (SPEC section 4, workload_tick).
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -18,7 +18,8 @@ LANGUAGE sql AS $$
 $$;
 
 -- claim, start, heartbeat and complete of a workload with claim, execution and
--- heartbeat timeouts: four updates, all in place
+-- heartbeat timeouts: the run row appended, then three updates, all in place;
+-- nothing written to the workload row
 SELECT t.create('hot', '{"timeouts": {"claim_ms": 5000, "execution_ms": 60000, "heartbeat_ms": 30000}}') AS h \gset
 BEGIN;
 SELECT claim_id, fencing_token FROM workload_claim_id(:'h', 'w1', '{}', '1 hour') \gset
@@ -28,8 +29,10 @@ SELECT * FROM pg_temp.st(:'h');
 SELECT workload_heartbeat(:'h', :'claim_id', 'w1', :fencing_token, '30 seconds') IS NOT NULL AS beat;
 SELECT workload_complete(:'h', :'claim_id', 'w1', :fencing_token, 'r-hot', '{}') IS NOT NULL AS completed;
 SELECT * FROM pg_temp.st(:'h');
-SELECT pg_stat_get_xact_tuples_updated('workload.workload_rows'::regclass) AS updates,
-       pg_stat_get_xact_tuples_hot_updated('workload.workload_rows'::regclass) AS in_place;
+SELECT pg_stat_get_xact_tuples_updated('workload.workload_rows'::regclass) AS row_updates,
+       pg_stat_get_xact_tuples_inserted('workload.runs'::regclass) AS run_inserts,
+       pg_stat_get_xact_tuples_updated('workload.runs'::regclass) AS run_updates,
+       pg_stat_get_xact_tuples_hot_updated('workload.runs'::regclass) AS in_place;
 COMMIT;
 
 -- q waits at most 10 s in READY and, once claimed, 5 s for its start

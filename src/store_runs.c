@@ -1,0 +1,110 @@
+/*
+ * store_runs.c: a claimed workload's mutable columns in its run row
+ * (workload.runs, docs/layout-design.md), for the paths that write rows
+ * without a plan (store_claim_direct.c, store_fenced.c): their values are
+ * kept in the workload_rows layout (merged), the run row read over them and
+ * written from them.  Layer 2.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "executor/tuptable.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+
+#include "catalog.h"
+#include "store.h"
+#include "store_runs.h"
+
+static const char *const run_cols[WL_RUN_NCOLS] = {"tenant_id", "seq", "next_attempt_at",
+	"unheld_deadline_at", "retry_count", "wait_count", "checkpoint_sequence", "last_failure",
+	"attempt_count", "fencing_token", "claimed_at", "claim_id", "worker_id", "claimed_by",
+	"result_id", "state", "state_entered_at", "updated_at", "started_at", "deadline_at",
+"lease_expires_at", "last_heartbeat_at", "progress"};
+
+WlAppendTarget wl_runs_target = {"runs", WL_RUN_NCOLS, run_cols};
+
+static uint64 generation;
+static Oid	runs_oid;
+static Oid	runs_pkey;
+static int	rcol[WL_RUN_NCOLS];	/* in runs, 0-based */
+static int	wcol[WL_RUN_NCOLS];	/* in workload_rows, 0-based */
+
+static void
+runs_resolve(void)
+{
+	uint64		gen = wl_catalog_generation();
+
+	if (generation == gen)
+		return;
+	runs_oid = wl_store_attnums("runs", run_cols, WL_RUN_NCOLS, rcol);
+	(void) wl_store_attnums("workload_rows", run_cols, WL_RUN_NCOLS, wcol);
+	runs_pkey = wl_store_index_of("runs_pkey", 2, (int[2]) {rcol[1], rcol[0]});
+	generation = gen;
+}
+
+Relation
+wl_runs_open(Relation *idx)
+{
+	runs_resolve();
+	*idx = index_open(runs_pkey, RowExclusiveLock);
+	return table_open(runs_oid, RowExclusiveLock);
+}
+
+void
+wl_runs_close(Relation rel, Relation idx)
+{
+	index_close(idx, NoLock);
+	table_close(rel, NoLock);
+}
+
+/* the run row's values (run_cols order) from merged values v/n */
+void
+wl_runs_values(const Datum *v, const bool *n, Datum *out, bool *on)
+{
+	runs_resolve();
+	for (int i = 0; i < WL_RUN_NCOLS; i++)
+	{
+		out[i] = v[wcol[i]];
+		on[i] = n[wcol[i]];
+	}
+}
+
+/* the run row (in slot) read over merged values v/n */
+void
+wl_runs_overlay(TupleTableSlot *slot, Datum *v, bool *n)
+{
+	slot_getallattrs(slot);
+	for (int i = 2; i < WL_RUN_NCOLS; i++)
+	{
+		v[wcol[i]] = slot->tts_values[rcol[i]];
+		n[wcol[i]] = slot->tts_isnull[rcol[i]];
+	}
+}
+
+/* a run row's tuple from merged values v/n */
+HeapTuple
+wl_runs_form(TupleDesc desc, const Datum *v, const bool *n)
+{
+	Datum	   *rv = palloc0(sizeof(Datum) * desc->natts);
+	bool	   *rn = palloc(sizeof(bool) * desc->natts);
+
+	for (int a = 0; a < desc->natts; a++)
+		rn[a] = true;
+	for (int i = 0; i < WL_RUN_NCOLS; i++)
+	{
+		rv[rcol[i]] = v[wcol[i]];
+		rn[rcol[i]] = n[wcol[i]];
+	}
+	return heap_form_tuple(desc, rv, rn);
+}
+
+/* the run row of (seq, tenant) the snapshot sees, in slot */
+bool
+wl_runs_find(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot, Datum seq,
+			 Datum tenant)
+{
+	return wl_store_by_key(rel, idx, snap, slot, F_INT8EQ, seq, F_TEXTEQ, tenant);
+}
