@@ -141,7 +141,9 @@
  * claim, then on its run row (r, workload.runs, keyed as w by seq and
  * tenant): RUN_OF joins it, CUR(c) is column c as it stands.
  */
-#define RUN_OF(w) " workload.runs r ON r.seq = " w ".seq AND r.tenant_id = " w ".tenant_id "
+#define RUN_OF(w) RUN_OF_IN(w, w ".tenant_id")
+/* ... with the tenant as an expression Citus can read off the statement */
+#define RUN_OF_IN(w, t) " workload.runs r ON r.seq = " w ".seq AND r.tenant_id = " t " "
 #define CUR(c) "CASE WHEN r.seq IS NULL THEN w." #c " ELSE r." #c " END"
 #define AT_W(c) "w." #c
 #define AT_R(c) "r." #c
@@ -226,25 +228,26 @@
  * skip: "" (wait) or " SKIP LOCKED" (the tick; a row skipped is seen by
  * exists_q and exists_r, read without a lock).
  */
-#define LOCKED_PARTS(skip) \
+#define LOCKED_PARTS(skip, t) \
 	" LEFT JOIN LATERAL (SELECT q.seq FROM workload.queue q " \
-	"  WHERE q.seq = w.seq AND q.tenant_id = w.tenant_id FOR UPDATE" skip ") q ON true " \
+	"  WHERE q.seq = w.seq AND q.tenant_id = " t " FOR UPDATE" skip ") q ON true " \
 	" LEFT JOIN LATERAL (SELECT r.* FROM workload.runs r " \
-	"  WHERE r.seq = w.seq AND r.tenant_id = w.tenant_id FOR NO KEY UPDATE" skip ") r ON true "
-#define LOCKED_SEEN \
+	"  WHERE r.seq = w.seq AND r.tenant_id = " t " FOR NO KEY UPDATE" skip ") r ON true "
+#define LOCKED_SEEN(t) \
 	", q.seq IS NOT NULL AS queued, " \
-	"  EXISTS (SELECT 1 FROM workload.queue q2 WHERE q2.seq = w.seq AND q2.tenant_id = w.tenant_id) " \
+	"  EXISTS (SELECT 1 FROM workload.queue q2 WHERE q2.seq = w.seq AND q2.tenant_id = " t ") " \
 	"    AND q.seq IS NULL AS queue_busy, " \
-	"  EXISTS (SELECT 1 FROM workload.runs r2 WHERE r2.seq = w.seq AND r2.tenant_id = w.tenant_id) " \
+	"  EXISTS (SELECT 1 FROM workload.runs r2 WHERE r2.seq = w.seq AND r2.tenant_id = " t ") " \
 	"    AND r.seq IS NULL AS run_busy "
-#define LOCK_SQL_AS(touch, tenant, skip) \
-	"SELECT " ROW_COLUMNS_CUR LOCKED_SEEN \
-	"FROM workload.workload_rows w " LOCKED_PARTS(skip) "WHERE w.workload_id = $1 AND " touch tenant \
+/* t: the tenant as the other tables are constrained by it (on Citus, $4) */
+#define LOCK_SQL_AS(touch, tenant, skip, t) \
+	"SELECT " ROW_COLUMNS_CUR LOCKED_SEEN(t) \
+	"FROM workload.workload_rows w " LOCKED_PARTS(skip, t) "WHERE w.workload_id = $1 AND " touch tenant \
 	" FOR NO KEY UPDATE OF w" skip
-#define LOCK_SQL(touch, tenant) LOCK_SQL_AS(touch, tenant, "")
-#define LOCK_MANY_SQL(touch, tenant) \
-	"SELECT " ROW_COLUMNS_CUR LOCKED_SEEN ", w.workload_id " \
-	"FROM workload.workload_rows w " LOCKED_PARTS("") "WHERE w.workload_id = ANY($1) AND " touch tenant \
+#define LOCK_SQL(touch, tenant, t) LOCK_SQL_AS(touch, tenant, "", t)
+#define LOCK_MANY_SQL(touch, tenant, t) \
+	"SELECT " ROW_COLUMNS_CUR LOCKED_SEEN(t) ", w.workload_id " \
+	"FROM workload.workload_rows w " LOCKED_PARTS("", t) "WHERE w.workload_id = ANY($1) AND " touch tenant \
 	" ORDER BY w.workload_id COLLATE \"C\" FOR NO KEY UPDATE OF w"
 /* a fenced call's statements update the run row (a claim made it) */
 #define FENCED_START_SQL(touch, tenant) \
@@ -568,7 +571,7 @@
 #define BATCH_TENANT(t) "(" t "::text[])[1]"
 /* a final state is left only under the workload row's lock: it is what is locked here */
 #define DEAD_LETTERS_SQL(t) \
-	"SELECT w.workload_id FROM workload.workload_rows w LEFT JOIN" RUN_OF("w") \
+	"SELECT w.workload_id FROM workload.workload_rows w LEFT JOIN" RUN_OF_IN("w", "$1") \
 	"WHERE w.tenant_id = $1 AND w.application_id = $2 AND " CUR(state) " = $6 " \
 	"  AND ($4::text IS NULL OR " CUR(last_failure) " ->> 'kind' = $4) " \
 	"  AND ($3::text IS NULL OR (SELECT s.definition_id FROM workload.specs s " \
@@ -637,17 +640,17 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * tenant the call named (a tenant-first overload), or NULL.  $5: on
 	 * Citus, the applications of that tenant the caller may act in
 	 */
-	[P_LOCK] = {LOCK_SQL(MAY_TOUCH("w"), ANY_TENANT("$4")), 5,
+	[P_LOCK] = {LOCK_SQL(MAY_TOUCH("w"), ANY_TENANT("$4"), "w.tenant_id"), 5,
 		{TEXTOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
-	LOCK_SQL(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4")},
+	LOCK_SQL(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4", "$4")},
 	/* P_LOCK for the tick: a row another transaction holds is passed over, never waited for */
-	[P_LOCK_SKIP] = {LOCK_SQL_AS(MAY_TOUCH("w"), ANY_TENANT("$4"), " SKIP LOCKED"), 5,
+	[P_LOCK_SKIP] = {LOCK_SQL_AS(MAY_TOUCH("w"), ANY_TENANT("$4"), " SKIP LOCKED", "w.tenant_id"), 5,
 		{TEXTOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
-	LOCK_SQL_AS(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4", " SKIP LOCKED")},
+	LOCK_SQL_AS(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4", " SKIP LOCKED", "$4")},
 	/* a batch's rows, locked in workload_id order (byte order, as the C sorts them) */
-	[P_LOCK_MANY] = {LOCK_MANY_SQL(MAY_TOUCH("w"), ANY_TENANT("$4")), 5,
+	[P_LOCK_MANY] = {LOCK_MANY_SQL(MAY_TOUCH("w"), ANY_TENANT("$4"), "w.tenant_id"), 5,
 		{TEXTARRAYOID, BOOLOID, NAMEOID, TEXTOID, TEXTARRAYOID}, false,
-	LOCK_MANY_SQL(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4")},
+	LOCK_MANY_SQL(MAY_TOUCH_CITUS("w", "$2", "$5"), " AND w.tenant_id = $4", "$4")},
 	/*
 	 * A locked row's mutable columns: on its workload row until it has a run
 	 * row (P_SAVE, by workload id), then on the run row (P_SAVE_RUN, by
@@ -668,13 +671,13 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/* the last parameter is the tenant, as $4 of P_LOCK */
 	[P_FENCED_START] = {FENCED_START_SQL(FENCE_TOUCH, ANY_TENANT("$11")), 12,
 		{FENCED_ARGS, ST, ST, TEXTOID, TEXTARRAYOID}, false,
-	FENCED_START_SQL(MAY_TOUCH_CITUS("w", "$6", "$12"), " AND w.tenant_id = $11 ")},
+	FENCED_START_SQL(MAY_TOUCH_CITUS("w", "$6", "$12"), " AND w.tenant_id = $11 AND r.tenant_id = $11 ")},
 	[P_FENCED_BEAT] = {FENCED_BEAT_SQL(FENCE_TOUCH, ANY_TENANT("$11")), 12,
 		{FENCED_ARGS, TIMESTAMPTZOID, JSONBOID, TEXTOID, TEXTARRAYOID}, false,
-	FENCED_BEAT_SQL(MAY_TOUCH_CITUS("w", "$6", "$12"), " AND w.tenant_id = $11 ")},
+	FENCED_BEAT_SQL(MAY_TOUCH_CITUS("w", "$6", "$12"), " AND w.tenant_id = $11 AND r.tenant_id = $11 ")},
 	[P_FENCED_COMPLETE] = {FENCED_COMPLETE_SQL(FENCE_TOUCH, ANY_TENANT("$12")), 13,
 		{FENCED_ARGS, ST, ST, TEXTOID, TEXTOID, TEXTARRAYOID}, false,
-	FENCED_COMPLETE_SQL(MAY_TOUCH_CITUS("w", "$6", "$13"), " AND w.tenant_id = $12 ")},
+	FENCED_COMPLETE_SQL(MAY_TOUCH_CITUS("w", "$6", "$13"), " AND w.tenant_id = $12 AND r.tenant_id = $12 ")},
 	/*
 	 * A batch of completions ($1..$8 and $17, one element per item:
 	 * workload, claim, token, result id, output, output hash, artifacts as a
@@ -817,7 +820,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_DEP_STATE] = {
 		"SELECT " CUR(state) " FROM workload.workload_rows w "
 		"LEFT JOIN LATERAL (SELECT r.* FROM workload.runs r "
-		"  WHERE r.seq = w.seq AND r.tenant_id = w.tenant_id FOR SHARE) r ON true "
+		"  WHERE r.seq = w.seq AND r.tenant_id = $2 FOR SHARE) r ON true "
 		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR SHARE OF w",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_DEP_PUT] = {
@@ -906,7 +909,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	2, {TEXTOID, TEXTOID}},
 	/* a dependent, locked (waiting) if it is READY; by its whole key */
 	[P_UNBLOCK_LOCK] = {
-		"SELECT w.seq FROM workload.workload_rows w LEFT JOIN" RUN_OF("w")
+		"SELECT w.seq FROM workload.workload_rows w LEFT JOIN" RUN_OF_IN("w", "$2")
 		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND " CUR(state) " = 'READY' "
 		"FOR NO KEY UPDATE OF w",
 	2, {TEXTOID, TEXTOID}},
