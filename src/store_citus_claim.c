@@ -86,34 +86,70 @@ claim_pick(const WlClaimRequest *r, TimestampTz now, int64 **seqs)
 	return n;
 }
 
-/* claim_lock: their workload rows, still READY, skipping any another transaction holds (step 2) */
+/*
+ * claim_lock: those still READY, locked skipping any another transaction
+ * holds (step 2; P_CITUS_CLAIM_LOCK): each one's id, sequence and queue order
+ * in locked (the rest of each Upd is filled by claim_take)
+ */
 static int
-claim_lock(const WlClaimRequest *r, int64 *seqs, int n, Datum **ids)
+claim_lock(const WlClaimRequest *r, int64 *seqs, int n, Upd **locked)
 {
 	Datum		a[3];
 	SPITupleTable *t;
+	bool		isnull;
 
 	a[0] = CStringGetTextDatum(r->tenant_id);
 	a[1] = PointerGetDatum(wl_store_int8_array(seqs, n));
 	a[2] = wl_catalog_state_datum(WL_READY);
 	t = wl_store_run(P_CITUS_CLAIM_LOCK, a, NULL, 0, SPI_OK_SELECT);
 	n = (int) SPI_processed;
-	*ids = palloc(sizeof(Datum) * (n + 1));
+	*locked = palloc0(sizeof(Upd) * (n + 1));
 	for (int i = 0; i < n; i++)
-		(*ids)[i] = CStringGetTextDatum(wl_store_text(t, i, 1));
+	{
+		(*locked)[i].c.workload_id = wl_store_text(t, i, 1);
+		(*locked)[i].seq = int_of(t, i, 2);
+		(*locked)[i].priority = (int) int_of(t, i, 3);
+		(*locked)[i].created_at = wl_store_ts(t, i, 4, &isnull);
+	}
 	SPI_freetuptable(t);
 	return n;
 }
 
-/* claim_take: the claim written on the locked rows (step 3), best first */
-static int
-claim_take(const WlClaimRequest *r, TimestampTz now, Datum *ids, int n, Upd **out)
+/* claimed: the claim as a statement returned it (claim_id, token, lease, attempt, checkpoint sequence from col) */
+static void
+claimed(SPITupleTable *t, int i, int col, Upd *u)
 {
-	Datum		a[8];
-	SPITupleTable *t;
-	Upd		   *u;
 	bool		isnull;
 
+	u->c.claim_id = wl_store_text(t, i, col);
+	u->c.fencing_token = int_of(t, i, col + 1);
+	u->c.lease_expires_at = wl_store_ts(t, i, col + 2, &isnull);
+	u->c.attempt = (int) int_of(t, i, col + 3);
+	u->c.checkpoint_sequence = (int) int_of(t, i, col + 4);
+}
+
+/*
+ * claim_take: the claim written on the locked workloads (step 3), best
+ * first: the run rows of those claimed before updated, then, for the rest,
+ * a deadline kept on the workload row for the tick cleared and their run
+ * rows appended (each its own statement: see above)
+ */
+static int
+claim_take(const WlClaimRequest *r, TimestampTz now, Upd *locked, int n, Upd **out)
+{
+	Datum		a[8];
+	Datum		f[11];
+	bool		fnull[11];
+	Datum		ins[19];
+	char		insnull[19];
+	Datum	   *ids = palloc(sizeof(Datum) * (n + 1));
+	SPITupleTable *t;
+	SPITupleTable *first;
+	Upd		   *u = palloc0(sizeof(Upd) * (n + 1));
+	int			k = 0;
+
+	for (int i = 0; i < n; i++)
+		ids[i] = CStringGetTextDatum(locked[i].c.workload_id);
 	a[0] = CStringGetTextDatum(r->tenant_id);
 	a[1] = PointerGetDatum(wl_array_of(ids, NULL, n, TEXTOID));
 	a[2] = TimestampTzGetDatum(now);
@@ -124,26 +160,48 @@ claim_take(const WlClaimRequest *r, TimestampTz now, Datum *ids, int n, Upd **ou
 	a[5] = wl_catalog_state_datum(r->start ? WL_RUNNING : WL_CLAIMED);
 	a[6] = BoolGetDatum(r->start);
 	a[7] = CStringGetTextDatum(r->role);
-	t = wl_store_run(P_CITUS_CLAIM_UPD, a, NULL, 0, SPI_OK_SELECT);
-	n = (int) SPI_processed;
-	u = palloc0(sizeof(Upd) * (n + 1));
-	for (int i = 0; i < n; i++)
+	t = wl_store_run(P_CITUS_CLAIM_RETRY, a, NULL, 0, SPI_OK_UPDATE_RETURNING);
+	for (uint64 i = 0; i < SPI_processed; i++, k++)
 	{
-		u[i].c.workload_id = wl_store_text(t, i, 1);
-		u[i].c.claim_id = wl_store_text(t, i, 2);
-		u[i].c.fencing_token = int_of(t, i, 3);
-		u[i].c.lease_expires_at = wl_store_ts(t, i, 4, &isnull);
-		u[i].c.attempt = (int) int_of(t, i, 5);
-		u[i].c.checkpoint_sequence = (int) int_of(t, i, 6);
-		u[i].seq = int_of(t, i, 7);
-		u[i].priority = (int) int_of(t, i, 8);
-		u[i].created_at = wl_store_ts(t, i, 9, &isnull);
-		wl_store_tenant_remember(u[i].c.workload_id, r->tenant_id);
+		int64		seq = int_of(t, (int) i, 1);
+
+		for (int j = 0; j < n; j++)
+			if (locked[j].seq == seq)
+				u[k] = locked[j];
+		claimed(t, (int) i, 2, &u[k]);
 	}
 	SPI_freetuptable(t);
-	qsort(u, n, sizeof(Upd), upd_order);
+	wl_store_run(P_CITUS_CLAIM_CLEAR, a, NULL, 0, SPI_OK_UPDATE);
+	first = wl_store_run(P_CITUS_CLAIM_FIRST, a, NULL, 0, SPI_OK_SELECT);
+	if (int_of(first, 0, 12) == 0)
+	{
+		SPI_freetuptable(first);
+		goto done;
+	}
+	for (int c = 0; c < 11; c++)
+		f[c] = SPI_getbinval(first->vals[0], first->tupdesc, c + 1, &fnull[c]);
+	memcpy(ins, a, sizeof(a));
+	memcpy(ins + 8, f, sizeof(f));
+	for (int c = 0; c < 19; c++)
+		insnull[c] = c >= 8 && fnull[c - 8] ? 'n' : ' ';
+	t = wl_store_run(P_CITUS_CLAIM_INS, ins, insnull, 0, SPI_OK_INSERT_RETURNING);
+	SPI_freetuptable(first);
+	for (uint64 i = 0; i < SPI_processed; i++, k++)
+	{
+		int64		seq = int_of(t, (int) i, 1);
+
+		for (int j = 0; j < n; j++)
+			if (locked[j].seq == seq)
+				u[k] = locked[j];
+		claimed(t, (int) i, 2, &u[k]);
+	}
+	SPI_freetuptable(t);
+done:
+	for (int i = 0; i < k; i++)
+		wl_store_tenant_remember(u[i].c.workload_id, r->tenant_id);
+	qsort(u, k, sizeof(Upd), upd_order);
 	*out = u;
-	return n;
+	return k;
 }
 
 /*
@@ -200,8 +258,8 @@ claim_record(const WlClaimRequest *r, TimestampTz now, Upd *u, int n)
 
 /*
  * wl_store_citus_claim: wl_store_claim on Citus, one statement per table,
- * each constrained by the tenant: the queue rows (SKIP LOCKED), their
- * workload rows (SKIP LOCKED), the claim written on them, the queue rows
+ * each constrained by the tenant: the queue rows (SKIP LOCKED), the run
+ * rows of those claimed before (SKIP LOCKED), the claim written, the queue rows
  * moved to leases, the events appended, the specs read.  The same rows,
  * locks (in the same order) and events as the one statement.
  */
@@ -210,13 +268,13 @@ wl_store_citus_claim(const WlClaimRequest *r, WlClaimed **out)
 {
 	TimestampTz now = wl_now();
 	int64	   *seqs;
-	Datum	   *ids;
+	Upd		   *locked;
 	Upd		   *u;
 	int			n;
 
 	*out = palloc0(sizeof(WlClaimed));
-	if ((n = claim_pick(r, now, &seqs)) == 0 || (n = claim_lock(r, seqs, n, &ids)) == 0 ||
-		(n = claim_take(r, now, ids, n, &u)) == 0)
+	if ((n = claim_pick(r, now, &seqs)) == 0 || (n = claim_lock(r, seqs, n, &locked)) == 0 ||
+		(n = claim_take(r, now, locked, n, &u)) == 0)
 		return 0;
 	claim_record(r, now, u, n);
 	*out = palloc0(sizeof(WlClaimed) * (n + 1));

@@ -128,7 +128,10 @@
  */
 /* the state of the workload whose id is the expression id in tenant t (NULL if none) */
 #define DEP_STATE(id, t) \
-	"(SELECT p.state FROM workload.workloads p WHERE p.workload_id = " id " AND p.tenant_id = " t ")"
+	"(SELECT CASE WHEN pr.seq IS NULL THEN p.state ELSE pr.state END " \
+	"  FROM workload.workload_rows p LEFT JOIN workload.runs pr " \
+	"    ON pr.seq = p.seq AND pr.tenant_id = " t " " \
+	"  WHERE p.workload_id = " id " AND p.tenant_id = " t ")"
 
 /* The timeout columns, in WL_TIMEOUTS order ("w.queue_ms, w.claim_ms, ..."). */
 #define TIMEOUT_COL(f) "w." #f ", "
@@ -469,8 +472,12 @@
 	"    " CUR(result_id) " AS result_id " \
 	"  FROM workload.workload_rows w LEFT JOIN" RUN_OF("w") \
 	"  WHERE (w.tenant_id, w.seq) IN (SELECT e.tenant_id, e.workload_seq " \
-	"      FROM workload.events e CROSS JOIN LATERAL (SELECT p.workload_id, p.state, " \
-	"          p.state_entered_at FROM workload.workloads p " \
+	"      FROM workload.events e CROSS JOIN LATERAL (SELECT p.workload_id, " \
+	"          CASE WHEN pr.seq IS NULL THEN p.state ELSE pr.state END AS state, " \
+	"          CASE WHEN pr.seq IS NULL THEN p.state_entered_at ELSE pr.state_entered_at END " \
+	"            AS state_entered_at " \
+	"          FROM workload.workload_rows p LEFT JOIN workload.runs pr " \
+	"            ON pr.seq = p.seq AND pr.tenant_id = p.tenant_id " \
 	"          WHERE p.tenant_id = e.tenant_id AND p.seq = e.workload_seq OFFSET 0) p " \
 	"      WHERE e.to_state IN " final_states " AND e.at < $1 " \
 	"        AND p.state = e.to_state AND p.state_entered_at < $1 " \
@@ -1404,7 +1411,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * The picked workloads still READY, locked skipping any another
 	 * transaction holds: the run row of one claimed before; of one never
 	 * claimed, nothing (its queue row is its lock) or, when it keeps a
-	 * deadline for the tick, its workload row
+	 * deadline for the tick, its workload row.  Each one's id, sequence and
+	 * queue order.
 	 */
 	[P_CITUS_CLAIM_LOCK] = {
 		"WITH again AS (SELECT r.seq FROM workload.runs r "
@@ -1415,46 +1423,69 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"unheld AS (SELECT w.seq FROM workload.workload_rows w WHERE w.tenant_id = $1 "
 		"  AND w.seq = ANY (ARRAY(SELECT f.seq FROM first f WHERE f.has_deadline)) "
 		"  FOR NO KEY UPDATE OF w SKIP LOCKED) "
-		"SELECT w.workload_id FROM workload.workload_rows w WHERE w.tenant_id = $1 AND w.seq = ANY ($2) "
+		"SELECT w.workload_id, w.seq, w.priority, w.created_at FROM workload.workload_rows w "
+		"WHERE w.tenant_id = $1 AND w.seq = ANY ($2) "
 		"  AND (w.seq IN (SELECT a.seq FROM again a) OR w.seq IN (SELECT f.seq FROM first f "
 		"    WHERE NOT f.has_deadline) OR w.seq IN (SELECT u.seq FROM unheld u))",
 	3, {TEXTOID, INT8ARRAYOID, ST}, false},
-	/* the claim written on the rows P_CITUS_CLAIM_LOCK locked (CLAIM_TAIL's, by workload id) */
-	[P_CITUS_CLAIM_UPD] = {
-		"WITH src AS MATERIALIZED (SELECT w.seq, w.workload_id, w.priority, w.created_at, w.claim_ms, "
-		"    w.execution_ms, w.overall_ms, w.next_attempt_at, w.retry_count, w.wait_count, "
-		"    w.checkpoint_sequence, w.last_failure, w.attempt_count, w.fencing_token, w.progress, "
-		"    EXISTS (SELECT 1 FROM workload.runs r WHERE r.tenant_id = $1 AND r.seq = w.seq) AS has_run "
-		"  FROM workload.workload_rows w WHERE w.tenant_id = $1 AND w.workload_id = ANY ($2)), "
-		"cleared AS (UPDATE workload.workload_rows w SET unheld_deadline_at = NULL "
-		"  WHERE w.tenant_id = $1 AND w.seq = ANY (ARRAY(SELECT f.seq FROM src f WHERE NOT f.has_run)) "
-		"    AND w.unheld_deadline_at IS NOT NULL), "
-		"ins AS (INSERT INTO workload.runs (tenant_id, seq, next_attempt_at, unheld_deadline_at, "
-		"    retry_count, wait_count, checkpoint_sequence, last_failure, attempt_count, fencing_token, "
-		"    claimed_at, claim_id, worker_id, claimed_by, result_id, state, state_entered_at, "
-		"    updated_at, started_at, deadline_at, lease_expires_at, last_heartbeat_at, progress) "
-		"  SELECT $1, f.seq, f.next_attempt_at, NULL, f.retry_count, f.wait_count, "
-		"    f.checkpoint_sequence, f.last_failure, f.attempt_count + 1, f.fencing_token + 1, $3, "
-		"    workload.claim_id_for(f.workload_id, f.fencing_token + 1, $4), $4, $8, NULL, $6, $3, $3, "
-		"    CASE WHEN $7 THEN $3 END, "
-		"    workload.claim_deadline(f.created_at, $3, f.claim_ms, f.execution_ms, f.overall_ms, $7), "
-		"    $5, NULL, f.progress "
-		"  FROM src f WHERE NOT f.has_run ORDER BY f.seq "
-		"  RETURNING seq, claim_id, fencing_token, lease_expires_at, attempt_count, checkpoint_sequence), "
-		"retried AS (UPDATE workload.runs r SET state = $6, fencing_token = r.fencing_token + 1, "
+	/*
+	 * The claim written on the workloads P_CITUS_CLAIM_LOCK locked ($2), as
+	 * CLAIM_TAIL's: a retry's run row updated, then a first claim's workload
+	 * row's deadline for the tick cleared and its run row appended
+	 */
+#define CITUS_CLAIM_ARGS 8, {TEXTOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID, ST, BOOLOID, TEXTOID}
+	[P_CITUS_CLAIM_RETRY] = {
+		"UPDATE workload.runs r SET state = $6, fencing_token = r.fencing_token + 1, "
 		"  attempt_count = r.attempt_count + 1, worker_id = $4, claimed_by = $8, "
-		"  claim_id = workload.claim_id_for(f.workload_id, r.fencing_token + 1, $4), "
+		"  claim_id = workload.claim_id_for(w.workload_id, r.fencing_token + 1, $4), "
 		"  lease_expires_at = $5, updated_at = $3, state_entered_at = $3, claimed_at = $3, "
 		"  started_at = CASE WHEN $7 THEN $3 END, last_heartbeat_at = NULL, "
-		"  deadline_at = workload.claim_deadline(f.created_at, $3, f.claim_ms, f.execution_ms, f.overall_ms, $7), "
+		"  deadline_at = workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, w.overall_ms, $7), "
 		"  unheld_deadline_at = NULL "
-		"  FROM src f WHERE r.tenant_id = $1 AND r.seq = f.seq AND f.has_run "
-		"  RETURNING f.workload_id, r.claim_id, r.fencing_token, r.lease_expires_at, r.attempt_count, "
-		"    r.checkpoint_sequence, r.seq, f.priority, f.created_at) "
-		"SELECT f.workload_id, i.claim_id, i.fencing_token, i.lease_expires_at, i.attempt_count, "
-		"  i.checkpoint_sequence, i.seq, f.priority, f.created_at FROM ins i JOIN src f ON f.seq = i.seq "
-		"UNION ALL SELECT * FROM retried",
-	8, {TEXTOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID, ST, BOOLOID, TEXTOID}, false},
+		"FROM workload.workload_rows w "
+		"WHERE w.tenant_id = $1 AND w.workload_id = ANY ($2) AND r.tenant_id = $1 AND r.seq = w.seq "
+		"RETURNING r.seq, r.claim_id, r.fencing_token, r.lease_expires_at, r.attempt_count, "
+		"  r.checkpoint_sequence",
+	CITUS_CLAIM_ARGS, false},
+	[P_CITUS_CLAIM_CLEAR] = {
+		"UPDATE workload.workload_rows w SET unheld_deadline_at = NULL "
+		"WHERE w.tenant_id = $1 AND w.workload_id = ANY ($2) AND w.unheld_deadline_at IS NOT NULL "
+		"  AND NOT EXISTS (SELECT 1 FROM workload.runs r WHERE r.tenant_id = w.tenant_id AND r.seq = w.seq)",
+	2, {TEXTOID, TEXTARRAYOID}, false},
+	/*
+	 * ... the run rows of a first claim, in two statements, as Citus runs
+	 * inside a call delegated to the tenant's node (it refuses an INSERT
+	 * whose rows come from a distributed table's): their values, as arrays
+	 * (one row), then the rows inserted from them
+	 */
+	[P_CITUS_CLAIM_FIRST] = {
+		"SELECT array_agg(w.seq ORDER BY w.seq), array_agg(w.next_attempt_at ORDER BY w.seq), "
+		"  array_agg(w.retry_count ORDER BY w.seq), array_agg(w.wait_count ORDER BY w.seq), "
+		"  array_agg(w.checkpoint_sequence ORDER BY w.seq), array_agg(w.last_failure ORDER BY w.seq), "
+		"  array_agg(w.attempt_count + 1 ORDER BY w.seq), array_agg(w.fencing_token + 1 ORDER BY w.seq), "
+		"  array_agg(workload.claim_id_for(w.workload_id, w.fencing_token + 1, $4) ORDER BY w.seq), "
+		"  array_agg(workload.claim_deadline(w.created_at, $3, w.claim_ms, w.execution_ms, "
+		"    w.overall_ms, $7) ORDER BY w.seq), array_agg(w.progress ORDER BY w.seq), count(*) "
+		"FROM workload.workload_rows w WHERE w.tenant_id = $1 AND w.workload_id = ANY ($2) "
+		"  AND NOT EXISTS (SELECT 1 FROM workload.runs r WHERE r.tenant_id = $1 AND r.seq = w.seq)",
+	CITUS_CLAIM_ARGS, false},
+	[P_CITUS_CLAIM_INS] = {
+		"INSERT INTO workload.runs (tenant_id, seq, next_attempt_at, unheld_deadline_at, "
+		"  retry_count, wait_count, checkpoint_sequence, last_failure, attempt_count, fencing_token, "
+		"  claimed_at, claim_id, worker_id, claimed_by, result_id, state, state_entered_at, "
+		"  updated_at, started_at, deadline_at, lease_expires_at, last_heartbeat_at, progress) "
+		"SELECT $1, x.seq, x.next_attempt_at, NULL, x.retry_count, x.wait_count, "
+		"  x.checkpoint_sequence, x.last_failure, x.attempt_count, x.fencing_token, $3, "
+		"  x.claim_id, $4, $8, NULL, $6, $3, $3, CASE WHEN $7 THEN $3 END, x.deadline_at, "
+		"  $5, NULL, x.progress "
+		"FROM unnest($9::int8[], $10::timestamptz[], $11::int4[], $12::int4[], $13::int4[], "
+		"  $14::jsonb[], $15::int4[], $16::int8[], $17::text[], $18::timestamptz[], $19::jsonb[]) "
+		"  x(seq, next_attempt_at, retry_count, wait_count, checkpoint_sequence, last_failure, "
+		"    attempt_count, fencing_token, claim_id, deadline_at, progress) "
+		"RETURNING seq, claim_id, fencing_token, lease_expires_at, attempt_count, checkpoint_sequence",
+	19, {TEXTOID, TEXTARRAYOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID, ST, BOOLOID, TEXTOID,
+		INT8ARRAYOID, TIMESTAMPTZARRAYOID, INT4ARRAYOID, INT4ARRAYOID, INT4ARRAYOID, JSONBARRAYOID,
+	INT4ARRAYOID, INT8ARRAYOID, TEXTARRAYOID, TIMESTAMPTZARRAYOID, JSONBARRAYOID}},
 	[P_CITUS_QUEUE_DEL_MANY] = {
 		"DELETE FROM workload.queue q WHERE q.tenant_id = $1 AND q.seq = ANY ($2)",
 	2, {TEXTOID, INT8ARRAYOID}, true},
