@@ -115,17 +115,31 @@ claim_lock(const WlClaimRequest *r, int64 *seqs, int n, Upd **locked)
 	return n;
 }
 
-/* claimed: the claim as a statement returned it (claim_id, token, lease, attempt, checkpoint sequence from col) */
+/*
+ * claimed: the rows t returned (the sequence, then claim_id, token, lease,
+ * attempt, checkpoint sequence), each the Upd of its locked workload, put
+ * in u from u[*k] on; t is freed
+ */
 static void
-claimed(SPITupleTable *t, int i, int col, Upd *u)
+claimed(SPITupleTable *t, const Upd *locked, int n, Upd *u, int *k)
 {
 	bool		isnull;
 
-	u->c.claim_id = wl_store_text(t, i, col);
-	u->c.fencing_token = int_of(t, i, col + 1);
-	u->c.lease_expires_at = wl_store_ts(t, i, col + 2, &isnull);
-	u->c.attempt = (int) int_of(t, i, col + 3);
-	u->c.checkpoint_sequence = (int) int_of(t, i, col + 4);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		int64		seq = int_of(t, (int) i, 1);
+		Upd		   *o = &u[(*k)++];
+
+		for (int j = 0; j < n; j++)
+			if (locked[j].seq == seq)
+				*o = locked[j];
+		o->c.claim_id = wl_store_text(t, (int) i, 2);
+		o->c.fencing_token = int_of(t, (int) i, 3);
+		o->c.lease_expires_at = wl_store_ts(t, (int) i, 4, &isnull);
+		o->c.attempt = (int) int_of(t, (int) i, 5);
+		o->c.checkpoint_sequence = (int) int_of(t, (int) i, 6);
+	}
+	SPI_freetuptable(t);
 }
 
 /*
@@ -160,17 +174,7 @@ claim_take(const WlClaimRequest *r, TimestampTz now, Upd *locked, int n, Upd **o
 	a[5] = wl_catalog_state_datum(r->start ? WL_RUNNING : WL_CLAIMED);
 	a[6] = BoolGetDatum(r->start);
 	a[7] = CStringGetTextDatum(r->role);
-	t = wl_store_run(P_CITUS_CLAIM_RETRY, a, NULL, 0, SPI_OK_UPDATE_RETURNING);
-	for (uint64 i = 0; i < SPI_processed; i++, k++)
-	{
-		int64		seq = int_of(t, (int) i, 1);
-
-		for (int j = 0; j < n; j++)
-			if (locked[j].seq == seq)
-				u[k] = locked[j];
-		claimed(t, (int) i, 2, &u[k]);
-	}
-	SPI_freetuptable(t);
+	claimed(wl_store_run(P_CITUS_CLAIM_RETRY, a, NULL, 0, SPI_OK_UPDATE_RETURNING), locked, n, u, &k);
 	wl_store_run(P_CITUS_CLAIM_CLEAR, a, NULL, 0, SPI_OK_UPDATE);
 	first = wl_store_run(P_CITUS_CLAIM_FIRST, a, NULL, 0, SPI_OK_SELECT);
 	if (int_of(first, 0, 12) == 0)
@@ -185,17 +189,8 @@ claim_take(const WlClaimRequest *r, TimestampTz now, Upd *locked, int n, Upd **o
 	for (int c = 0; c < 19; c++)
 		insnull[c] = c >= 8 && fnull[c - 8] ? 'n' : ' ';
 	t = wl_store_run(P_CITUS_CLAIM_INS, ins, insnull, 0, SPI_OK_INSERT_RETURNING);
+	claimed(t, locked, n, u, &k);
 	SPI_freetuptable(first);
-	for (uint64 i = 0; i < SPI_processed; i++, k++)
-	{
-		int64		seq = int_of(t, (int) i, 1);
-
-		for (int j = 0; j < n; j++)
-			if (locked[j].seq == seq)
-				u[k] = locked[j];
-		claimed(t, (int) i, 2, &u[k]);
-	}
-	SPI_freetuptable(t);
 done:
 	for (int i = 0; i < k; i++)
 		wl_store_tenant_remember(u[i].c.workload_id, r->tenant_id);
