@@ -130,16 +130,26 @@ wl_store_dependency_state(const char *depends_on, const char *tenant_id,
 	args[0] = CStringGetTextDatum(depends_on);
 	args[1] = CStringGetTextDatum(tenant_id);
 	args[2] = CStringGetTextDatum(application_id);
-	t = wl_store_run(P_DEP_STATE, args, NULL, 1, SPI_OK_SELECT);
-	found = SPI_processed > 0;
-	if (found)
+	for (int tries = 0;; tries++)
 	{
-		bool		isnull;
+		bool		again = false;
 
-		*state = wl_catalog_state_from_oid(DatumGetObjectId(wl_store_datum(t, 0, 1, &isnull)));
+		t = wl_store_run(P_DEP_STATE, args, NULL, 1, SPI_OK_SELECT);
+		found = SPI_processed > 0;
+		if (found)
+		{
+			bool		isnull;
+
+			*state = wl_catalog_state_from_oid(DatumGetObjectId(wl_store_datum(t, 0, 1, &isnull)));
+			/* moved while the lock waited (a claim committed): read again, a new snapshot */
+			again = wl_store_lock_moved(t, 0, *state, wl_store_bool(t, 0, 2));
+		}
+		SPI_freetuptable(t);
+		if (!again)
+			return found;
+		if (tries == 100)
+			elog(ERROR, "dependency \"%s\" could not be read: claims kept taking it", depends_on);
 	}
-	SPI_freetuptable(t);
-	return found;
 }
 
 /* wl_store_unmet_dependencies counts the dependencies not in their required state. */

@@ -231,11 +231,12 @@
  * skip: "" (wait) or " SKIP LOCKED" (the tick; a row skipped is seen by
  * exists_q and exists_r, read without a lock).
  */
-#define LOCKED_PARTS(skip, t) \
+#define LOCKED_PARTS(skip, t) LOCKED_PARTS_AS(" FOR UPDATE" skip, " FOR NO KEY UPDATE" skip, t)
+#define LOCKED_PARTS_AS(qlock, rlock, t) \
 	" LEFT JOIN LATERAL (SELECT q.seq FROM workload.queue q " \
-	"  WHERE q.seq = w.seq AND q.tenant_id = " t " FOR UPDATE" skip ") q ON true " \
+	"  WHERE q.seq = w.seq AND q.tenant_id = " t qlock ") q ON true " \
 	" LEFT JOIN LATERAL (SELECT r.* FROM workload.runs r " \
-	"  WHERE r.seq = w.seq AND r.tenant_id = " t " FOR NO KEY UPDATE" skip ") r ON true "
+	"  WHERE r.seq = w.seq AND r.tenant_id = " t rlock ") r ON true "
 #define LOCKED_SEEN(t) \
 	", q.seq IS NOT NULL AS queued, " \
 	"  EXISTS (SELECT 1 FROM workload.queue q2 WHERE q2.seq = w.seq AND q2.tenant_id = " t ") " \
@@ -823,11 +824,15 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	17, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
 	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID,
 	TIMESTAMPTZOID}},
-	/* a dependency's state, held (its workload row and its run row) while the dependent is made */
+	/*
+	 * a dependency's state, held while the dependent is made (its queue row,
+	 * run row and workload row FOR SHARE, as P_LOCK locks them: no claim,
+	 * fenced call or transition moves it meanwhile, so the transition that
+	 * meets the dependency sees the dependent), with LOCKED_SEEN's columns
+	 */
 	[P_DEP_STATE] = {
-		"SELECT " CUR(state) " FROM workload.workload_rows w "
-		"LEFT JOIN LATERAL (SELECT r.* FROM workload.runs r "
-		"  WHERE r.seq = w.seq AND r.tenant_id = $2 FOR SHARE) r ON true "
+		"SELECT " CUR(state) ", r.seq IS NOT NULL AS in_run" LOCKED_SEEN("$2")
+		"FROM workload.workload_rows w " LOCKED_PARTS_AS(" FOR SHARE", " FOR SHARE", "$2")
 		"WHERE w.workload_id = $1 AND w.tenant_id = $2 AND w.application_id = $3 FOR SHARE OF w",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_DEP_PUT] = {
