@@ -505,6 +505,24 @@ wl_store_bool(SPITupleTable *t, int row, int col)
 	return !isnull && DatumGetBool(d);
 }
 
+/*
+ * wl_store_lock_moved: whether row i of a LOCKED_SEEN statement (the
+ * workload's state and whether it has a run row as read) is not what its
+ * locks found: a queue row or a run row the snapshot sees
+ * that the lock did not get (held by another transaction, which SKIP LOCKED
+ * passed over, or deleted by one that committed while the lock waited), or
+ * a workload the snapshot shows READY with no run row whose queue row is
+ * gone (a claim committed meanwhile: its run row is newer than the snapshot).
+ */
+bool
+wl_store_lock_moved(SPITupleTable *t, int i, WlState state, bool in_run)
+{
+	int			queued = SPI_fnumber(t->tupdesc, "queued");
+
+	return wl_store_bool(t, i, queued + 1) || wl_store_bool(t, i, queued + 2) ||
+		(state == WL_READY && !in_run && !wl_store_bool(t, i, queued));
+}
+
 /* wl_store_run_bool runs a SELECT of one row (no NULL arguments) and answers its first column. */
 bool
 wl_store_run_bool(WlPlanId id, Datum *values)
