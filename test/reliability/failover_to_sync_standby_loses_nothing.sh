@@ -76,7 +76,11 @@ for p in $(seq 1 "$PROMOTIONS"); do
 	walrcv=$(rl_psql "$standby" postgres "SELECT pid FROM pg_stat_wal_receiver")
 	[ -n "$walrcv" ] || bail "no WAL receiver on $standby"
 	kill -STOP "$walrcv"
-	sleep 1
+	# long enough for each of the workers to reach a commit (a claim, or the
+	# completion of a claim the standby has), even on a loaded machine: with
+	# 1 s, a CI run once caught only 2 hung commits, both claims, and no claim
+	# held on both sides to check the tokens of
+	sleep 2
 	hung=$(rl_psql "$primary" postgres "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
 	kill_ms=$(date +%s%3N)
 	rl_node_kill "$primary" all
