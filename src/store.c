@@ -523,6 +523,33 @@ wl_store_lock_moved(SPITupleTable *t, int i, WlState state, bool in_run)
 		(state == WL_READY && !in_run && !wl_store_bool(t, i, queued));
 }
 
+/*
+ * wl_store_read_locked runs the LOCKED_SEEN statement id (one row at most;
+ * nulls as wl_store_run's) and hands its row to read, which keeps what it
+ * needs from it in into and answers whether the row moved while the
+ * statement's locks waited (wl_store_lock_moved).  A row that moved is read
+ * again by the statement run anew (READ COMMITTED: a new snapshot, which
+ * sees the claim that committed), or with skip answered -1 at once; else 1
+ * found, 0 no row.  Claims would have to commit 100 times in a row between
+ * one run and the next for it to give up.
+ */
+int
+wl_store_read_locked(WlPlanId id, Datum *args, const char *nulls, bool skip,
+					 bool (*read) (SPITupleTable *t, void *into), void *into, const char *name)
+{
+	for (int tries = 0; tries < 100; tries++)
+	{
+		SPITupleTable *t = wl_store_run(id, args, nulls, 1, SPI_OK_SELECT);
+		int			got = SPI_processed == 0 ? 0 : !read(t, into) ? 1 : skip ? -1 : 2;
+
+		SPI_freetuptable(t);
+		if (got != 2)
+			return got;
+	}
+	elog(ERROR, "workload \"%s\" could not be locked: claims kept taking it", name);
+	return 0;
+}
+
 /* wl_store_run_bool runs a SELECT of one row (no NULL arguments) and answers its first column. */
 bool
 wl_store_run_bool(WlPlanId id, Datum *values)

@@ -24,6 +24,9 @@ extern char *wl_store_text(SPITupleTable *t, int row, int col);
 extern int64 wl_store_int(SPITupleTable *t, int row, int col);
 extern bool wl_store_bool(SPITupleTable *t, int row, int col);
 extern bool wl_store_lock_moved(SPITupleTable *t, int i, WlState state, bool in_run);
+extern int	wl_store_read_locked(WlPlanId id, Datum *args, const char *nulls, bool skip,
+								 bool (*read) (SPITupleTable *t, void *into), void *into,
+								 const char *name);
 extern bool wl_store_run_bool(WlPlanId id, Datum *values);
 extern TimestampTz wl_store_ts(SPITupleTable *t, int row, int col, bool *isnull);
 extern Datum wl_store_datum(SPITupleTable *t, int row, int col, bool *isnull);

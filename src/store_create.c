@@ -114,42 +114,33 @@ wl_store_dependency_put(const char *tenant_id, const char *workload_id, const ch
 	wl_store_run(P_DEP_PUT, d, NULL, 0, SPI_OK_INSERT);
 }
 
+/* dep_moved reads a P_DEP_STATE row's state (into a WlState) and answers wl_store_lock_moved */
+static bool
+dep_moved(SPITupleTable *t, void *into)
+{
+	WlState    *state = into;
+	bool		isnull;
+
+	*state = wl_catalog_state_from_oid(DatumGetObjectId(wl_store_datum(t, 0, 1, &isnull)));
+	return wl_store_lock_moved(t, 0, *state, wl_store_bool(t, 0, 2));
+}
+
 /*
- * wl_store_dependency_state locks a dependency FOR KEY SHARE (so it cannot
- * be purged under us) and reads its state; false when it is not a workload
- * of this tenant and application.
+ * wl_store_dependency_state locks a dependency FOR SHARE (its workload row,
+ * its queue row and its run row, so it cannot be purged under us nor change
+ * state until we commit) and reads its state; false when it is not a
+ * workload of this tenant and application.
  */
 bool
 wl_store_dependency_state(const char *depends_on, const char *tenant_id,
 						  const char *application_id, WlState *state)
 {
 	Datum		args[3];
-	SPITupleTable *t;
-	bool		found;
 
 	args[0] = CStringGetTextDatum(depends_on);
 	args[1] = CStringGetTextDatum(tenant_id);
 	args[2] = CStringGetTextDatum(application_id);
-	for (int tries = 0;; tries++)
-	{
-		bool		again = false;
-
-		t = wl_store_run(P_DEP_STATE, args, NULL, 1, SPI_OK_SELECT);
-		found = SPI_processed > 0;
-		if (found)
-		{
-			bool		isnull;
-
-			*state = wl_catalog_state_from_oid(DatumGetObjectId(wl_store_datum(t, 0, 1, &isnull)));
-			/* moved while the lock waited (a claim committed): read again, a new snapshot */
-			again = wl_store_lock_moved(t, 0, *state, wl_store_bool(t, 0, 2));
-		}
-		SPI_freetuptable(t);
-		if (!again)
-			return found;
-		if (tries == 100)
-			elog(ERROR, "dependency \"%s\" could not be read: claims kept taking it", depends_on);
-	}
+	return wl_store_read_locked(P_DEP_STATE, args, NULL, false, dep_moved, state, depends_on) == 1;
 }
 
 /* wl_store_unmet_dependencies counts the dependencies not in their required state. */

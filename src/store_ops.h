@@ -13,8 +13,8 @@
  * attempts, checkpoints, results, events, waits and compensation steps.
  * workload_signal reads open waits without locking them, then locks each
  * workload row in workload_id order and re-reads its wait under that lock.
- * Dependencies are read FOR KEY SHARE, which never waits for a worker
- * holding the dependency's row.
+ * A dependency is read FOR SHARE (its workload, queue and run rows), so the
+ * create waits while a worker's transaction holds it (store.c's header).
  */
 #ifndef WL_STORE_OPS_H
 #define WL_STORE_OPS_H

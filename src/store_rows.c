@@ -27,26 +27,33 @@ caller_args(const WlCaller *who, Datum *args)
 	args[1] = DirectFunctionCall1(namein, CStringGetDatum(who && who->role ? who->role : ""));
 }
 
-/* moved_meanwhile: wl_store_lock_moved of a row read into a WlRow */
-static bool
-moved_meanwhile(SPITupleTable *t, int i, const WlRow *row)
+/* WlLockRead: where lock_moved reads a LOCKED_SEEN row of one workload */
+typedef struct WlLockRead
 {
-	return wl_store_lock_moved(t, i, row->state, row->in_run);
+	const char *workload_id;
+	WlRow	   *row;
+} WlLockRead;
+
+/* lock_moved reads the row into the WlRow and answers wl_store_lock_moved of it */
+static bool
+lock_moved(SPITupleTable *t, void *into)
+{
+	WlLockRead *r = into;
+
+	wl_store_row_read(t, 0, r->workload_id, r->row);
+	return wl_store_lock_moved(t, 0, r->row->state, r->row->in_run);
 }
 
 /*
- * lock_read runs plan (P_LOCK or P_LOCK_SKIP) for one workload: 1 found and
- * locked (row read), 0 none the caller may touch, -1 skipped (a part of it
- * is held by another transaction: P_LOCK_SKIP only), 2 read again (a claim
- * committed while the statement waited: see LOCKED_PARTS).
+ * lock_read runs plan (P_LOCK, or P_LOCK_SKIP with skip) for one workload
+ * (wl_store_read_locked): true found and locked (row read), false none the
+ * caller may touch or, with skip, a part of it held by another transaction.
  */
-static int
-lock_read(WlPlanId plan, const char *workload_id, const WlCaller *who, WlRow *row)
+static bool
+lock_read(WlPlanId plan, bool skip, const char *workload_id, const WlCaller *who, WlRow *row)
 {
 	Datum		args[5];
 	char		nulls[5] = {' ', ' ', ' ', 'n', 'n'};
-	SPITupleTable *t;
-	int			got = 0;
 	const char *tenant = wl_store_tenant_of(workload_id);
 
 	args[0] = CStringGetTextDatum(workload_id);
@@ -57,33 +64,8 @@ lock_read(WlPlanId plan, const char *workload_id, const WlCaller *who, WlRow *ro
 		nulls[3] = ' ';
 	}
 	args[4] = wl_store_touch_arg(who, tenant, &nulls[4]);
-	t = wl_store_run(plan, args, nulls, 1, SPI_OK_SELECT);
-	if (SPI_processed > 0)
-	{
-		wl_store_row_read(t, 0, workload_id, row);
-		if (!moved_meanwhile(t, 0, row))
-			got = 1;
-		else
-			got = plan == P_LOCK_SKIP ? -1 : 2;
-	}
-	SPI_freetuptable(t);
-	return got;
-}
-
-/* lock_retry: lock_read until no claim slips in between (each time: a claim committed) */
-static bool
-lock_retry(WlPlanId plan, const char *workload_id, const WlCaller *who, WlRow *row)
-{
-	for (int i = 0; i < 100; i++)
-	{
-		int			got = lock_read(plan, workload_id, who, row);
-
-		/* else the next statement reads with a new snapshot (READ COMMITTED) */
-		if (got != 2)
-			return got == 1;
-	}
-	elog(ERROR, "workload \"%s\" could not be locked: claims kept taking it", workload_id);
-	return false;
+	return wl_store_read_locked(plan, args, nulls, skip, lock_moved,
+								&(WlLockRead) {workload_id, row}, workload_id) == 1;
 }
 
 /*
@@ -95,7 +77,7 @@ lock_retry(WlPlanId plan, const char *workload_id, const WlCaller *who, WlRow *r
 bool
 wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
 {
-	return lock_retry(P_LOCK, workload_id, who, row);
+	return lock_read(P_LOCK, false, workload_id, who, row);
 }
 
 /*
@@ -105,7 +87,7 @@ wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
 bool
 wl_store_lock_unheld(const char *workload_id, const WlCaller *who, WlRow *row)
 {
-	return lock_retry(P_LOCK_SKIP, workload_id, who, row);
+	return lock_read(P_LOCK_SKIP, true, workload_id, who, row);
 }
 
 /*
@@ -169,7 +151,7 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 		wl_store_row_read(t, r, id, &rows[k]);
 		found[k] = true;
 		/* changed by another transaction while the lock waited: read again */
-		if (moved_meanwhile(t, r, &rows[k]))
+		if (wl_store_lock_moved(t, r, rows[k].state, rows[k].in_run))
 			found[k] = wl_store_lock(ids[k], who, &rows[k]);
 	}
 	SPI_freetuptable(t);
