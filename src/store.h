@@ -56,8 +56,14 @@ typedef struct WlAppendTarget
 extern void wl_store_row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row);
 extern void wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n, bool in_run,
 							  const char *workload_id, WlRow *row);
+typedef struct WlFencedRels WlFencedRels;	/* store_fenced.c */
+extern WlFencedRels *wl_store_fenced_open(void);
+extern void wl_store_fenced_close(WlFencedRels *f);
+extern bool wl_store_fenced_in(WlFencedRels *f, const WlFencedCall *c, const char *tenant,
+							   WlRow *row);
 extern int	wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row);
-extern int	wl_store_fenced_held(const WlFencedCall *c, const char *tenant, WlRow *row);
+extern int	wl_store_fenced_held(WlFencedRels *f, const WlFencedCall *c, const char *tenant,
+								 WlRow *row);
 extern bool wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls);
 
 /*
@@ -101,6 +107,9 @@ extern bool wl_store_row_triggers(Relation rel, bool insert, bool update, bool d
 extern void wl_store_serialization_failure(const char *what);
 extern bool wl_store_index_has(Oid index, Snapshot snap, const RegProcedure *eqs,
 							   const Datum *vals, int nkeys);
+extern bool wl_store_index_has_in(Relation rel, Relation idx, TupleTableSlot *slot,
+								  Snapshot snap, const RegProcedure *eqs, const Datum *vals,
+								  int nkeys);
 extern bool wl_store_lock_skip(Relation rel, ItemPointer tid, Snapshot snap, TupleTableSlot *slot,
 							   LockTupleMode mode, bool *moved);
 extern bool wl_store_by_key(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot,

@@ -37,24 +37,21 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 	TimestampTz now = wl_now();
 	WlAppender	events = {0};
 	WlAppender	results = {0};
+	WlFencedRels *f = wl_store_fenced_open();
 
+	if (f == NULL)
+		return -1;
 	for (int i = 0; i < n; i++)
 	{
 		WlFencedResult *it = &items[i];
-		WlFencedCall f = {.kind = WL_FENCED_COMPLETE, .fence = it->fence, .who = who,
+		WlFencedCall call = {.kind = WL_FENCED_COMPLETE, .fence = it->fence, .who = who,
 		.from = from, .to = to, .result_id = it->result_id, .result_free = true};
 		WlNewResult r = {.row = &it->row, .fence = it->fence, .result_id = it->result_id,
 		.output = it->output, .artifacts = it->artifacts, .schema_version = it->schema_version};
 		WlJson		ev;
-		int			moved;
 
 		it->done = false;
-		moved = wl_store_fenced_held(&f, tenant, &it->row);
-		if (moved < 0 && i == 0)
-			return -1;
-		if (moved < 0)
-			elog(ERROR, "a batch's completion could not run without its statement");
-		if (moved == 0)
+		if (wl_store_fenced_held(f, &call, tenant, &it->row) == 0)
 			continue;
 		it->row.state_entered_at = now;
 		if (events.rel == NULL)
@@ -74,6 +71,7 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 		it->done = true;
 		got++;
 	}
+	wl_store_fenced_close(f);
 	wl_store_appender_close(&events);
 	wl_store_appender_close(&results);
 	return got;

@@ -86,13 +86,41 @@ text_is(const Datum *v, const bool *n, int c, const char *s)
 	return !n[col[c]] && s != NULL && strcmp(TextDatumGetCString(v[col[c]]), s) == 0;
 }
 
+/*
+ * The relations and slots of fenced calls, opened once for a batch's calls
+ * (wl_store_fenced_open) or for one call: each open and close is about a
+ * thousand instructions, and a batch's completion made seven of them.
+ */
+struct WlFencedRels
+{
+	Relation	rows;			/* workload.workload_rows, its key */
+	Relation	rows_pkey;
+	Relation	runs;			/* workload.runs, its key */
+	Relation	runs_pkey;
+	Relation	results;		/* workload.results, its key (a batch's result ids) */
+	Relation	results_pkey;
+	TupleTableSlot *row;		/* the workload row, the run row, a result */
+	TupleTableSlot *run;
+	TupleTableSlot *result;
+	TupleTableSlot *next;		/* a run row's new version */
+	Datum	   *v;				/* the merged row (workload_rows' layout) */
+	bool	   *n;
+};
+
 /* result_taken: whether a result of the row's tenant and application (v/n) has the id rid */
 static bool
-result_taken(const Datum *v, const char *rid, Snapshot snap)
+result_taken(WlFencedRels *f, const Datum *v, const char *rid, Snapshot snap)
 {
-	return wl_store_index_has(results_pkey_oid, snap, (RegProcedure[3]) {F_TEXTEQ, F_TEXTEQ, F_TEXTEQ},
-							  (Datum[3]) {CStringGetTextDatum(rid), v[col[C_TENANT_ID]],
-							  v[col[C_APPLICATION_ID]]}, 3);
+	if (f->results == NULL)
+	{
+		f->results_pkey = index_open(results_pkey_oid, AccessShareLock);
+		f->results = table_open(f->results_pkey->rd_index->indrelid, AccessShareLock);
+		f->result = table_slot_create(f->results, NULL);
+	}
+	return wl_store_index_has_in(f->results, f->results_pkey, f->result, snap,
+								 (RegProcedure[3]) {F_TEXTEQ, F_TEXTEQ, F_TEXTEQ},
+								 (Datum[3]) {CStringGetTextDatum(rid), v[col[C_TENANT_ID]],
+								 v[col[C_APPLICATION_ID]]}, 3);
 }
 
 /*
@@ -101,8 +129,8 @@ result_taken(const Datum *v, const char *rid, Snapshot snap)
  * values v/n; the caller's membership last
  */
 static bool
-holds(const WlFencedCall *c, const char *tenant, TimestampTz now, Snapshot snap,
-	  const Datum *v, const bool *n)
+holds(WlFencedRels *f, const WlFencedCall *c, const char *tenant, TimestampTz now,
+	  Snapshot snap, const Datum *v, const bool *n)
 {
 	const WlCaller *who = c->who;
 
@@ -122,7 +150,7 @@ holds(const WlFencedCall *c, const char *tenant, TimestampTz now, Snapshot snap,
 	if (c->kind == WL_FENCED_COMPLETE && !n[col[C_HAS_CRITERIA]] &&
 		DatumGetBool(v[col[C_HAS_CRITERIA]]))
 		return false;
-	if (c->kind == WL_FENCED_COMPLETE && c->result_free && result_taken(v, c->result_id, snap))
+	if (c->kind == WL_FENCED_COMPLETE && c->result_free && result_taken(f, v, c->result_id, snap))
 		return false;
 	if (!who->admin &&
 		!wl_store_member(who->role ? who->role : "",
@@ -177,27 +205,26 @@ set(const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
 #undef PUT_NULL
 }
 
-/* find: the version of the row the snapshot sees (in slot), by workloads_pkey */
+/* find: the version of the row the snapshot sees (in f->row), by workloads_pkey */
 static bool
-find(Relation rel, const char *workload_id, const char *tenant, Snapshot snap,
-	 TupleTableSlot *slot)
+find(WlFencedRels *f, const char *workload_id, const char *tenant, Snapshot snap)
 {
-	Relation	idx = index_open(pkey_oid, RowExclusiveLock);
 	ScanKeyData keys[2];
 	int			nkeys = tenant ? 2 : 1;
 	IndexScanDesc scan;
 	bool		found;
 
 	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
-						   idx->rd_indcollation[0], F_TEXTEQ, CStringGetTextDatum(workload_id));
+						   f->rows_pkey->rd_indcollation[0], F_TEXTEQ,
+						   CStringGetTextDatum(workload_id));
 	if (tenant)
 		ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
-							   idx->rd_indcollation[1], F_TEXTEQ, CStringGetTextDatum(tenant));
-	scan = index_beginscan(rel, idx, snap, nkeys, 0);
+							   f->rows_pkey->rd_indcollation[1], F_TEXTEQ,
+							   CStringGetTextDatum(tenant));
+	scan = index_beginscan(f->rows, f->rows_pkey, snap, nkeys, 0);
 	index_rescan(scan, keys, nkeys, NULL, 0);
-	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	found = index_getnext_slot(scan, ForwardScanDirection, f->row);
 	index_endscan(scan);
-	index_close(idx, NoLock);
 	return found;
 }
 
@@ -207,13 +234,17 @@ find(Relation rel, const char *workload_id, const char *tenant, Snapshot snap,
  * newest version no longer matches (then it is the values in found).
  */
 static bool
-update(const WlFencedCall *c, const char *tenant, TimestampTz now, Relation rel,
-	   Snapshot snap, TupleTableSlot *found, Datum *v, bool *n)
+update(WlFencedRels *f, const WlFencedCall *c, const char *tenant, TimestampTz now,
+	   Snapshot snap)
 {
-	TupleDesc	desc = RelationGetDescr(rel);	/* workload.runs */
+	Relation	rel = f->runs;
+	TupleDesc	desc = RelationGetDescr(rel);
 	CommandId	cid = GetCurrentCommandId(true);
-	TupleTableSlot *next = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	TupleTableSlot *found = f->run;
+	TupleTableSlot *next = f->next;
 	ItemPointerData tid = found->tts_tid;
+	Datum	   *v = f->v;
+	bool	   *n = f->n;
 
 	for (;;)
 	{
@@ -229,7 +260,7 @@ update(const WlFencedCall *c, const char *tenant, TimestampTz now, Relation rel,
 		{
 			if (update_indexes)
 				wl_store_index_version(rel, next);
-			ExecDropSingleTupleTableSlot(next);
+			ExecClearTuple(next);
 			return true;
 		}
 		if (res == TM_SelfModified)
@@ -264,79 +295,131 @@ update(const WlFencedCall *c, const char *tenant, TimestampTz now, Relation rel,
 			break;
 		}
 		wl_runs_overlay(found, v, n);
-		if (!holds(c, tenant, now, snap, v, n))
+		if (!holds(f, c, tenant, now, snap, v, n))
 			break;
 		set(c, now, v, n);
 		tid = found->tts_tid;
 	}
-	ExecDropSingleTupleTableSlot(next);
+	ExecClearTuple(next);
 	return false;
 }
 
 /*
- * wl_store_fenced_direct runs the fenced call c (tenant: the one it named,
- * or NULL) on workload.workload_rows without a plan: 1 when the row matched and
- * moved (row: as it is now), 0 when nothing matched (nothing written), -1
- * where it cannot run here (Citus: run the statement).
+ * wl_store_fenced_open opens what fenced calls without a plan use, for the
+ * calls of one statement (a batch's completions); NULL where they cannot run
+ * here (Citus, or a row trigger on the tables: run the statement).  Close it
+ * with wl_store_fenced_close before the statement returns.
  */
-int
-wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row)
+WlFencedRels *
+wl_store_fenced_open(void)
 {
-	TimestampTz now = wl_now();
-	Relation	rel,
-				runs,
-				runs_idx;
-	TupleTableSlot *slot;
-	Snapshot	snap;
-	Datum	   *v;
-	bool	   *n;
-	bool		matched = false;
+	WlFencedRels *f;
+	Relation	rows;
+	Relation	runs_pkey;
+	Relation	runs;
 
 	if (wl_store_citus())
-		return -1;
+		return NULL;
 	wl_store_writable("UPDATE");
 	fenced_resolve();
-	rel = table_open(table_oid, RowExclusiveLock);
-	runs = wl_runs_open(&runs_idx);
-	if (wl_store_row_triggers(rel, false, true, false) ||
+	rows = table_open(table_oid, RowExclusiveLock);
+	runs = wl_runs_open(&runs_pkey);
+	if (wl_store_row_triggers(rows, false, true, false) ||
 		wl_store_row_triggers(runs, false, true, false))
 	{
-		wl_runs_close(runs, runs_idx);
-		table_close(rel, NoLock);
-		return -1;
+		wl_runs_close(runs, runs_pkey);
+		table_close(rows, NoLock);
+		return NULL;
 	}
+	f = palloc0(sizeof(WlFencedRels));
+	f->rows = rows;
+	f->rows_pkey = index_open(pkey_oid, RowExclusiveLock);
+	f->runs = runs;
+	f->runs_pkey = runs_pkey;
+	f->row = table_slot_create(rows, NULL);
+	f->run = table_slot_create(runs, NULL);
+	f->next = MakeSingleTupleTableSlot(RelationGetDescr(runs), &TTSOpsHeapTuple);
+	f->v = palloc(sizeof(Datum) * RelationGetDescr(rows)->natts);
+	f->n = palloc(sizeof(bool) * RelationGetDescr(rows)->natts);
+	return f;
+}
+
+void
+wl_store_fenced_close(WlFencedRels *f)
+{
+	ExecDropSingleTupleTableSlot(f->next);
+	ExecDropSingleTupleTableSlot(f->run);
+	ExecDropSingleTupleTableSlot(f->row);
+	if (f->results != NULL)
+	{
+		ExecDropSingleTupleTableSlot(f->result);
+		table_close(f->results, NoLock);
+		index_close(f->results_pkey, NoLock);
+	}
+	index_close(f->rows_pkey, NoLock);
+	wl_runs_close(f->runs, f->runs_pkey);
+	table_close(f->rows, NoLock);
+	pfree(f->v);
+	pfree(f->n);
+	pfree(f);
+}
+
+/*
+ * wl_store_fenced_in runs the fenced call c (tenant: the one it named, or
+ * NULL) on workload.workload_rows without a plan, through f: true when the
+ * row matched and moved (row: as it is now), false when nothing matched
+ * (nothing written).
+ */
+bool
+wl_store_fenced_in(WlFencedRels *f, const WlFencedCall *c, const char *tenant, WlRow *row)
+{
+	TimestampTz now = wl_now();
+	TupleDesc	desc = RelationGetDescr(f->rows);
+	Snapshot	snap;
+	bool		matched = false;
+
 	/* as SPI does before a statement: see what this transaction wrote so far */
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	snap = GetActiveSnapshot();
-	slot = table_slot_create(rel, NULL);
-	v = palloc(sizeof(Datum) * RelationGetDescr(rel)->natts);
-	n = palloc(sizeof(bool) * RelationGetDescr(rel)->natts);
-	if (find(rel, c->fence->workload_id, tenant, snap, slot))
+	if (find(f, c->fence->workload_id, tenant, snap))
 	{
-		TupleTableSlot *run;
-
-		slot_getallattrs(slot);
-		memcpy(v, slot->tts_values, sizeof(Datum) * RelationGetDescr(rel)->natts);
-		memcpy(n, slot->tts_isnull, sizeof(bool) * RelationGetDescr(rel)->natts);
+		slot_getallattrs(f->row);
+		memcpy(f->v, f->row->tts_values, sizeof(Datum) * desc->natts);
+		memcpy(f->n, f->row->tts_isnull, sizeof(bool) * desc->natts);
 		/* a fence is held only by a workload that has a run row (its claim made it) */
-		run = table_slot_create(runs, NULL);
-		if (wl_runs_find(runs, runs_idx, snap, run, v[col[C_SEQ]], v[col[C_TENANT_ID]]))
+		if (wl_runs_find(f->runs, f->runs_pkey, snap, f->run, f->v[col[C_SEQ]],
+						 f->v[col[C_TENANT_ID]]))
 		{
-			wl_runs_overlay(run, v, n);
-			if (holds(c, tenant, now, snap, v, n))
+			wl_runs_overlay(f->run, f->v, f->n);
+			if (holds(f, c, tenant, now, snap, f->v, f->n))
 			{
-				set(c, now, v, n);
-				matched = update(c, tenant, now, runs, snap, run, v, n);
+				set(c, now, f->v, f->n);
+				matched = update(f, c, tenant, now, snap);
 			}
 		}
-		ExecDropSingleTupleTableSlot(run);
 	}
-	wl_runs_close(runs, runs_idx);
 	if (matched)
-		wl_store_row_from(RelationGetDescr(rel), v, n, true, c->fence->workload_id, row);
-	ExecDropSingleTupleTableSlot(slot);
+		wl_store_row_from(desc, f->v, f->n, true, c->fence->workload_id, row);
+	ExecClearTuple(f->run);
+	ExecClearTuple(f->row);
 	PopActiveSnapshot();
-	table_close(rel, NoLock);
+	return matched;
+}
+
+/*
+ * wl_store_fenced_direct is wl_store_fenced_in on its own: 1 matched, 0
+ * not, -1 where it cannot run here (wl_store_fenced_open).
+ */
+int
+wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlRow *row)
+{
+	WlFencedRels *f = wl_store_fenced_open();
+	bool		matched;
+
+	if (f == NULL)
+		return -1;
+	matched = wl_store_fenced_in(f, c, tenant, row);
+	wl_store_fenced_close(f);
 	return matched ? 1 : 0;
 }

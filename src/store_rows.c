@@ -290,15 +290,16 @@ fenced_found(const WlFencedCall *c, WlRow *row)
 }
 
 /*
- * wl_store_fenced_held is wl_store_fenced without its statement: 1 when the
- * row matched (row: as it is now, its queue and lease rows in step), 0 when
- * nothing matched, -1 where it cannot run without the statement (nothing
- * done).
+ * wl_store_fenced_held is wl_store_fenced without its statement, through f
+ * (NULL: the call opens its own): 1 when the row matched (row: as it is
+ * now, its queue and lease rows in step), 0 when nothing matched, -1 where
+ * it cannot run without the statement (nothing done).
  */
 int
-wl_store_fenced_held(const WlFencedCall *c, const char *tenant, WlRow *row)
+wl_store_fenced_held(WlFencedRels *f, const WlFencedCall *c, const char *tenant, WlRow *row)
 {
-	int			direct = wl_store_fenced_direct(c, tenant, row);
+	int			direct = f ? wl_store_fenced_in(f, c, tenant, row) :
+		wl_store_fenced_direct(c, tenant, row);
 
 	if (direct == 1)
 		fenced_found(c, row);
@@ -325,7 +326,7 @@ wl_store_fenced(const WlFencedCall *c, WlRow *row)
 
 	memset(nulls, ' ', sizeof(nulls));
 	tenant = wl_store_tenant_of(c->fence->workload_id);
-	direct = wl_store_fenced_held(c, tenant, row);
+	direct = wl_store_fenced_held(NULL, c, tenant, row);
 	if (direct >= 0)
 		return direct == 1;
 

@@ -121,6 +121,19 @@ wl_store_index_has(Oid index, Snapshot snap, const RegProcedure *eqs, const Datu
 	Relation	idx = index_open(index, AccessShareLock);
 	Relation	rel = table_open(idx->rd_index->indrelid, AccessShareLock);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	bool		found = wl_store_index_has_in(rel, idx, slot, snap, eqs, vals, nkeys);
+
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(rel, NoLock);
+	index_close(idx, NoLock);
+	return found;
+}
+
+/* wl_store_index_has_in is wl_store_index_has on the open index idx of rel, through slot */
+bool
+wl_store_index_has_in(Relation rel, Relation idx, TupleTableSlot *slot, Snapshot snap,
+					  const RegProcedure *eqs, const Datum *vals, int nkeys)
+{
 	ScanKeyData keys[INDEX_MAX_KEYS];
 	IndexScanDesc scan;
 	bool		found;
@@ -132,9 +145,7 @@ wl_store_index_has(Oid index, Snapshot snap, const RegProcedure *eqs, const Datu
 	index_rescan(scan, keys, nkeys, NULL, 0);
 	found = index_getnext_slot(scan, ForwardScanDirection, slot);
 	index_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
-	table_close(rel, NoLock);
-	index_close(idx, NoLock);
+	ExecClearTuple(slot);
 	return found;
 }
 
