@@ -109,6 +109,28 @@ for node in w1 w2; do
 			LATERAL workload_get(id) d")" 5
 	check "$tenant: its rows are on $node's shards and nowhere else" \
 		eq "$(on $node -c "SELECT count(*) FROM workload.workloads WHERE tenant_id = '$tenant'")|$(on coord -c "SELECT count(*) FROM workload.workloads WHERE tenant_id = '$tenant'")" "5|5"
+	# A retry claim (the workload has a run row: the Citus claim's retry
+	# statement, not its first-claim insert): a failed attempt, due again at
+	# once, claimed with a new fence that works where the old one is refused;
+	# nine events: created and READY, claimed, started, FAILED, READY again,
+	# claimed, started, SUCCEEDED.
+	rid=$(on coord -c "SELECT t.create('retry', '{\"retry_policy\": {\"max_attempts\": 3, \"initial_delay_ms\": 0}}', '$tenant')")
+	first=$(on coord -c "SELECT claim_id || ' ' || fencing_token FROM workload_claim('wk', ARRAY['*'], '$tenant', 'billing', '1 minute', start => true)")
+	read -r c1 f1 <<<"$first"
+	check "$tenant: a failed attempt with retries left is READY again" \
+		eq "$(on coord -c "SELECT workload_fail('$rid', '$c1', 'wk', $f1, 'worker_failure', 'boom')")" READY
+	reset_stats
+	again=$(on coord -c "SELECT workload_id || ' ' || claim_id || ' ' || fencing_token || ' ' || attempt
+		FROM workload_claim('wk', ARRAY['*'], '$tenant', 'billing', '1 minute', start => true)")
+	read -r w2 c2 f2 a2 <<<"$again"
+	check "$tenant: claimed again, attempt 2, a greater fencing token, on its worker only" \
+		eq "$w2 $a2 $([ "${f2:-0}" -gt "$f1" ] && echo greater) $([ "$(shard_calls $node)" -gt 0 ] && echo here) $(shard_calls $other)" \
+		"$rid 2 greater here 0"
+	check "$tenant: the first attempt's fence is refused (WORKLOAD_STALE_FENCE)" \
+		eq "$(on coord -c "SELECT workload_complete('$rid', '$c1', 'wk', $f1, 'r-stale-$tenant', '{}')" 2>&1 | grep -oE "WORKLOAD_[A-Z_]+" | head -n 1)" WORKLOAD_STALE_FENCE
+	check "$tenant: the retry's fence completes it, and its history has both attempts" \
+		eq "$(on coord -c "SELECT workload_complete('$rid', '$c2', 'wk', $f2, 'r-retry-$tenant', '{}') ->> 'outcome'")|$(on coord -c "SELECT d ->> 'state' || ' ' || (d ->> 'attempt_count') || ' ' || jsonb_array_length(d -> 'events') FROM workload_get('$rid') d")" \
+		"succeeded|SUCCEEDED 2 9"
 done
 
 # On a sharded cluster one call acts in one tenant: a batch naming two is
