@@ -366,9 +366,9 @@ wl_store_fenced_close(WlFencedRels *f)
 
 /*
  * wl_store_fenced_in runs the fenced call c (tenant: the one it named, or
- * NULL) on workload.workload_rows without a plan, through f: true when the
- * row matched and moved (row: as it is now), false when nothing matched
- * (nothing written).
+ * NULL) without a plan, through f (the workload row read by workloads_pkey,
+ * its run row updated): true when the row matched and moved (row: as it is
+ * now), false when nothing matched (nothing written).
  */
 bool
 wl_store_fenced_in(WlFencedRels *f, const WlFencedCall *c, const char *tenant, WlRow *row)
