@@ -176,6 +176,20 @@ CREATE TABLE workload_next.runs (
     lease_expires_at     timestamptz,
     last_heartbeat_at    timestamptz,
     progress             jsonb,
+    -- The events of the latest claim that the run row carries instead of
+    -- event rows (workload.events shows them; docs/layout-design.md, stop
+    -- 31): the claim's and the start's sequences (drawn from
+    -- workload.event_seq at the transition), the worker and the database
+    -- role of both (worker_id and claimed_by are cleared when the claim
+    -- ends).  Their time, token and attempt are claimed_at, started_at,
+    -- fencing_token and attempt_count.  Only the direct paths set them;
+    -- every other writer of a run row that changes what they read appends
+    -- them as event rows first and clears them.  Last, so that a start
+    -- (started_seq) or a completion logs no more of the row than before.
+    started_seq          bigint,
+    claimed_seq          bigint,
+    event_worker         text,
+    event_role           text,
     CONSTRAINT runs_pkey PRIMARY KEY (seq, tenant_id)
 ) WITH (fillfactor = 50);
 
@@ -213,7 +227,7 @@ CREATE TABLE workload_next.specs (
     CONSTRAINT specs_idempotency_key UNIQUE (tenant_id, application_id, idempotency_key)
 );
 
-CREATE TABLE workload_next.events (
+CREATE TABLE workload_next.event_rows (
     tenant_id            text NOT NULL,
     workload_seq         bigint NOT NULL,
     sequence             bigint NOT NULL DEFAULT pg_catalog.nextval('workload.event_seq'::pg_catalog.regclass),
@@ -312,7 +326,7 @@ SELECT w.tenant_id, w.seq, w.next_attempt_at, w.unheld_deadline_at, w.retry_coun
        w.wait_count, w.checkpoint_sequence, w.last_failure, w.attempt_count, w.fencing_token,
        w.claimed_at, w.claim_id, w.worker_id, w.claimed_by, w.result_id, w.state,
        w.state_entered_at, w.updated_at, w.started_at, w.deadline_at, w.lease_expires_at,
-       w.last_heartbeat_at, w.progress
+       w.last_heartbeat_at, w.progress, NULL, NULL, NULL, NULL
 FROM workload_next.workload_rows w
 WHERE w.attempt_count OPERATOR(pg_catalog.>) 0
 ORDER BY w.seq;
@@ -322,7 +336,7 @@ WHERE w.attempt_count OPERATOR(pg_catalog.>) 0 AND w.unheld_deadline_at IS NOT N
 -- the token and the attempt move to their columns when they are integers
 -- written without a fraction, so that workload.event_evidence gives back
 -- the same jsonb
-INSERT INTO workload_next.events
+INSERT INTO workload_next.event_rows
 SELECT e.tenant_id, w.seq, e.sequence, e.from_state, e.to_state,
        CASE WHEN x.t THEN (e.evidence OPERATOR(pg_catalog.->>) 'fencing_token')::bigint END,
        CASE WHEN x.a THEN (e.evidence OPERATOR(pg_catalog.->>) 'attempt')::integer END,
@@ -336,7 +350,7 @@ CROSS JOIN LATERAL (SELECT
     pg_catalog.jsonb_typeof(e.evidence OPERATOR(pg_catalog.->) 'attempt') OPERATOR(pg_catalog.=) 'number'
         AND (e.evidence OPERATOR(pg_catalog.->>) 'attempt') OPERATOR(pg_catalog.~) '^-?[0-9]{1,9}$' AS a) x;
 SELECT pg_catalog.setval('workload.event_seq',
-    COALESCE((SELECT pg_catalog.max(sequence) FROM workload_next.events), 0) OPERATOR(pg_catalog.+) 1, false);
+    COALESCE((SELECT pg_catalog.max(sequence) FROM workload_next.event_rows), 0) OPERATOR(pg_catalog.+) 1, false);
 
 -- every attempt but the one a claim still holds open (that one is on the row)
 INSERT INTO workload_next.attempts
@@ -353,11 +367,11 @@ ALTER TABLE workload_next.queue SET SCHEMA workload;
 ALTER TABLE workload_next.leases SET SCHEMA workload;
 ALTER TABLE workload_next.runs SET SCHEMA workload;
 ALTER TABLE workload_next.specs SET SCHEMA workload;
-ALTER TABLE workload_next.events SET SCHEMA workload;
+ALTER TABLE workload_next.event_rows SET SCHEMA workload;
 ALTER TABLE workload_next.attempts SET SCHEMA workload;
 DROP SCHEMA workload_next;
 ALTER SEQUENCE workload.workload_seq OWNED BY workload.workload_rows.seq;
-ALTER SEQUENCE workload.event_seq OWNED BY workload.events.sequence;
+ALTER SEQUENCE workload.event_seq OWNED BY workload.event_rows.sequence;
 
 -- workload.workloads is a view of workload.workload_rows, the table that holds
 -- a workload's row: what people, documents, lists and tests read keeps its
@@ -449,9 +463,9 @@ CREATE INDEX queue_ready_idx ON workload.queue
 -- posting list, and a page makes room by merging them instead of splitting.
 -- The sequence is unique by construction (workload.event_seq; on Citus each
 -- node draws from its own range).
-CREATE INDEX events_workload_idx ON workload.events (workload_seq, tenant_id);
+CREATE INDEX events_workload_idx ON workload.event_rows (workload_seq, tenant_id);
 -- Retention reads workloads that reached a final state, oldest first.
-CREATE INDEX events_final_idx ON workload.events (at)
+CREATE INDEX events_final_idx ON workload.event_rows (at)
     WHERE to_state OPERATOR(pg_catalog.=) ANY
         (ARRAY['SUCCEEDED', 'CANCELLED', 'DEAD_LETTER']::@extschema@.workload_state[]);
 
@@ -500,7 +514,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'events', 'attempts'] LOOP
+    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'event_rows', 'attempts'] LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON workload.%I '
             'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
@@ -564,6 +578,48 @@ CREATE FUNCTION workload.dependencies_unmet(tenant_id text, workload_seq bigint)
 $$;
 COMMENT ON FUNCTION workload.dependencies_unmet(text, bigint) IS 'whether a queued workload has a dependency out of its required state (the claim asks it of a candidate whose queue row checks_dependencies)';
 REVOKE ALL ON FUNCTION workload.dependencies_unmet(text, bigint) FROM PUBLIC;
+
+-- workload.events (SPEC section 6) is the event rows and the events a run
+-- row carries for its latest claim: a claim and a start on the direct paths
+-- write their events into the run row they write anyway (its claimed_seq,
+-- started_seq, event_worker and event_role), not as two more rows with
+-- their index entries (bench runs, stop 31: about 600 WAL bytes a job).
+-- Each has its sequence from workload.event_seq, drawn at the transition, so
+-- read through the view a workload's history is the same rows in the same
+-- order.  workload.carried_events is the second part alone, in the columns
+-- of workload.event_rows: what a writer appends before it changes what they
+-- read.
+CREATE VIEW workload.carried_events WITH (security_invoker = true) AS
+SELECT r.tenant_id, r.seq AS workload_seq, x.sequence, x.from_state, x.to_state,
+       r.fencing_token, r.attempt_count AS attempt, r.event_worker AS actor, x.at,
+       r.event_role AS db_role,
+       pg_catalog.jsonb_build_object('worker_id', r.event_worker) AS evidence
+FROM workload.runs r
+CROSS JOIN LATERAL (VALUES
+    (r.claimed_seq, 'READY'::@extschema@.workload_state, 'CLAIMED'::@extschema@.workload_state, r.claimed_at),
+    (r.started_seq, 'CLAIMED'::@extschema@.workload_state, 'RUNNING'::@extschema@.workload_state, r.started_at))
+    x(sequence, from_state, to_state, at)
+WHERE x.sequence IS NOT NULL;
+COMMENT ON VIEW workload.carried_events IS 'the events a run row carries for its latest claim, in the columns of workload.event_rows';
+CREATE VIEW workload.events WITH (security_invoker = true) AS
+SELECT e.tenant_id, e.workload_seq, e.sequence, e.from_state, e.to_state, e.fencing_token,
+       e.attempt, e.actor, e.at, e.db_role, e.evidence
+FROM workload.event_rows e
+UNION ALL
+SELECT c.tenant_id, c.workload_seq, c.sequence, c.from_state, c.to_state, c.fencing_token,
+       c.attempt, c.actor, c.at, c.db_role, c.evidence
+FROM workload.carried_events c;
+COMMENT ON VIEW workload.events IS 'every event (SPEC section 6): the event rows and the events run rows carry';
+-- A write through the view is refused as a write to a table is (WL016),
+-- not as a view that cannot be written to.  (A view's triggers cannot be
+-- ENABLE ALWAYS: with session_replication_role = replica they do not fire,
+-- and a write through the view does nothing, there being nothing under it.)
+CREATE TRIGGER events_raw_write_trg BEFORE INSERT OR UPDATE OR DELETE ON workload.events
+    FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write();
+CREATE TRIGGER events_raw_row_trg INSTEAD OF INSERT OR UPDATE OR DELETE ON workload.events
+    FOR EACH ROW EXECUTE FUNCTION workload.refuse_raw_write();
+REVOKE ALL ON workload.carried_events, workload.events FROM PUBLIC;
+GRANT SELECT ON workload.carried_events, workload.events TO workload_admin;
 
 -- Read-only views for people: the events and attempts with their workload's
 -- ids, as 1.2's tables had them.  They read with the caller's rights.
@@ -791,7 +847,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'events', 'attempts',
+    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'event_rows', 'attempts',
             'checkpoints', 'results', 'dependencies', 'waits', 'compensations',
             'signing_keys', 'revoked_grants', 'tenant_members', 'grant_lineage',
             'channel_secret'] LOOP
@@ -866,7 +922,7 @@ DECLARE
     ref text[] := ARRAY['signing_keys', 'channel_secret', 'revoked_grants', 'tenant_members',
         'grant_lineage'];
     -- workload_rows first: every other table is co-located with it
-    dist text[] := ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'events', 'attempts',
+    dist text[] := ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'event_rows', 'attempts',
         'checkpoints', 'results', 'dependencies', 'waits', 'compensations'];
     t text;
     made_ref text[] := '{}';
@@ -896,6 +952,15 @@ BEGIN
             made_ref := made_ref || t;
         END IF;
     END LOOP;
+    -- Nothing is carried on Citus (the direct paths do not run there): the
+    -- events run rows carry become event rows before the tables are
+    -- distributed, so that a claim there never overwrites what they read.
+    IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'workload.runs'::regclass) THEN
+        INSERT INTO workload.event_rows SELECT * FROM workload.carried_events;
+        UPDATE workload.runs SET started_seq = NULL, claimed_seq = NULL, event_worker = NULL,
+            event_role = NULL
+        WHERE claimed_seq IS NOT NULL OR started_seq IS NOT NULL;
+    END IF;
     FOREACH t IN ARRAY dist LOOP
         IF NOT EXISTS (SELECT 1 FROM pg_dist_partition
                        WHERE logicalrelid = ('workload.' || t)::regclass) THEN

@@ -76,6 +76,8 @@ typedef struct WlRow
 	char	   *result_id;		/* the result of a SUCCEEDED workload */
 	WlQueued	queued;			/* its queue or lease row as stored (the store keeps it) */
 	bool		in_run;			/* its mutable columns are on its run row (it was claimed) */
+	int64		carried_event;	/* its start's event, when its run row carries it (the store
+								 * wrote it there: wl_store_event appends none) */
 
 	/*
 	 * The claim as it was read, kept after wl_fence_release clears the

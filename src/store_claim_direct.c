@@ -40,6 +40,7 @@
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "commands/sequence.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_func.h"
 #include "storage/procarray.h"
@@ -215,6 +216,7 @@ typedef struct Claim
 	WlAppender	events,			/* opened at the first workload taken */
 				leases,
 				runs_app;		/* run rows of first claims */
+	bool		carry;			/* the run rows carry the events (no row trigger on event_rows) */
 	Relation	runs,
 				runs_idx;
 	TupleTableSlot *run;		/* a run row, of a workload claimed before */
@@ -230,6 +232,67 @@ event(Claim *c, int64 seq, WlState from, WlState to, const Datum *v)
 							c->r->role, c->now, c->evidence,
 							DatumGetInt64(v[R.w[W_FENCING_TOKEN]]),
 							DatumGetInt32(v[R.w[W_ATTEMPT_COUNT]]));
+}
+
+/*
+ * carried_out: the events the run row (v/n) carries for an earlier claim,
+ * appended as event rows with their sequences, and the run row's cleared
+ * (a READY run row carries none: every writer but the direct paths
+ * appends them and clears them; this keeps a claim right if one did not)
+ */
+static void
+carried_out(Claim *c, int64 seq, Datum *v, bool *n)
+{
+	const int  *w = R.w;
+	int			claimed = wl_runs_merged_col(WL_RUN_CLAIMED_SEQ);
+	int			started = wl_runs_merged_col(WL_RUN_STARTED_SEQ);
+	int			worker = wl_runs_merged_col(WL_RUN_EVENT_WORKER);
+	int			role = wl_runs_merged_col(WL_RUN_EVENT_ROLE);
+	int			at[2] = {w[W_CLAIMED_AT], w[W_STARTED_AT]};
+	int			sq[2] = {claimed, started};
+	WlState		from[2] = {WL_READY, WL_CLAIMED};
+	WlState		to[2] = {WL_CLAIMED, WL_RUNNING};
+
+	for (int i = 0; i < 2; i++)
+	{
+		WlJson		rest;
+
+		if (n[sq[i]])
+			continue;
+		wl_json_begin(&rest);
+		wl_json_str(&rest, "worker_id", n[worker] ? "" : TextDatumGetCString(v[worker]));
+		wl_store_event_put_seq(&c->events, (Datum[10]) {c->tenant, Int64GetDatum(seq),
+			wl_catalog_state_datum(from[i]), wl_catalog_state_datum(to[i]),
+			n[worker] ? CStringGetTextDatum("") : v[worker], v[at[i]],
+			n[role] ? CStringGetTextDatum("") : v[role], JsonbPGetDatum(wl_json_end(&rest)),
+			v[w[W_FENCING_TOKEN]], v[w[W_ATTEMPT_COUNT]]}, "          ",
+			DatumGetInt64(v[sq[i]]));
+	}
+	n[claimed] = n[started] = true;
+}
+
+/*
+ * carry: the claim's events (and the start's, with start => true) on the
+ * moved run row (v/n), their sequences drawn now, as the event rows' would
+ * be
+ */
+static void
+carry(Claim *c, Datum *v, bool *n)
+{
+	int			claimed = wl_runs_merged_col(WL_RUN_CLAIMED_SEQ);
+	int			started = wl_runs_merged_col(WL_RUN_STARTED_SEQ);
+	int			worker = wl_runs_merged_col(WL_RUN_EVENT_WORKER);
+	int			role = wl_runs_merged_col(WL_RUN_EVENT_ROLE);
+
+	v[claimed] = Int64GetDatum(nextval_internal(wl_catalog_event_seq(), false));
+	n[claimed] = false;
+	n[started] = !c->r->start;
+	if (c->r->start)
+		v[started] = Int64GetDatum(nextval_internal(wl_catalog_event_seq(), false));
+	v[worker] = CStringGetTextDatum(c->r->worker_id);
+	n[worker] = false;
+	v[role] = CStringGetTextDatum(c->r->role ? c->r->role : "");
+	n[role] = false;
 }
 
 /* moved_values: the claimed row's new values (v/n, changed in place), as CLAIM_TAIL's SET list */
@@ -371,10 +434,12 @@ take(Claim *c)
 						 F_TEXTEQ, c->tenant))
 		return false;
 	slot_getallattrs(c->row);
-	v = palloc(sizeof(Datum) * desc->natts);
-	n = palloc(sizeof(bool) * desc->natts);
+	v = palloc(sizeof(Datum) * wl_runs_merged_natts());
+	n = palloc(sizeof(bool) * wl_runs_merged_natts());
 	memcpy(v, c->row->tts_values, sizeof(Datum) * desc->natts);
 	memcpy(n, c->row->tts_isnull, sizeof(bool) * desc->natts);
+	for (int i = desc->natts; i < wl_runs_merged_natts(); i++)
+		n[i] = true;
 	if (has_run)
 	{
 		if (!wl_runs_find(c->runs, c->runs_idx, c->snap, c->run, seq, c->tenant) ||
@@ -387,7 +452,6 @@ take(Claim *c)
 		return false;
 	if (!has_run && !clear_unheld(c, v, n))
 		return false;
-	moved_values(c, v, n);
 	if (c->events.rel == NULL)
 	{
 		if (!wl_store_events_open(&c->events) || !wl_store_leases_open(&c->leases) ||
@@ -404,7 +468,13 @@ take(Claim *c)
 			wl_store_appender_hold(&c->events);
 		if (c->r->max_items > 1)
 			wl_store_appender_hold(&c->leases);
+		c->carry = !wl_store_row_triggers(c->events.rel, true, false, false);
 	}
+	if (has_run)
+		carried_out(c, DatumGetInt64(seq), v, n);
+	moved_values(c, v, n);
+	if (c->carry)
+		carry(c, v, n);
 	if (has_run)
 	{
 		TupleTableSlot *next = MakeSingleTupleTableSlot(RelationGetDescr(c->runs), &TTSOpsHeapTuple);
@@ -426,9 +496,12 @@ take(Claim *c)
 	}
 	simple_table_tuple_delete(c->queue, &c->locked->tts_tid, c->snap);
 	wl_store_appender_put(&c->leases, (Datum[2]) {c->tenant, seq}, (bool[2]) {false, false});
-	event(c, DatumGetInt64(seq), WL_READY, WL_CLAIMED, v);
-	if (c->r->start)
-		event(c, DatumGetInt64(seq), WL_CLAIMED, WL_RUNNING, v);
+	if (!c->carry)
+	{
+		event(c, DatumGetInt64(seq), WL_READY, WL_CLAIMED, v);
+		if (c->r->start)
+			event(c, DatumGetInt64(seq), WL_CLAIMED, WL_RUNNING, v);
+	}
 	taken(c, v, n);
 	return true;
 }

@@ -29,6 +29,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "commands/sequence.h"
 #include "catalog/index.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
@@ -103,8 +104,9 @@ struct WlFencedRels
 	TupleTableSlot *run;
 	TupleTableSlot *result;
 	TupleTableSlot *next;		/* a run row's new version */
-	Datum	   *v;				/* the merged row (workload_rows' layout) */
+	Datum	   *v;				/* the merged row (store_runs.h) */
 	bool	   *n;
+	int			plain_events;	/* workload.event_rows has no row trigger: 1, 0, -1 not asked */
 };
 
 /* result_taken: whether a result of the row's tenant and application (v/n) has the id rid */
@@ -160,9 +162,38 @@ holds(WlFencedRels *f, const WlFencedCall *c, const char *tenant, TimestampTz no
 	return true;
 }
 
+/*
+ * carries_start: whether the run row (v/n) carries the start's event as it
+ * carries its claim's (the claim's event is there, by the worker and the
+ * role that start it, and no row trigger on workload.event_rows waits for
+ * the row)
+ */
+static bool
+carries_start(WlFencedRels *f, const WlFencedCall *c, const Datum *v, const bool *n)
+{
+	int			claimed = wl_runs_merged_col(WL_RUN_CLAIMED_SEQ);
+	int			started = wl_runs_merged_col(WL_RUN_STARTED_SEQ);
+	int			worker = wl_runs_merged_col(WL_RUN_EVENT_WORKER);
+	int			role = wl_runs_merged_col(WL_RUN_EVENT_ROLE);
+
+	if (n[claimed] || !n[started] || n[worker] || n[role] ||
+		strcmp(TextDatumGetCString(v[worker]), c->fence->worker_id) != 0 ||
+		strcmp(TextDatumGetCString(v[role]), c->who->role ? c->who->role : "") != 0)
+		return false;
+	if (f->plain_events < 0)
+	{
+		Relation	events = table_open(wl_store_attnums("event_rows", (const char *[1]) {"sequence"},
+														 1, (int[1]) {0}), AccessShareLock);
+
+		f->plain_events = !wl_store_row_triggers(events, true, false, false);
+		table_close(events, NoLock);
+	}
+	return f->plain_events == 1;
+}
+
 /* set: the new values of a matched row (v/n, changed in place), as FENCED_*_SQL's SET lists */
 static void
-set(const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
+set(WlFencedRels *f, const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
 {
 #define PUT(k, d) (v[col[k]] = (d), n[col[k]] = false)
 #define PUT_NULL(k) (v[col[k]] = (Datum) 0, n[col[k]] = true)
@@ -190,6 +221,13 @@ set(const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
 		r.timeouts.overall_ms = n[col[C_OVERALL_MS]] ? 0 : DatumGetInt64(v[col[C_OVERALL_MS]]);
 		wl_deadline_set(&r, WL_CLAIMED);
 		PUT(C_STARTED_AT, TimestampTzGetDatum(now));
+		if (carries_start(f, c, v, n))
+		{
+			int			started = wl_runs_merged_col(WL_RUN_STARTED_SEQ);
+
+			v[started] = Int64GetDatum(nextval_internal(wl_catalog_event_seq(), false));
+			n[started] = false;
+		}
 		if (r.has_deadline)
 			PUT(C_DEADLINE_AT, TimestampTzGetDatum(r.deadline_at));
 		else
@@ -297,7 +335,7 @@ update(WlFencedRels *f, const WlFencedCall *c, const char *tenant, TimestampTz n
 		wl_runs_overlay(found, v, n);
 		if (!holds(f, c, tenant, now, snap, v, n))
 			break;
-		set(c, now, v, n);
+		set(f, c, now, v, n);
 		tid = found->tts_tid;
 	}
 	ExecClearTuple(next);
@@ -339,8 +377,9 @@ wl_store_fenced_open(void)
 	f->row = table_slot_create(rows, NULL);
 	f->run = table_slot_create(runs, NULL);
 	f->next = MakeSingleTupleTableSlot(RelationGetDescr(runs), &TTSOpsHeapTuple);
-	f->v = palloc(sizeof(Datum) * RelationGetDescr(rows)->natts);
-	f->n = palloc(sizeof(bool) * RelationGetDescr(rows)->natts);
+	f->v = palloc(sizeof(Datum) * wl_runs_merged_natts());
+	f->n = palloc(sizeof(bool) * wl_runs_merged_natts());
+	f->plain_events = -1;
 	return f;
 }
 
@@ -394,13 +433,20 @@ wl_store_fenced_in(WlFencedRels *f, const WlFencedCall *c, const char *tenant, W
 			wl_runs_overlay(f->run, f->v, f->n);
 			if (holds(f, c, tenant, now, snap, f->v, f->n))
 			{
-				set(c, now, f->v, f->n);
+				set(f, c, now, f->v, f->n);
 				matched = update(f, c, tenant, now, snap);
 			}
 		}
 	}
 	if (matched)
+	{
+		int			started = wl_runs_merged_col(WL_RUN_STARTED_SEQ);
+
 		wl_store_row_from(desc, f->v, f->n, true, c->fence->workload_id, row);
+		/* the start's event is on the run row: wl_store_event appends none */
+		if (c->kind == WL_FENCED_START && !f->n[started])
+			row->carried_event = DatumGetInt64(f->v[started]);
+	}
 	ExecClearTuple(f->run);
 	ExecClearTuple(f->row);
 	PopActiveSnapshot();

@@ -414,7 +414,7 @@ wl_store_event_evidence(Jsonb *rest, bool has_token, int64 token, bool has_attem
 /* P_EVENT's columns, and the sequence its default draws */
 static const char *const event_cols[11] = {"tenant_id", "workload_seq", "from_state", "to_state",
 	"actor", "at", "db_role", "evidence", "fencing_token", "attempt", "sequence"};
-static WlAppendTarget events = {"events", 11, event_cols};
+static WlAppendTarget events = {"event_rows", 11, event_cols};
 
 /* wl_store_events_open: an appender of events (false on Citus: run P_EVENT) */
 bool
@@ -423,9 +423,9 @@ wl_store_events_open(WlAppender *a)
 	return wl_store_appender_open(a, &events);
 }
 
-/* wl_store_event_put: P_EVENT's row (args and nulls in its order) through a, its sequence drawn here */
+/* wl_store_event_put_seq: P_EVENT's row (args and nulls in its order) through a, with sequence seq */
 void
-wl_store_event_put(WlAppender *a, const Datum *args, const char *nulls)
+wl_store_event_put_seq(WlAppender *a, const Datum *args, const char *nulls, int64 seq)
 {
 	Datum		v[11];
 	bool		n[11];
@@ -435,9 +435,16 @@ wl_store_event_put(WlAppender *a, const Datum *args, const char *nulls)
 		v[i] = args[i];
 		n[i] = nulls[i] == 'n';
 	}
-	v[10] = Int64GetDatum(nextval_internal(wl_catalog_event_seq(), false));
+	v[10] = Int64GetDatum(seq);
 	n[10] = false;
 	wl_store_appender_put(a, v, n);
+}
+
+/* wl_store_event_put: P_EVENT's row through a, its sequence drawn here */
+void
+wl_store_event_put(WlAppender *a, const Datum *args, const char *nulls)
+{
+	wl_store_event_put_seq(a, args, nulls, nextval_internal(wl_catalog_event_seq(), false));
 }
 
 /*
@@ -496,6 +503,10 @@ wl_store_event(const WlRow *row, const WlState *from, WlState to, const char *ac
 	bool		no_token;
 	bool		no_attempt;
 
+	/* a fenced start wrote its event on the run row (store_fenced.c) */
+	if (row->carried_event != 0 && from != NULL && *from == WL_CLAIMED && to == WL_RUNNING &&
+		row->state == WL_RUNNING)
+		return;
 	memset(nulls, ' ', sizeof(nulls));
 	args[0] = CStringGetTextDatum(row->tenant_id);
 	args[1] = Int64GetDatum(row->seq);

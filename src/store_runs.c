@@ -22,7 +22,9 @@ static const char *const run_cols[WL_RUN_NCOLS] = {"tenant_id", "seq", "next_att
 	"unheld_deadline_at", "retry_count", "wait_count", "checkpoint_sequence", "last_failure",
 	"attempt_count", "fencing_token", "claimed_at", "claim_id", "worker_id", "claimed_by",
 	"result_id", "state", "state_entered_at", "updated_at", "started_at", "deadline_at",
-"lease_expires_at", "last_heartbeat_at", "progress"};
+"lease_expires_at", "last_heartbeat_at", "progress",
+	/* the run row's own: the events it carries (WL_RUN_CARRIED) */
+"started_seq", "claimed_seq", "event_worker", "event_role"};
 
 WlAppendTarget wl_runs_target = {"runs", WL_RUN_NCOLS, run_cols};
 
@@ -30,17 +32,24 @@ static uint64 generation;
 static Oid	runs_oid;
 static Oid	runs_pkey;
 static int	rcol[WL_RUN_NCOLS];	/* in runs, 0-based */
-static int	wcol[WL_RUN_NCOLS];	/* in workload_rows, 0-based */
+static int	wcol[WL_RUN_NCOLS];	/* in the merged values, 0-based */
+static int	merged_natts;		/* workload_rows' columns, then the run row's own */
 
 static void
 runs_resolve(void)
 {
 	uint64		gen = wl_catalog_generation();
+	Relation	rows;
 
 	if (generation == gen)
 		return;
 	runs_oid = wl_store_attnums("runs", run_cols, WL_RUN_NCOLS, rcol);
-	(void) wl_store_attnums("workload_rows", run_cols, WL_RUN_NCOLS, wcol);
+	rows = table_open(wl_store_attnums("workload_rows", run_cols, WL_RUN_CARRIED, wcol),
+					  AccessShareLock);
+	merged_natts = RelationGetDescr(rows)->natts;
+	table_close(rows, AccessShareLock);
+	for (int i = WL_RUN_CARRIED; i < WL_RUN_NCOLS; i++)
+		wcol[i] = merged_natts++;
 	runs_pkey = wl_store_index_of("runs_pkey", 2, (int[2]) {rcol[1], rcol[0]});
 	generation = gen;
 }
@@ -58,6 +67,25 @@ wl_runs_close(Relation rel, Relation idx)
 {
 	index_close(idx, NoLock);
 	table_close(rel, NoLock);
+}
+
+/*
+ * wl_runs_merged_natts: how many merged values there are (workload_rows'
+ * columns, then the run row's own, NULL until a run row is read over them)
+ */
+int
+wl_runs_merged_natts(void)
+{
+	runs_resolve();
+	return merged_natts;
+}
+
+/* wl_runs_merged_col: the merged value of run_cols[i] */
+int
+wl_runs_merged_col(int i)
+{
+	runs_resolve();
+	return wcol[i];
 }
 
 /* the run row's values (run_cols order) from merged values v/n */

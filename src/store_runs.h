@@ -9,10 +9,22 @@
 
 #include "store.h"
 
-#define WL_RUN_NCOLS 23
+/*
+ * The run row's columns: WL_RUN_CARRIED of them as on workload_rows, then
+ * its own (the events it carries: docs/layout-design.md, stop 31), in the
+ * merged values after workload_rows' (wl_runs_merged_col).
+ */
+#define WL_RUN_CARRIED 23
+#define WL_RUN_STARTED_SEQ 23
+#define WL_RUN_CLAIMED_SEQ 24
+#define WL_RUN_EVENT_WORKER 25
+#define WL_RUN_EVENT_ROLE 26
+#define WL_RUN_NCOLS 27
 extern WlAppendTarget wl_runs_target;
 extern Relation wl_runs_open(Relation *idx);
 extern void wl_runs_close(Relation rel, Relation idx);
+extern int	wl_runs_merged_natts(void);
+extern int	wl_runs_merged_col(int i);
 extern void wl_runs_values(const Datum *v, const bool *n, Datum *out, bool *on);
 extern void wl_runs_overlay(TupleTableSlot *slot, Datum *v, bool *n);
 extern HeapTuple wl_runs_form(TupleDesc desc, const Datum *v, const bool *n);

@@ -385,11 +385,11 @@
 #define CLAIM_EVIDENCE \
 	"u.fencing_token, u.attempt_count, $14"
 #define CLAIM_EVENTS \
-	"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, " \
+	"ev AS (INSERT INTO workload.event_rows (tenant_id, workload_seq, from_state, to_state, actor, at, " \
 	"  db_role, fencing_token, attempt, evidence) " \
 	"  SELECT $1, u.seq, $12, $13, $6, $3, $11, " CLAIM_EVIDENCE " FROM upd u) "
 #define CLAIM_START_EVENTS \
-	"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, " \
+	"ev AS (INSERT INTO workload.event_rows (tenant_id, workload_seq, from_state, to_state, actor, at, " \
 	"  db_role, fencing_token, attempt, evidence) " \
 	"  SELECT $1, u.seq, x.from_state, x.to_state, $6, $3, $11, " CLAIM_EVIDENCE \
 	"  FROM upd u, (VALUES (1, $12, $13), (2, $13, $9)) x(n, from_state, to_state) " \
@@ -473,7 +473,7 @@
 	"    " CUR(result_id) " AS result_id " \
 	"  FROM workload.workload_rows w LEFT JOIN" RUN_OF("w") \
 	"  WHERE (w.tenant_id, w.seq) IN (SELECT e.tenant_id, e.workload_seq " \
-	"      FROM workload.events e CROSS JOIN LATERAL (SELECT p.workload_id, " \
+	"      FROM workload.event_rows e CROSS JOIN LATERAL (SELECT p.workload_id, " \
 	"          CASE WHEN pr.seq IS NULL THEN p.state ELSE pr.state END AS state, " \
 	"          CASE WHEN pr.seq IS NULL THEN p.state_entered_at ELSE pr.state_entered_at END " \
 	"            AS state_entered_at " \
@@ -490,7 +490,7 @@
 	"  FOR UPDATE OF w SKIP LOCKED), " \
 	"ids AS (SELECT array_agg(workload_id) AS w, array_agg(tenant_id) AS t, array_agg(seq) AS s, " \
 	"  array_agg(application_id) AS a, array_agg(result_id) AS r FROM doomed), " \
-	"ev AS (" PURGE_BY_SEQ("events", "workload_seq") "), " \
+	"ev AS (" PURGE_BY_SEQ("event_rows", "workload_seq") "), " \
 	"at AS (" PURGE_BY_SEQ("attempts", "workload_seq") "), " \
 	"ck AS (" PURGE_BY_SEQ("checkpoints", "workload_seq") "), " \
 	"sp AS (" PURGE_BY_SEQ("specs", "workload_seq") "), " \
@@ -636,6 +636,42 @@
 	"  unheld_deadline_at = CASE WHEN x.claim_id IS NULL THEN x.deadline_at END, " \
 	"  wait_count = x.wait_count "
 
+/*
+ * A writer of run rows other than the direct paths (store_claim_direct.c,
+ * store_fenced.c) appends the events a run row carries (the claim's, the
+ * start's: workload.carried_events) as event rows, with their sequences,
+ * and clears them, before it changes what they read (the token, the
+ * attempt, the times): a READY run row carries none.  Not on Citus, where
+ * nothing is carried (workload.citus_distribute_tables appends them).
+ */
+#define CARRIED_OUT(cond) \
+	"mat AS (INSERT INTO workload.event_rows SELECT c.* FROM workload.carried_events c WHERE " cond ") "
+#define CARRIED_CLEAR ", started_seq = NULL, claimed_seq = NULL "
+#define SAVE_RUN_SQL(with, clear) \
+	with "UPDATE workload.runs SET " SAVE_SET clear "WHERE seq = $25 AND tenant_id = $24"
+#define SAVE_MANY_SQL(mat, clear) \
+	"WITH x AS (SELECT * FROM unnest($1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, " \
+	"  $14, $15, $16, $17, $18, $19, $20, $24, $25, $26, $27, $28, $29, $30, $31, $32) WITH ORDINALITY " \
+	"  AS x(workload_id, state, state_entered_at, next_attempt_at, attempt_count, " \
+	"    retry_count, fencing_token, checkpoint_sequence, claim_id, worker_id, " \
+	"    lease_expires_at, last_heartbeat_at, failure_changed, last_failure, " \
+	"    progress_changed, progress, deadline_at, wait_count, from_state, evidence, " \
+	"    tenant_id, seq, claimed_at, started_at, result_id, ev_token, ev_attempt, in_run, n)), " \
+	mat \
+	"upd AS (UPDATE workload.workload_rows w SET " SAVE_MANY_SET \
+	"  FROM x WHERE w.workload_id = ANY($1) AND w.workload_id = x.workload_id " \
+	"    AND w.tenant_id = x.tenant_id AND NOT x.in_run " \
+	"  RETURNING w.workload_id), " \
+	"updr AS (UPDATE workload.runs w SET " SAVE_MANY_SET clear \
+	"  FROM x WHERE w.seq = ANY($26) AND w.seq = x.seq AND w.tenant_id = x.tenant_id AND x.in_run " \
+	"  RETURNING w.seq), " \
+	"ev AS (INSERT INTO workload.event_rows (tenant_id, workload_seq, from_state, to_state, actor, " \
+	"  at, db_role, evidence, fencing_token, attempt) " \
+	"  SELECT x.tenant_id, x.seq, x.from_state, $21, $22, $3, $23, x.evidence, x.ev_token, " \
+	"    x.ev_attempt " \
+	"  FROM x ORDER BY x.n) " \
+	"SELECT (SELECT count(*) FROM upd) + (SELECT count(*) FROM updr)"
+
 const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/*
 	 * $4 is the workload's tenant on Citus (store_citus.c finds it), where
@@ -666,8 +702,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 */
 	[P_SAVE] = {"UPDATE workload.workload_rows SET " SAVE_SET
 		"WHERE workload_id = $1 AND tenant_id = $24", SAVE_ARGS},
-	[P_SAVE_RUN] = {"UPDATE workload.runs SET " SAVE_SET
-		"WHERE seq = $25 AND tenant_id = $24", SAVE_ARGS},
+	[P_SAVE_RUN] = {SAVE_RUN_SQL("WITH " CARRIED_OUT("c.workload_seq = $25 AND c.tenant_id = $24"),
+								 CARRIED_CLEAR), SAVE_ARGS, false, SAVE_RUN_SQL("", "")},
 	/*
 	 * Fenced calls: start ($9 -> $10, the RUNNING deadline), a heartbeat
 	 * (lease $9, progress $10 when not NULL), a completion ($9 -> $10,
@@ -718,7 +754,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"      AND r.application_id = w.application_id AND r.result_id = x.rid) "
 		"  RETURNING w.workload_id, w.tenant_id, w.application_id, w.seq, r.attempt_count, "
 		"    r.fencing_token, x.n), "
-		"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, "
+		"ev AS (INSERT INTO workload.event_rows (tenant_id, workload_seq, from_state, to_state, actor, "
 		"    at, db_role, fencing_token, attempt, evidence) "
 		"  SELECT u.tenant_id, u.seq, $12, $10, $11, $9, $13, u.fencing_token, u.attempt_count, "
 		"    x.ev "
@@ -759,7 +795,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WHERE l.tenant_id = ANY($1) AND l.seq = ANY($2) AND l.tenant_id = x.t AND l.seq = x.s",
 	2, {TEXTARRAYOID, INT8ARRAYOID}},
 	[P_EVENT] = {
-		"INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
+		"INSERT INTO workload.event_rows (tenant_id, workload_seq, from_state, to_state, actor, at, "
 		"  db_role, evidence, fencing_token, attempt) "
 		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
 	10, {TEXTOID, INT8OID, ST, ST, TEXTOID, TIMESTAMPTZOID, TEXTOID, JSONBOID, INT8OID, INT4OID}},
@@ -768,33 +804,15 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * statement: the same columns as arrays, one element per row; events
 	 * in array order.  $21..$23 are the event's to state, actor, db role.
 	 */
-	[P_SAVE_MANY] = {
-		"WITH x AS (SELECT * FROM unnest($1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-		"  $14, $15, $16, $17, $18, $19, $20, $24, $25, $26, $27, $28, $29, $30, $31, $32) WITH ORDINALITY "
-		"  AS x(workload_id, state, state_entered_at, next_attempt_at, attempt_count, "
-		"    retry_count, fencing_token, checkpoint_sequence, claim_id, worker_id, "
-		"    lease_expires_at, last_heartbeat_at, failure_changed, last_failure, "
-		"    progress_changed, progress, deadline_at, wait_count, from_state, evidence, "
-		"    tenant_id, seq, claimed_at, started_at, result_id, ev_token, ev_attempt, in_run, n)), "
-		"upd AS (UPDATE workload.workload_rows w SET " SAVE_MANY_SET
-		"  FROM x WHERE w.workload_id = ANY($1) AND w.workload_id = x.workload_id "
-		"    AND w.tenant_id = x.tenant_id AND NOT x.in_run "
-		"  RETURNING w.workload_id), "
-		"updr AS (UPDATE workload.runs w SET " SAVE_MANY_SET
-		"  FROM x WHERE w.seq = ANY($26) AND w.seq = x.seq AND w.tenant_id = x.tenant_id AND x.in_run "
-		"  RETURNING w.seq), "
-		"ev AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, "
-		"  at, db_role, evidence, fencing_token, attempt) "
-		"  SELECT x.tenant_id, x.seq, x.from_state, $21, $22, $3, $23, x.evidence, x.ev_token, "
-		"    x.ev_attempt "
-		"  FROM x ORDER BY x.n) "
-		"SELECT (SELECT count(*) FROM upd) + (SELECT count(*) FROM updr)",
+	[P_SAVE_MANY] = {SAVE_MANY_SQL(CARRIED_OUT("c.workload_seq = ANY($26) AND (c.tenant_id, c.workload_seq) "
+											   "IN (SELECT x.tenant_id, x.seq FROM x WHERE x.in_run)") ", ",
+								   CARRIED_CLEAR),
 	32, {TEXTARRAYOID, STA, TIMESTAMPTZOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, INT4ARRAYOID,
 		INT4ARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TIMESTAMPTZARRAYOID,
 		TIMESTAMPTZARRAYOID, BOOLARRAYOID, JSONBARRAYOID, BOOLARRAYOID, JSONBARRAYOID,
 		TIMESTAMPTZARRAYOID, INT4ARRAYOID, STA, ST, TEXTOID, TEXTOID, JSONBARRAYOID,
 	TEXTARRAYOID, INT8ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID,
-	INT8ARRAYOID, INT4ARRAYOID, BOOLARRAYOID}},
+	INT8ARRAYOID, INT4ARRAYOID, BOOLARRAYOID}, false, SAVE_MANY_SQL("", "")},
 	[P_IDEM] = {
 		"SELECT s.workload_id, s.not_before FROM workload.specs s "
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.idempotency_key = $3",
@@ -1244,7 +1262,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"q AS (INSERT INTO workload.queue (tenant_id, seq, application_id, priority, created_at, "
 		"  available_at, capability_snapshot, checks_dependencies, blocked, has_run) "
 		"  SELECT x.t, x.seq, x.a, x.prio, $16, x.due, x.caps, false, false, false FROM x ORDER BY x.n), "
-		"e AS (INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
+		"e AS (INSERT INTO workload.event_rows (tenant_id, workload_seq, from_state, to_state, actor, at, "
 		"  db_role, evidence) "
 		"  SELECT x.t, x.seq, CASE WHEN v.k = 2 THEN $18 END, CASE WHEN v.k = 1 THEN $18 ELSE $17 END, "
 		"    x.actor, $16, $19, '{}'::jsonb "
@@ -1498,7 +1516,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"INSERT INTO workload.leases (tenant_id, seq) SELECT $1, s FROM unnest($2::int8[]) s",
 	2, {TEXTOID, INT8ARRAYOID}},
 	[P_CITUS_CLAIM_EVENTS] = {
-		"INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, "
+		"INSERT INTO workload.event_rows (tenant_id, workload_seq, from_state, to_state, actor, at, "
 		"  db_role, fencing_token, attempt, evidence) "
 		"SELECT $1, u.seq, x.from_state, x.to_state, $5, $6, $7, "
 		"  u.token, u.att, jsonb_build_object('worker_id', $5::text) "

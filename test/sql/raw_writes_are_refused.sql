@@ -88,7 +88,18 @@ DELETE FROM workload.results;
 \echo :SQLSTATE
 TRUNCATE workload.results;
 \echo :SQLSTATE
--- workload.events
+-- workload.event_rows, and workload.events (the view of them and of the
+-- events run rows carry): refused alike (a view cannot be truncated)
+INSERT INTO workload.event_rows (tenant_id, workload_seq, from_state, to_state, actor, at, db_role, evidence)
+SELECT tenant_id, seq, 'READY', 'SUCCEEDED', 'forger', now(), current_user, '{}' FROM workload.workloads
+WHERE workload_id = :'child';
+\echo :SQLSTATE
+UPDATE workload.event_rows SET actor = 'someone else';
+\echo :SQLSTATE
+DELETE FROM workload.event_rows;
+\echo :SQLSTATE
+TRUNCATE workload.event_rows;
+\echo :SQLSTATE
 INSERT INTO workload.events (tenant_id, workload_seq, from_state, to_state, actor, at, db_role, evidence)
 SELECT tenant_id, seq, 'READY', 'SUCCEEDED', 'forger', now(), current_user, '{}' FROM workload.workloads
 WHERE workload_id = :'child';
@@ -125,7 +136,7 @@ TRUNCATE workload.dependencies;
 \echo :SQLSTATE
 -- all of them at once, and the other ways in: MERGE, COPY, INSERT ... ON CONFLICT
 TRUNCATE workload.workload_rows, workload.runs, workload.queue, workload.leases, workload.specs, workload.attempts, workload.checkpoints,
-         workload.results, workload.events, workload.dependencies;
+         workload.results, workload.event_rows, workload.dependencies;
 \echo :SQLSTATE
 MERGE INTO workload.workload_rows w USING (SELECT :'child' AS id) s ON w.workload_id = s.id
 WHEN MATCHED THEN UPDATE SET state = 'SUCCEEDED';
@@ -171,7 +182,7 @@ CREATE FUNCTION pg_temp.settable(tbl text) RETURNS text LANGUAGE sql AS $$
     FROM information_schema.columns
     WHERE table_schema = 'workload' AND table_name = tbl AND is_generated = 'NEVER' $$;
 SELECT tbl, op, t.raw_write(format(sql, tbl, pg_temp.settable(tbl))) AS outcome
-FROM unnest(ARRAY['workload_rows', 'queue', 'leases', 'specs', 'attempts', 'checkpoints', 'results', 'events', 'dependencies',
+FROM unnest(ARRAY['workload_rows', 'queue', 'leases', 'specs', 'attempts', 'checkpoints', 'results', 'event_rows', 'dependencies',
                   'schedules', 'schedule_events']) tbl,
      (VALUES (1, 'insert', 'INSERT INTO workload.%1$I (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM workload.%1$I'),
              (2, 'update', 'UPDATE workload.%I SET tenant_id = tenant_id'),

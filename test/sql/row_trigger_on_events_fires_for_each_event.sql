@@ -32,7 +32,7 @@ BEGIN
     END IF;
     RETURN NEW;
 END $$;
-CREATE TRIGGER audit_event AFTER INSERT ON workload.events
+CREATE TRIGGER audit_event AFTER INSERT ON workload.event_rows
     FOR EACH ROW EXECUTE FUNCTION t.audit_event();
 CREATE TEMP TABLE c2 AS
 SELECT workload_id, claim_id, fencing_token FROM workload_claim('w1', '{}', 'acme', 'billing', max_items => 2, start => true);
@@ -52,7 +52,7 @@ SELECT count(*) AS events_of_c3 FROM workload.events e JOIN workload.workloads w
     ON w.tenant_id = e.tenant_id AND w.seq = e.workload_seq
 WHERE w.workload_id IN (SELECT workload_id FROM c3);
 
-DROP TRIGGER audit_event ON workload.events;
+DROP TRIGGER audit_event ON workload.event_rows;
 DROP FUNCTION t.audit_event();
 
 -- more rows than an appender holds at once (64): a claim of 70 with start writes

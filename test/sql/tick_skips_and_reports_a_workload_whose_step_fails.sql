@@ -18,7 +18,7 @@ CREATE FUNCTION pg_temp.refuse_event() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION 'injected fault for workload %', NEW.workload_seq USING ERRCODE = 'XX123';
 END $$;
-CREATE TRIGGER injected_fault BEFORE INSERT ON workload.events FOR EACH ROW
+CREATE TRIGGER injected_fault BEFORE INSERT ON workload.event_rows FOR EACH ROW
     WHEN (NEW.workload_seq = :two_seq AND NEW.actor = 'workload.recovery')
     EXECUTE FUNCTION pg_temp.refuse_event();
 SET workload.clock_override = '2026-01-01 00:01:00+00';
@@ -39,6 +39,6 @@ SELECT count(*) AS recovered FROM workload_recover_expired();
 RESET client_min_messages;
 
 -- once the fault is gone, the next pass recovers it
-DROP TRIGGER injected_fault ON workload.events;
+DROP TRIGGER injected_fault ON workload.event_rows;
 SELECT t.recovered, t.failed FROM jsonb_to_record(workload_tick()) AS t(recovered int, failed int);
 SELECT state, claimed FROM t.st(:'two');

@@ -1,0 +1,101 @@
+-- A claim and a start write their events on the workload's run row (claimed_seq, started_seq, event_worker, event_role), not as two more event rows; workload.events (SPEC section 6) shows them among the event rows, each with its own sequence drawn at the transition, with the columns an event row would have had, and every reader agrees. A writer that changes what they read (a failure, the next claim, a cancel) first appends them as event rows with the same sequences, so a history read before is the start of the history read after. Where they cannot be carried (a row trigger on workload.event_rows, a start by a role that did not claim), they are event rows as before.
+\set SHOW_CONTEXT never
+\set ECHO none
+\i test/include/helpers.sql
+\set ECHO all
+SET workload.clock_override = '2026-01-01 00:00:00+00';
+
+CREATE FUNCTION pg_temp.hist(id text) RETURNS jsonb LANGUAGE sql AS $$
+    SELECT jsonb_agg(jsonb_build_object('sequence', h.sequence, 'to', h.to_state, 'from', h.from_state,
+                                        'actor', h.actor, 'at', h.at, 'evidence', h.evidence)
+                     ORDER BY h.sequence)
+    FROM workload_history(id) h $$;
+-- where each event of a workload is kept: R an event row, C carried by the run row
+CREATE FUNCTION pg_temp.kept(id text) RETURNS text LANGUAGE sql AS $$
+    SELECT string_agg(e.to_state || ':' || CASE WHEN r.sequence IS NULL THEN 'C' ELSE 'R' END, ' '
+                      ORDER BY e.sequence)
+    FROM workload.events e JOIN workload.workloads w ON w.tenant_id = e.tenant_id AND w.seq = e.workload_seq
+    LEFT JOIN workload.event_rows r ON r.tenant_id = e.tenant_id AND r.workload_seq = e.workload_seq
+        AND r.sequence = e.sequence
+    WHERE w.workload_id = id $$;
+
+-- claim, start, complete: the claim's and the start's events ride on the run row
+SELECT t.create('a') AS a \gset
+SELECT claim_id, fencing_token FROM workload_claim('w1', '{}', 'acme', 'billing') \gset
+SELECT pg_temp.kept(:'a') AS after_claim;
+SELECT workload_start(:'a', :'claim_id', 'w1', :fencing_token) IS NOT NULL AS started;
+SELECT pg_temp.kept(:'a') AS after_start;
+-- as an event row would show them: the worker, the role, the token and attempt, the times
+SELECT e.from_state, e.to_state, e.actor, e.db_role = current_user::text AS by_this_role,
+       e.fencing_token, e.attempt, e.evidence, e.at
+FROM workload.events e JOIN workload.workloads w ON w.tenant_id = e.tenant_id AND w.seq = e.workload_seq
+WHERE w.workload_id = :'a' AND e.to_state IN ('CLAIMED', 'RUNNING') ORDER BY e.sequence;
+-- every reader agrees, and the sequences rise
+SELECT (SELECT jsonb_agg(x -> 'sequence') FROM jsonb_array_elements(workload_get(:'a') -> 'events') x)
+     = (SELECT jsonb_agg(h.sequence ORDER BY h.sequence) FROM workload_history(:'a') h)
+   AND (SELECT jsonb_agg(h.evidence ORDER BY h.sequence) FROM workload_history(:'a') h)
+     = (SELECT jsonb_agg(l.evidence ORDER BY l.sequence) FROM workload.event_log l WHERE l.workload_id = :'a')
+  AS every_reader_agrees;
+SELECT pg_temp.hist(:'a') AS before_fail \gset
+
+-- a failure (retried) appends them as event rows, with the same sequences
+SELECT workload_fail(:'a', :'claim_id', 'w1', :fencing_token, 'transient_connection', 'reset by peer') AS failed_to;
+SELECT pg_temp.kept(:'a') AS after_fail;
+SELECT (SELECT jsonb_agg(x ORDER BY n) FROM jsonb_array_elements(pg_temp.hist(:'a')) WITH ORDINALITY x(x, n)
+        WHERE n <= jsonb_array_length(:'before_fail'::jsonb)) = :'before_fail'::jsonb AS history_kept;
+SELECT count(*) AS carried_left FROM workload.carried_events c
+JOIN workload.workloads w ON w.tenant_id = c.tenant_id AND w.seq = c.workload_seq WHERE w.workload_id = :'a';
+
+-- the next claim carries its own events; the first claim's stay as rows, with their token
+SET workload.clock_override = '2026-01-01 00:10:00+00';
+SELECT claim_id AS claim2, fencing_token AS token2 FROM workload_claim('w2', '{}', 'acme', 'billing', start => true) \gset
+SELECT pg_temp.kept(:'a') AS after_second_claim;
+SELECT e.to_state, e.actor, e.fencing_token, e.attempt
+FROM workload.events e JOIN workload.workloads w ON w.tenant_id = e.tenant_id AND w.seq = e.workload_seq
+WHERE w.workload_id = :'a' AND e.to_state IN ('CLAIMED', 'RUNNING') ORDER BY e.sequence;
+SELECT pg_temp.hist(:'a') AS before_complete \gset
+SELECT workload_complete(:'a', :'claim2', 'w2', :token2, 'r-a', '{}') IS NOT NULL AS completed;
+-- a final workload keeps them on its run row; the history only grew
+SELECT pg_temp.kept(:'a') AS after_complete;
+SELECT (SELECT jsonb_agg(x ORDER BY n) FROM jsonb_array_elements(pg_temp.hist(:'a')) WITH ORDINALITY x(x, n)
+        WHERE n <= jsonb_array_length(:'before_complete'::jsonb)) = :'before_complete'::jsonb AS history_kept;
+
+-- a batch claimed with start: each workload's claim and start, in order, none shared
+SELECT t.create('b' || g) IS NOT NULL AS created FROM generate_series(1, 3) g;
+CREATE TEMP TABLE c AS SELECT * FROM workload_claim('w3', '{}', 'acme', 'billing', max_items => 3, start => true);
+SELECT count(*) AS claimed, count(*) FILTER (WHERE pg_temp.kept(workload_id) LIKE '%CLAIMED:C RUNNING:C') AS carried
+FROM c;
+-- a cancel appends them too
+SELECT workload_cancel((SELECT min(workload_id) FROM c), 'no longer needed') AS cancelled;
+SELECT pg_temp.kept((SELECT min(workload_id) FROM c)) AS after_cancel;
+
+-- a start by a role other than the one that claimed is an event row with its own role
+DROP ROLE IF EXISTS rc_worker;
+CREATE ROLE rc_worker;
+GRANT workload_worker TO rc_worker;
+SELECT workload_add_tenant_member('rc_worker', 'acme', 'billing') IS NOT NULL AS member;
+SELECT t.create('d') AS d \gset
+SET ROLE rc_worker;
+SELECT claim_id AS claim_d, fencing_token AS token_d FROM workload_claim('w4', '{}', 'acme', 'billing') \gset
+RESET ROLE;
+SELECT workload_start(:'d', :'claim_d', 'w4', :token_d) IS NOT NULL AS started_by_superuser;
+SELECT e.to_state, e.db_role FROM workload.events e JOIN workload.workloads w
+    ON w.tenant_id = e.tenant_id AND w.seq = e.workload_seq
+WHERE w.workload_id = :'d' AND e.to_state IN ('CLAIMED', 'RUNNING') ORDER BY e.sequence;
+SELECT pg_temp.kept(:'d') AS kept_d;
+
+-- nothing is carried while a row trigger on workload.event_rows waits for each event
+CREATE FUNCTION pg_temp.seen() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE NOTICE 'event row: %', NEW.to_state;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER seen AFTER INSERT ON workload.event_rows FOR EACH ROW EXECUTE FUNCTION pg_temp.seen();
+SELECT t.create('e') AS e \gset
+SELECT claim_id AS claim_e, fencing_token AS token_e FROM workload_claim('w5', '{}', 'acme', 'billing') \gset
+SELECT workload_start(:'e', :'claim_e', 'w5', :token_e) IS NOT NULL AS started;
+DROP TRIGGER seen ON workload.event_rows;
+SELECT pg_temp.kept(:'e') AS kept_e;
+
+-- one sequence, never shared, across rows and run rows
+SELECT count(*) = count(DISTINCT sequence) AS sequences_unique, count(*) > 0 AS some FROM workload.events;
