@@ -112,7 +112,7 @@ CREATE OR REPLACE PROCEDURE bench.feed(tenant text, app text, seconds float8, ke
                                        tick_ms int DEFAULT 20, events_per_job int DEFAULT 3)
 LANGUAGE plpgsql AS $$
 DECLARE
-    seqname text := pg_get_serial_sequence('workload.events', 'sequence');
+    seqname text := pg_get_serial_sequence('workload.event_rows', 'sequence');
     t_end timestamptz := clock_timestamp() + make_interval(secs => seconds);
     s0 bigint;
     s bigint;
