@@ -588,27 +588,47 @@ REVOKE ALL ON FUNCTION workload.dependencies_unmet(text, bigint) FROM PUBLIC;
 -- read through the view a workload's history is the same rows in the same
 -- order.  workload.carried_events is the second part alone, in the columns
 -- of workload.event_rows: what a writer appends before it changes what they
--- read.
+-- read.  Each part reads one table, with no condition of its own (the
+-- run-row parts' "is there an event" is the view's WHERE, which the planner
+-- hands down to each): so the planner makes all of them members of one append,
+-- and a join with the view (workload.event_log's, a caller's) reaches each by
+-- its index.  A part with a WHERE of its own, or a join, or a view of the
+-- run-row parts inside this one, stays a subquery that a join cannot reach
+-- into, and it read every run row (EXPLAIN, PostgreSQL 15); hence the two
+-- run-row parts are spelled out in both views.
 CREATE VIEW workload.carried_events WITH (security_invoker = true) AS
-SELECT r.tenant_id, r.seq AS workload_seq, x.sequence, x.from_state, x.to_state,
-       r.fencing_token, r.attempt_count AS attempt, r.event_worker AS actor, x.at,
-       r.event_role AS db_role,
-       pg_catalog.jsonb_build_object('worker_id', r.event_worker) AS evidence
-FROM workload.runs r
-CROSS JOIN LATERAL (VALUES
-    (r.claimed_seq, 'READY'::@extschema@.workload_state, 'CLAIMED'::@extschema@.workload_state, r.claimed_at),
-    (r.started_seq, 'CLAIMED'::@extschema@.workload_state, 'RUNNING'::@extschema@.workload_state, r.started_at))
-    x(sequence, from_state, to_state, at)
-WHERE x.sequence IS NOT NULL;
+SELECT u.tenant_id, u.workload_seq, u.sequence, u.from_state, u.to_state, u.fencing_token,
+       u.attempt, u.actor, u.at, u.db_role, u.evidence
+FROM (SELECT r.tenant_id, r.seq AS workload_seq, r.claimed_seq AS sequence,
+           'READY'::@extschema@.workload_state AS from_state,
+           'CLAIMED'::@extschema@.workload_state AS to_state, r.fencing_token,
+           r.attempt_count AS attempt, r.event_worker AS actor, r.claimed_at AS at,
+           r.event_role AS db_role, pg_catalog.jsonb_build_object('worker_id', r.event_worker) AS evidence
+      FROM workload.runs r
+      UNION ALL
+      SELECT r.tenant_id, r.seq, r.started_seq, 'CLAIMED'::@extschema@.workload_state,
+           'RUNNING'::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
+           r.started_at, r.event_role, pg_catalog.jsonb_build_object('worker_id', r.event_worker)
+      FROM workload.runs r) u
+WHERE u.sequence IS NOT NULL;
 COMMENT ON VIEW workload.carried_events IS 'the events a run row carries for its latest claim, in the columns of workload.event_rows';
 CREATE VIEW workload.events WITH (security_invoker = true) AS
-SELECT e.tenant_id, e.workload_seq, e.sequence, e.from_state, e.to_state, e.fencing_token,
-       e.attempt, e.actor, e.at, e.db_role, e.evidence
-FROM workload.event_rows e
-UNION ALL
-SELECT c.tenant_id, c.workload_seq, c.sequence, c.from_state, c.to_state, c.fencing_token,
-       c.attempt, c.actor, c.at, c.db_role, c.evidence
-FROM workload.carried_events c;
+SELECT u.tenant_id, u.workload_seq, u.sequence, u.from_state, u.to_state, u.fencing_token,
+       u.attempt, u.actor, u.at, u.db_role, u.evidence
+FROM (SELECT e.tenant_id, e.workload_seq, e.sequence, e.from_state, e.to_state, e.fencing_token,
+           e.attempt, e.actor, e.at, e.db_role, e.evidence
+      FROM workload.event_rows e
+      UNION ALL
+      SELECT r.tenant_id, r.seq, r.claimed_seq, 'READY'::@extschema@.workload_state,
+           'CLAIMED'::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
+           r.claimed_at, r.event_role, pg_catalog.jsonb_build_object('worker_id', r.event_worker)
+      FROM workload.runs r
+      UNION ALL
+      SELECT r.tenant_id, r.seq, r.started_seq, 'CLAIMED'::@extschema@.workload_state,
+           'RUNNING'::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
+           r.started_at, r.event_role, pg_catalog.jsonb_build_object('worker_id', r.event_worker)
+      FROM workload.runs r) u
+WHERE u.sequence IS NOT NULL;
 COMMENT ON VIEW workload.events IS 'every event (SPEC section 6): the event rows and the events run rows carry';
 -- A write through the view is refused as a write to a table is (WL016),
 -- not as a view that cannot be written to.  (A view's triggers cannot be

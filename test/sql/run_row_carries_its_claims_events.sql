@@ -99,3 +99,24 @@ SELECT pg_temp.kept(:'e') AS kept_e;
 
 -- one sequence, never shared, across rows and run rows
 SELECT count(*) = count(DISTINCT sequence) AS sequences_unique, count(*) > 0 AS some FROM workload.events;
+
+-- a join with the view reaches the run rows by their key, never by reading every run
+-- row: each part is a member of one append (a part with its own WHERE, or nested
+-- views, was a subquery a join could not reach into)
+CREATE FUNCTION pg_temp.plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
+END $$;
+SET enable_seqscan = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT count(*) FILTER (WHERE p LIKE '%Seq Scan%') AS seq_scans,
+       count(*) FILTER (WHERE p LIKE '%Index Scan using runs_pkey on runs%') AS run_row_probes
+FROM pg_temp.plan(format('SELECT * FROM workload.event_log WHERE workload_id = %L', :'a')) p;
+SELECT count(*) FILTER (WHERE p LIKE '%Seq Scan%') AS seq_scans,
+       count(*) FILTER (WHERE p LIKE '%Index Scan using runs_pkey on runs%') AS run_row_probes
+FROM pg_temp.plan(format('SELECT e.* FROM workload.workload_rows w JOIN workload.events e
+    ON e.tenant_id = w.tenant_id AND e.workload_seq = w.seq WHERE w.workload_id = %L', :'a')) p;
+RESET enable_seqscan;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
