@@ -70,7 +70,9 @@ SELECT workload_cancel((SELECT min(workload_id) FROM c), 'no longer needed') AS 
 SELECT pg_temp.kept((SELECT min(workload_id) FROM c)) AS after_cancel;
 
 -- a start by a role other than the one that claimed is an event row with its own role
+SET client_min_messages = warning;
 DROP ROLE IF EXISTS rc_worker;
+RESET client_min_messages;
 CREATE ROLE rc_worker;
 GRANT workload_worker TO rc_worker;
 SELECT workload_add_tenant_member('rc_worker', 'acme', 'billing') IS NOT NULL AS member;
