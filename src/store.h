@@ -119,8 +119,6 @@ extern void wl_store_remove_found(Relation rel, ItemPointer tid, Snapshot snap,
 extern bool wl_store_event_append(const Datum *args, const char *nulls);
 extern bool wl_store_events_open(WlAppender *a);
 extern void wl_store_event_put(WlAppender *a, const Datum *args, const char *nulls);
-extern void wl_store_event_put_seq(WlAppender *a, const Datum *args, const char *nulls,
-								   int64 seq);
 extern void wl_store_event_put_held(WlAppender *a, const char *tenant, int64 seq, WlState from,
 									WlState to, const char *actor, const char *role,
 									TimestampTz at, Jsonb *rest, int64 token, int32 attempt);

@@ -235,46 +235,11 @@ event(Claim *c, int64 seq, WlState from, WlState to, const Datum *v)
 }
 
 /*
- * carried_out: the events the run row (v/n) carries for an earlier claim,
- * appended as event rows with their sequences, and the run row's cleared
- * (a READY run row carries none: every writer but the direct paths
- * appends them and clears them; this keeps a claim right if one did not)
- */
-static void
-carried_out(Claim *c, int64 seq, Datum *v, bool *n)
-{
-	const int  *w = R.w;
-	int			claimed = wl_runs_merged_col(WL_RUN_CLAIMED_SEQ);
-	int			started = wl_runs_merged_col(WL_RUN_STARTED_SEQ);
-	int			worker = wl_runs_merged_col(WL_RUN_EVENT_WORKER);
-	int			role = wl_runs_merged_col(WL_RUN_EVENT_ROLE);
-	int			at[2] = {w[W_CLAIMED_AT], w[W_STARTED_AT]};
-	int			sq[2] = {claimed, started};
-	WlState		from[2] = {WL_READY, WL_CLAIMED};
-	WlState		to[2] = {WL_CLAIMED, WL_RUNNING};
-
-	for (int i = 0; i < 2; i++)
-	{
-		WlJson		rest;
-
-		if (n[sq[i]])
-			continue;
-		wl_json_begin(&rest);
-		wl_json_str(&rest, "worker_id", n[worker] ? "" : TextDatumGetCString(v[worker]));
-		wl_store_event_put_seq(&c->events, (Datum[10]) {c->tenant, Int64GetDatum(seq),
-			wl_catalog_state_datum(from[i]), wl_catalog_state_datum(to[i]),
-			n[worker] ? CStringGetTextDatum("") : v[worker], v[at[i]],
-			n[role] ? CStringGetTextDatum("") : v[role], JsonbPGetDatum(wl_json_end(&rest)),
-			v[w[W_FENCING_TOKEN]], v[w[W_ATTEMPT_COUNT]]}, "          ",
-			DatumGetInt64(v[sq[i]]));
-	}
-	n[claimed] = n[started] = true;
-}
-
-/*
  * carry: the claim's events (and the start's, with start => true) on the
  * moved run row (v/n), their sequences drawn now, as the event rows' would
- * be
+ * be.  A run row claimed again carries nothing to lose here: it is READY,
+ * and every writer that leads back to READY (P_SAVE_RUN, P_SAVE_MANY)
+ * appended what it carried as event rows and cleared it.
  */
 static void
 carry(Claim *c, Datum *v, bool *n)
@@ -470,8 +435,6 @@ take(Claim *c)
 			wl_store_appender_hold(&c->leases);
 		c->carry = !wl_store_row_triggers(c->events.rel, true, false, false);
 	}
-	if (has_run)
-		carried_out(c, DatumGetInt64(seq), v, n);
 	moved_values(c, v, n);
 	if (c->carry)
 		carry(c, v, n);

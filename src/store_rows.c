@@ -423,9 +423,9 @@ wl_store_events_open(WlAppender *a)
 	return wl_store_appender_open(a, &events);
 }
 
-/* wl_store_event_put_seq: P_EVENT's row (args and nulls in its order) through a, with sequence seq */
+/* wl_store_event_put: P_EVENT's row (args and nulls in its order) through a, its sequence drawn here */
 void
-wl_store_event_put_seq(WlAppender *a, const Datum *args, const char *nulls, int64 seq)
+wl_store_event_put(WlAppender *a, const Datum *args, const char *nulls)
 {
 	Datum		v[11];
 	bool		n[11];
@@ -435,16 +435,9 @@ wl_store_event_put_seq(WlAppender *a, const Datum *args, const char *nulls, int6
 		v[i] = args[i];
 		n[i] = nulls[i] == 'n';
 	}
-	v[10] = Int64GetDatum(seq);
+	v[10] = Int64GetDatum(nextval_internal(wl_catalog_event_seq(), false));
 	n[10] = false;
 	wl_store_appender_put(a, v, n);
-}
-
-/* wl_store_event_put: P_EVENT's row through a, its sequence drawn here */
-void
-wl_store_event_put(WlAppender *a, const Datum *args, const char *nulls)
-{
-	wl_store_event_put_seq(a, args, nulls, nextval_internal(wl_catalog_event_seq(), false));
 }
 
 /*
