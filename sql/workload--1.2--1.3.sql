@@ -173,6 +173,13 @@ CREATE TABLE workload_next.runs (
     updated_at           timestamptz NOT NULL,
     started_at           timestamptz,
     deadline_at          timestamptz,
+    -- The completion's event (RUNNING -> SUCCEEDED, stop 32) when the run
+    -- row carries the start's (see below): its sequence and time.  Retention
+    -- finds these through runs_finished_idx.  Here, among the columns a
+    -- completion changes, so that its update record shares the row's tail
+    -- (lease_expires_at to event_role) with the version before it.
+    finished_seq         bigint,
+    finished_at          timestamptz,
     lease_expires_at     timestamptz,
     last_heartbeat_at    timestamptz,
     progress             jsonb,
@@ -185,7 +192,7 @@ CREATE TABLE workload_next.runs (
     -- fencing_token and attempt_count.  Only the direct paths set them;
     -- every other writer of a run row that changes what they read appends
     -- them as event rows first and clears them.  Last, so that a start
-    -- (started_seq) or a completion logs no more of the row than before.
+    -- (started_seq) logs no more of the row than before.
     started_seq          bigint,
     claimed_seq          bigint,
     event_worker         text,
@@ -325,8 +332,8 @@ INSERT INTO workload_next.runs
 SELECT w.tenant_id, w.seq, w.next_attempt_at, w.unheld_deadline_at, w.retry_count,
        w.wait_count, w.checkpoint_sequence, w.last_failure, w.attempt_count, w.fencing_token,
        w.claimed_at, w.claim_id, w.worker_id, w.claimed_by, w.result_id, w.state,
-       w.state_entered_at, w.updated_at, w.started_at, w.deadline_at, w.lease_expires_at,
-       w.last_heartbeat_at, w.progress, NULL, NULL, NULL, NULL
+       w.state_entered_at, w.updated_at, w.started_at, w.deadline_at, NULL, NULL,
+       w.lease_expires_at, w.last_heartbeat_at, w.progress, NULL, NULL, NULL, NULL
 FROM workload_next.workload_rows w
 WHERE w.attempt_count OPERATOR(pg_catalog.>) 0
 ORDER BY w.seq;
@@ -468,6 +475,12 @@ CREATE INDEX events_workload_idx ON workload.event_rows (workload_seq, tenant_id
 CREATE INDEX events_final_idx ON workload.event_rows (at)
     WHERE to_state OPERATOR(pg_catalog.=) ANY
         (ARRAY['SUCCEEDED', 'CANCELLED', 'DEAD_LETTER']::@extschema@.workload_state[]);
+-- ... and those whose run row carries its completion's event (a completion
+-- that sets finished_at is not a HOT update: one more runs_pkey entry and
+-- this one, in place of an event row and its two index entries, one of them
+-- among the workload's older events).
+CREATE INDEX runs_finished_idx ON workload.runs (finished_at)
+    WHERE finished_at IS NOT NULL;
 
 -- Result ids are unique per tenant and application (1.2); the workload row
 -- says which result is its own.  The key leads with the result id (1.2's
@@ -580,10 +593,11 @@ COMMENT ON FUNCTION workload.dependencies_unmet(text, bigint) IS 'whether a queu
 REVOKE ALL ON FUNCTION workload.dependencies_unmet(text, bigint) FROM PUBLIC;
 
 -- workload.events (SPEC section 6) is the event rows and the events a run
--- row carries for its latest claim: a claim and a start on the direct paths
--- write their events into the run row they write anyway (its claimed_seq,
--- started_seq, event_worker and event_role), not as two more rows with
--- their index entries (bench runs, stop 31: about 600 WAL bytes a job).
+-- row carries for its latest claim: a claim, a start and a completion on the
+-- direct paths write their events into the run row they write anyway (its
+-- claimed_seq, started_seq, finished_seq, event_worker and event_role), not
+-- as three more rows with their index entries (bench runs, stop 31: about 600
+-- WAL bytes a job for the first two).
 -- Each has its sequence from workload.event_seq, drawn at the transition, so
 -- read through the view a workload's history is the same rows in the same
 -- order.  workload.carried_events is the second part alone, in the columns
@@ -594,7 +608,7 @@ REVOKE ALL ON FUNCTION workload.dependencies_unmet(text, bigint) FROM PUBLIC;
 -- and a join with the view (workload.event_log's, a caller's) reaches each by
 -- its index.  A part with a WHERE of its own, or a join, or a view of the
 -- run-row parts inside this one, stays a subquery that a join cannot reach
--- into, and it read every run row (EXPLAIN, PostgreSQL 15); hence the two
+-- into, and it read every run row (EXPLAIN, PostgreSQL 15); hence the three
 -- run-row parts are spelled out in both views.
 CREATE VIEW workload.carried_events WITH (security_invoker = true) AS
 SELECT u.tenant_id, u.workload_seq, u.sequence, u.from_state, u.to_state, u.fencing_token,
@@ -609,6 +623,11 @@ FROM (SELECT r.tenant_id, r.seq AS workload_seq, r.claimed_seq AS sequence,
       SELECT r.tenant_id, r.seq, r.started_seq, 'CLAIMED'::@extschema@.workload_state,
            'RUNNING'::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
            r.started_at, r.event_role, pg_catalog.jsonb_build_object('worker_id', r.event_worker)
+      FROM workload.runs r
+      UNION ALL
+      SELECT r.tenant_id, r.seq, r.finished_seq, 'RUNNING'::@extschema@.workload_state,
+           'SUCCEEDED'::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
+           r.finished_at, r.event_role, pg_catalog.jsonb_build_object('result_id', r.result_id)
       FROM workload.runs r) u
 WHERE u.sequence IS NOT NULL;
 COMMENT ON VIEW workload.carried_events IS 'the events a run row carries for its latest claim, in the columns of workload.event_rows';
@@ -627,6 +646,11 @@ FROM (SELECT e.tenant_id, e.workload_seq, e.sequence, e.from_state, e.to_state, 
       SELECT r.tenant_id, r.seq, r.started_seq, 'CLAIMED'::@extschema@.workload_state,
            'RUNNING'::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
            r.started_at, r.event_role, pg_catalog.jsonb_build_object('worker_id', r.event_worker)
+      FROM workload.runs r
+      UNION ALL
+      SELECT r.tenant_id, r.seq, r.finished_seq, 'RUNNING'::@extschema@.workload_state,
+           'SUCCEEDED'::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
+           r.finished_at, r.event_role, pg_catalog.jsonb_build_object('result_id', r.result_id)
       FROM workload.runs r) u
 WHERE u.sequence IS NOT NULL;
 COMMENT ON VIEW workload.events IS 'every event (SPEC section 6): the event rows and the events run rows carry';
@@ -978,8 +1002,8 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'workload.runs'::regclass) THEN
         INSERT INTO workload.event_rows SELECT * FROM workload.carried_events;
         UPDATE workload.runs SET started_seq = NULL, claimed_seq = NULL, event_worker = NULL,
-            event_role = NULL
-        WHERE claimed_seq IS NOT NULL OR started_seq IS NOT NULL;
+            event_role = NULL, finished_seq = NULL, finished_at = NULL
+        WHERE claimed_seq IS NOT NULL OR started_seq IS NOT NULL OR finished_seq IS NOT NULL;
     END IF;
     FOREACH t IN ARRAY dist LOOP
         IF NOT EXISTS (SELECT 1 FROM pg_dist_partition

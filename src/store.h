@@ -103,6 +103,14 @@ typedef struct WlKeyedTarget
 extern bool wl_store_remove(WlKeyedTarget *t, Datum tenant, Datum seq);
 extern int	wl_store_any_by_key(WlKeyedTarget *t, Datum a, Datum b);
 extern void wl_store_index_version(Relation rel, TupleTableSlot *slot);
+/* the index entries of new versions of one relation's rows, its indexes opened once (store_tuple.c) */
+typedef struct WlIndexer
+{
+	EState	   *estate;			/* NULL: not open */
+	ResultRelInfo *rri;
+} WlIndexer;
+extern void wl_store_index_version_in(WlIndexer *ix, Relation rel, TupleTableSlot *slot);
+extern void wl_store_indexer_close(WlIndexer *ix);
 extern bool wl_store_row_triggers(Relation rel, bool insert, bool update, bool del);
 extern void wl_store_serialization_failure(const char *what);
 extern bool wl_store_index_has(Oid index, Snapshot snap, const RegProcedure *eqs,

@@ -62,11 +62,15 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 			if (n > 1)
 				wl_store_appender_hold(&events);
 		}
-		wl_json_begin(&ev);
-		wl_json_str(&ev, "result_id", it->result_id);
-		wl_store_event_put_held(&events, it->row.tenant_id, it->row.seq, from, to, worker_id,
-								who->role, now, wl_json_end(&ev), it->row.fencing_token,
-								it->row.attempt_count);
+		/* the completion's event, unless its run row carries it (store_fenced.c) */
+		if (!wl_store_event_carried(&it->row, &from, to))
+		{
+			wl_json_begin(&ev);
+			wl_json_str(&ev, "result_id", it->result_id);
+			wl_store_event_put_held(&events, it->row.tenant_id, it->row.seq, from, to, worker_id,
+									who->role, now, wl_json_end(&ev), it->row.fencing_token,
+									it->row.attempt_count);
+		}
 		it->doc = wl_store_result_put_to(&results, &r);
 		it->done = true;
 		got++;

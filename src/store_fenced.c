@@ -107,6 +107,7 @@ struct WlFencedRels
 	Datum	   *v;				/* the merged row (store_runs.h) */
 	bool	   *n;
 	int			plain_events;	/* workload.event_rows has no row trigger: 1, 0, -1 not asked */
+	WlIndexer	runs_ix;		/* the index entries of run rows' new versions (a completion's) */
 };
 
 /* result_taken: whether a result of the row's tenant and application (v/n) has the id rid */
@@ -163,20 +164,26 @@ holds(WlFencedRels *f, const WlFencedCall *c, const char *tenant, TimestampTz no
 }
 
 /*
- * carries_start: whether the run row (v/n) carries the start's event as it
- * carries its claim's (the claim's event is there, by the worker and the
- * role that start it, and no row trigger on workload.event_rows waits for
- * the row)
+ * carries: whether the run row (v/n) carries the event of c, a start or a
+ * completion from RUNNING to SUCCEEDED, as it carries its claim's: the
+ * events before it are there (the claim's for a start; the claim's and the
+ * start's for a completion), by the worker and the role that make this
+ * call, and no row trigger on workload.event_rows waits for the row.
  */
 static bool
-carries_start(WlFencedRels *f, const WlFencedCall *c, const Datum *v, const bool *n)
+carries(WlFencedRels *f, const WlFencedCall *c, const Datum *v, const bool *n)
 {
 	int			claimed = wl_runs_merged_col(WL_RUN_CLAIMED_SEQ);
 	int			started = wl_runs_merged_col(WL_RUN_STARTED_SEQ);
+	int			finished = wl_runs_merged_col(WL_RUN_FINISHED_SEQ);
 	int			worker = wl_runs_merged_col(WL_RUN_EVENT_WORKER);
 	int			role = wl_runs_merged_col(WL_RUN_EVENT_ROLE);
 
-	if (n[claimed] || !n[started] || n[worker] || n[role] ||
+	if (c->kind == WL_FENCED_START ? !n[started] :
+		(c->kind != WL_FENCED_COMPLETE || c->from != WL_RUNNING || c->to != WL_SUCCEEDED ||
+		 n[started] || !n[finished]))
+		return false;
+	if (n[claimed] || n[worker] || n[role] ||
 		strcmp(TextDatumGetCString(v[worker]), c->fence->worker_id) != 0 ||
 		strcmp(TextDatumGetCString(v[role]), c->who->role ? c->who->role : "") != 0)
 		return false;
@@ -189,6 +196,24 @@ carries_start(WlFencedRels *f, const WlFencedCall *c, const Datum *v, const bool
 		table_close(events, NoLock);
 	}
 	return f->plain_events == 1;
+}
+
+/* carry: the event of c on the run row (v/n): its sequence drawn now, and for a completion its time */
+static void
+carry(const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
+{
+	int			seq = wl_runs_merged_col(c->kind == WL_FENCED_START ? WL_RUN_STARTED_SEQ :
+										 WL_RUN_FINISHED_SEQ);
+
+	v[seq] = Int64GetDatum(nextval_internal(wl_catalog_event_seq(), false));
+	n[seq] = false;
+	if (c->kind == WL_FENCED_COMPLETE)
+	{
+		int			at = wl_runs_merged_col(WL_RUN_FINISHED_AT);
+
+		v[at] = TimestampTzGetDatum(now);
+		n[at] = false;
+	}
 }
 
 /* set: the new values of a matched row (v/n, changed in place), as FENCED_*_SQL's SET lists */
@@ -221,13 +246,8 @@ set(WlFencedRels *f, const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
 		r.timeouts.overall_ms = n[col[C_OVERALL_MS]] ? 0 : DatumGetInt64(v[col[C_OVERALL_MS]]);
 		wl_deadline_set(&r, WL_CLAIMED);
 		PUT(C_STARTED_AT, TimestampTzGetDatum(now));
-		if (carries_start(f, c, v, n))
-		{
-			int			started = wl_runs_merged_col(WL_RUN_STARTED_SEQ);
-
-			v[started] = Int64GetDatum(nextval_internal(wl_catalog_event_seq(), false));
-			n[started] = false;
-		}
+		if (carries(f, c, v, n))
+			carry(c, now, v, n);
 		if (r.has_deadline)
 			PUT(C_DEADLINE_AT, TimestampTzGetDatum(r.deadline_at));
 		else
@@ -239,6 +259,8 @@ set(WlFencedRels *f, const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
 	PUT_NULL(C_CLAIMED_BY);
 	PUT_NULL(C_DEADLINE_AT);
 	PUT(C_RESULT_ID, CStringGetTextDatum(c->result_id ? c->result_id : ""));
+	if (carries(f, c, v, n))
+		carry(c, now, v, n);
 #undef PUT
 #undef PUT_NULL
 }
@@ -297,7 +319,7 @@ update(WlFencedRels *f, const WlFencedCall *c, const char *tenant, TimestampTz n
 		if (res == TM_Ok)
 		{
 			if (update_indexes)
-				wl_store_index_version(rel, next);
+				wl_store_index_version_in(&f->runs_ix, rel, next);
 			ExecClearTuple(next);
 			return true;
 		}
@@ -395,6 +417,7 @@ wl_store_fenced_close(WlFencedRels *f)
 		table_close(f->results, NoLock);
 		index_close(f->results_pkey, NoLock);
 	}
+	wl_store_indexer_close(&f->runs_ix);
 	index_close(f->rows_pkey, NoLock);
 	wl_runs_close(f->runs, f->runs_pkey);
 	table_close(f->rows, NoLock);
@@ -440,12 +463,13 @@ wl_store_fenced_in(WlFencedRels *f, const WlFencedCall *c, const char *tenant, W
 	}
 	if (matched)
 	{
-		int			started = wl_runs_merged_col(WL_RUN_STARTED_SEQ);
+		int			seq = wl_runs_merged_col(c->kind == WL_FENCED_COMPLETE ? WL_RUN_FINISHED_SEQ :
+											 WL_RUN_STARTED_SEQ);
 
 		wl_store_row_from(desc, f->v, f->n, true, c->fence->workload_id, row);
-		/* the start's event is on the run row: wl_store_event appends none */
-		if (c->kind == WL_FENCED_START && !f->n[started])
-			row->carried_event = DatumGetInt64(f->v[started]);
+		/* the start's or the completion's event is on the run row: wl_store_event appends none */
+		if (c->kind != WL_FENCED_BEAT && !f->n[seq])
+			row->carried_event = DatumGetInt64(f->v[seq]);
 	}
 	ExecClearTuple(f->run);
 	ExecClearTuple(f->row);

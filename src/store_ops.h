@@ -45,6 +45,7 @@ extern void wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *ro
 extern void wl_store_save(WlRow *row);
 extern void wl_store_event(const WlRow *row, const WlState *from, WlState to,
 						   const char *actor, const char *role, Jsonb *evidence);
+extern bool wl_store_event_carried(const WlRow *row, const WlState *from, WlState to);
 extern Jsonb *wl_store_event_evidence(Jsonb *rest, bool has_token, int64 token,
 									  bool has_attempt, int32 attempt);
 extern void wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to,

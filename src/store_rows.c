@@ -483,6 +483,18 @@ wl_store_event_append(const Datum *args, const char *nulls)
 }
 
 /*
+ * wl_store_event_carried: whether row's run row carries the event of its
+ * move from `from` into `to` (store_fenced.c set it: row->carried_event),
+ * so that no event row is appended for it
+ */
+bool
+wl_store_event_carried(const WlRow *row, const WlState *from, WlState to)
+{
+	return row->carried_event != 0 && from != NULL && to == row->state &&
+		((*from == WL_CLAIMED && to == WL_RUNNING) || (*from == WL_RUNNING && to == WL_SUCCEEDED));
+}
+
+/*
  * wl_store_event appends the event of a transition into `to` (from NULL:
  * the workload's first event) with the actor, the database role and the
  * evidence.
@@ -496,9 +508,8 @@ wl_store_event(const WlRow *row, const WlState *from, WlState to, const char *ac
 	bool		no_token;
 	bool		no_attempt;
 
-	/* a fenced start wrote its event on the run row (store_fenced.c) */
-	if (row->carried_event != 0 && from != NULL && *from == WL_CLAIMED && to == WL_RUNNING &&
-		row->state == WL_RUNNING)
+	/* a fenced start or completion wrote its event on the run row (store_fenced.c) */
+	if (wl_store_event_carried(row, from, to))
 		return;
 	memset(nulls, ' ', sizeof(nulls));
 	args[0] = CStringGetTextDatum(row->tenant_id);

@@ -19,7 +19,9 @@
 #define WL_RUN_CLAIMED_SEQ 24
 #define WL_RUN_EVENT_WORKER 25
 #define WL_RUN_EVENT_ROLE 26
-#define WL_RUN_NCOLS 27
+#define WL_RUN_FINISHED_SEQ 27
+#define WL_RUN_FINISHED_AT 28
+#define WL_RUN_NCOLS 29
 extern WlAppendTarget wl_runs_target;
 extern Relation wl_runs_open(Relation *idx);
 extern void wl_runs_close(Relation rel, Relation idx);

@@ -456,10 +456,15 @@
 
 /*
  * Retention: one bounded batch of workloads whose final event (through the
- * partial index the states name) is older than $1 and that are still in
- * that state, with everything that hangs off them, skipping rows someone
- * holds and workloads a not-yet-finished dependent still waits on.
+ * partial index the states name, and for SUCCEEDED the completions run rows
+ * carry, through runs_finished_idx: PURGE_CARRIED) is older than $1 and that
+ * are still in that state, with everything that hangs off them, skipping
+ * rows someone holds and workloads a not-yet-finished dependent still waits
+ * on.
  */
+#define PURGE_CARRIED \
+	" UNION ALL SELECT r.tenant_id, r.seq, 'SUCCEEDED', r.finished_at FROM workload.runs r " \
+	"  WHERE r.finished_at < $1"
 #define PURGE_BY_SEQ(tbl, seqcol) \
 	"DELETE FROM workload." tbl " c USING unnest((SELECT t FROM ids), (SELECT s FROM ids)) x(t, s) " \
 	"  WHERE c.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND c." seqcol " = ANY ((SELECT s FROM ids)::int8[]) " \
@@ -468,20 +473,21 @@
 	"DELETE FROM workload." tbl " c USING unnest((SELECT t FROM ids), (SELECT w FROM ids)) x(t, w) " \
 	"  WHERE c.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND c.workload_id = ANY ((SELECT w FROM ids)::text[]) " \
 	"    AND c.tenant_id = x.t AND c.workload_id = x.w"
-#define PURGE(final_states) \
+#define PURGE(final_states, carried) \
 	"WITH doomed AS (SELECT w.workload_id, w.tenant_id, w.seq, w.application_id, " \
 	"    " CUR(result_id) " AS result_id " \
 	"  FROM workload.workload_rows w LEFT JOIN" RUN_OF("w") \
 	"  WHERE (w.tenant_id, w.seq) IN (SELECT e.tenant_id, e.workload_seq " \
-	"      FROM workload.event_rows e CROSS JOIN LATERAL (SELECT p.workload_id, " \
+	"      FROM (SELECT f.tenant_id, f.workload_seq, f.to_state, f.at FROM workload.event_rows f " \
+	"          WHERE f.to_state IN " final_states " AND f.at < $1" carried ") e " \
+	"        CROSS JOIN LATERAL (SELECT p.workload_id, " \
 	"          CASE WHEN pr.seq IS NULL THEN p.state ELSE pr.state END AS state, " \
 	"          CASE WHEN pr.seq IS NULL THEN p.state_entered_at ELSE pr.state_entered_at END " \
 	"            AS state_entered_at " \
 	"          FROM workload.workload_rows p LEFT JOIN workload.runs pr " \
 	"            ON pr.seq = p.seq AND pr.tenant_id = p.tenant_id " \
 	"          WHERE p.tenant_id = e.tenant_id AND p.seq = e.workload_seq OFFSET 0) p " \
-	"      WHERE e.to_state IN " final_states " AND e.at < $1 " \
-	"        AND p.state = e.to_state AND p.state_entered_at < $1 " \
+	"      WHERE p.state = e.to_state AND p.state_entered_at < $1 " \
 	"        AND NOT EXISTS (SELECT 1 FROM workload.dependencies d " \
 	"          WHERE d.tenant_id = e.tenant_id AND d.depends_on = p.workload_id " \
 	"            AND " DEP_STATE("d.workload_id", "d.tenant_id") " NOT IN " SQL_FINAL ") " \
@@ -639,14 +645,14 @@
 /*
  * A writer of run rows other than the direct paths (store_claim_direct.c,
  * store_fenced.c) appends the events a run row carries (the claim's, the
- * start's: workload.carried_events) as event rows, with their sequences,
- * and clears them, before it changes what they read (the token, the
- * attempt, the times): a READY run row carries none.  Not on Citus, where
+ * start's, the completion's: workload.carried_events) as event rows, with
+ * their sequences, and clears them, before it changes what they read (the
+ * token, the attempt, the times): a READY run row carries none.  Not on Citus, where
  * nothing is carried (workload.citus_distribute_tables appends them).
  */
 #define CARRIED_OUT(cond) \
 	"mat AS (INSERT INTO workload.event_rows SELECT c.* FROM workload.carried_events c WHERE " cond ") "
-#define CARRIED_CLEAR ", started_seq = NULL, claimed_seq = NULL "
+#define CARRIED_CLEAR ", started_seq = NULL, claimed_seq = NULL, finished_seq = NULL, finished_at = NULL "
 #define SAVE_RUN_SQL(with, clear) \
 	with "UPDATE workload.runs SET " SAVE_SET clear "WHERE seq = $25 AND tenant_id = $24"
 #define SAVE_MANY_SQL(mat, clear) \
@@ -1017,8 +1023,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WHERE d.tenant_id = $3 AND d.depends_on = $1 "
 		"ORDER BY d.workload_id",
 	3, {TEXTOID, ST, TEXTOID}},
-	[P_PURGE] = {PURGE(SQL_FINAL), 2, {TIMESTAMPTZOID, INT4OID}},
-	[P_PURGE_DEAD] = {PURGE("('DEAD_LETTER')"), 2, {TIMESTAMPTZOID, INT4OID}},
+	[P_PURGE] = {PURGE(SQL_FINAL, PURGE_CARRIED), 2, {TIMESTAMPTZOID, INT4OID}},
+	[P_PURGE_DEAD] = {PURGE("('DEAD_LETTER')", ""), 2, {TIMESTAMPTZOID, INT4OID}},
 	[P_KEY_CURRENT] = {
 		"SELECT k.key_id, k.secret FROM workload.signing_keys k WHERE k.retired_at IS NULL "
 		"ORDER BY k.created_at DESC, k.key_id DESC LIMIT 1",
@@ -1557,4 +1563,4 @@ const char *const wl_sql_local_due[4] = {
  * P_PURGE_DEAD, whose table names wl_store_citus_local_purge replaces with
  * the shards of one shard group of this node.
  */
-const char *const wl_sql_purge[2] = {PURGE(SQL_FINAL), PURGE("('DEAD_LETTER')")};
+const char *const wl_sql_purge[2] = {PURGE(SQL_FINAL, PURGE_CARRIED), PURGE("('DEAD_LETTER')", "")};

@@ -149,25 +149,52 @@ wl_store_index_has_in(Relation rel, Relation idx, TupleTableSlot *slot, Snapshot
 	return found;
 }
 
+/*
+ * wl_store_index_version_in: the index entries of a version of rel's row
+ * that was not a HOT update, through ix (its indexes opened on first use,
+ * and their predicates prepared once, until wl_store_indexer_close)
+ */
+void
+wl_store_index_version_in(WlIndexer *ix, Relation rel, TupleTableSlot *slot)
+{
+	if (ix->estate == NULL)
+	{
+		RangeTblEntry *rte = makeNode(RangeTblEntry);
+
+		ix->estate = CreateExecutorState();
+		ix->rri = makeNode(ResultRelInfo);
+		rte->rtekind = RTE_RELATION;
+		rte->relid = RelationGetRelid(rel);
+		rte->relkind = rel->rd_rel->relkind;
+		rte->rellockmode = RowExclusiveLock;
+		ExecInitRangeTable(ix->estate, list_make1(rte));
+		InitResultRelInfo(ix->rri, rel, 1, NULL, 0);
+		ExecOpenIndices(ix->rri, false);
+	}
+	Assert(ix->rri->ri_RelationDesc == rel);
+	ix->estate->es_output_cid = GetCurrentCommandId(true);
+	list_free(ExecInsertIndexTuples(ix->rri, slot, ix->estate, true, false, NULL, NIL));
+	ResetPerTupleExprContext(ix->estate);
+}
+
+void
+wl_store_indexer_close(WlIndexer *ix)
+{
+	if (ix->estate == NULL)
+		return;
+	ExecCloseIndices(ix->rri);
+	FreeExecutorState(ix->estate);
+	ix->estate = NULL;
+}
+
 /* wl_store_index_version: the index entries of a version that was not a HOT update */
 void
 wl_store_index_version(Relation rel, TupleTableSlot *slot)
 {
-	EState	   *estate = CreateExecutorState();
-	ResultRelInfo *rri = makeNode(ResultRelInfo);
-	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	WlIndexer	ix = {0};
 
-	rte->rtekind = RTE_RELATION;
-	rte->relid = RelationGetRelid(rel);
-	rte->relkind = rel->rd_rel->relkind;
-	rte->rellockmode = RowExclusiveLock;
-	ExecInitRangeTable(estate, list_make1(rte));
-	InitResultRelInfo(rri, rel, 1, NULL, 0);
-	estate->es_output_cid = GetCurrentCommandId(true);
-	ExecOpenIndices(rri, false);
-	list_free(ExecInsertIndexTuples(rri, slot, estate, true, false, NULL, NIL));
-	ExecCloseIndices(rri);
-	FreeExecutorState(estate);
+	wl_store_index_version_in(&ix, rel, slot);
+	wl_store_indexer_close(&ix);
 }
 
 /*

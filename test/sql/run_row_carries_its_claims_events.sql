@@ -1,4 +1,4 @@
--- A claim and a start write their events on the workload's run row (claimed_seq, started_seq, event_worker, event_role), not as two more event rows; workload.events (SPEC section 6) shows them among the event rows, each with its own sequence drawn at the transition, with the columns an event row would have had, and every reader agrees. A writer that changes what they read (a failure, the next claim, a cancel) first appends them as event rows with the same sequences, so a history read before is the start of the history read after. Where they cannot be carried (a row trigger on workload.event_rows, a start by a role that did not claim), they are event rows as before.
+-- A claim, a start and a completion (RUNNING -> SUCCEEDED) write their events on the workload's run row (claimed_seq, started_seq, finished_seq and finished_at, event_worker, event_role), not as three more event rows; workload.events (SPEC section 6) shows them among the event rows, each with its own sequence drawn at the transition, with the columns an event row would have had, and every reader agrees. A writer that changes what they read (a failure, the next claim, a cancel) first appends them as event rows with the same sequences, so a history read before is the start of the history read after. Where they cannot be carried (a row trigger on workload.event_rows, a start by a role that did not claim), they are event rows as before. Retention finds a workload whose run row carries its completion and purges it with everything it carried.
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -59,6 +59,20 @@ SELECT workload_complete(:'a', :'claim2', 'w2', :token2, 'r-a', '{}') IS NOT NUL
 SELECT pg_temp.kept(:'a') AS after_complete;
 SELECT (SELECT jsonb_agg(x ORDER BY n) FROM jsonb_array_elements(pg_temp.hist(:'a')) WITH ORDINALITY x(x, n)
         WHERE n <= jsonb_array_length(:'before_complete'::jsonb)) = :'before_complete'::jsonb AS history_kept;
+-- the completion as an event row would show it: the worker, the role, token, attempt, result id, time
+SELECT e.from_state, e.to_state, e.actor, e.db_role = current_user::text AS by_this_role,
+       e.fencing_token, e.attempt, e.evidence, e.at
+FROM workload.events e JOIN workload.workloads w ON w.tenant_id = e.tenant_id AND w.seq = e.workload_seq
+WHERE w.workload_id = :'a' AND e.to_state = 'SUCCEEDED';
+SELECT (SELECT jsonb_agg(x -> 'sequence') FROM jsonb_array_elements(workload_get(:'a') -> 'events') x)
+     = (SELECT jsonb_agg(h.sequence ORDER BY h.sequence) FROM workload_history(:'a') h)
+   AND (SELECT jsonb_agg(h.evidence ORDER BY h.sequence) FROM workload_history(:'a') h)
+     = (SELECT jsonb_agg(l.evidence ORDER BY l.sequence) FROM workload.event_log l WHERE l.workload_id = :'a')
+  AS every_reader_agrees;
+-- the same completion again returns the stored result and writes nothing
+SELECT pg_temp.hist(:'a') AS after_complete_hist \gset
+SELECT workload_complete(:'a', :'claim2', 'w2', :token2, 'r-a', '{}') ->> 'result_id' AS retried;
+SELECT pg_temp.hist(:'a') = :'after_complete_hist'::jsonb AS history_unchanged;
 
 -- a batch claimed with start: each workload's claim and start, in order, none shared
 SELECT t.create('b' || g) IS NOT NULL AS created FROM generate_series(1, 3) g;
@@ -68,6 +82,13 @@ FROM c;
 -- a cancel appends them too
 SELECT workload_cancel((SELECT min(workload_id) FROM c), 'no longer needed') AS cancelled;
 SELECT pg_temp.kept((SELECT min(workload_id) FROM c)) AS after_cancel;
+-- a batch's completions carry theirs too
+SELECT string_agg(DISTINCT outcome, ',') AS outcomes, count(*) AS items
+FROM workload_complete_many('w3', (SELECT jsonb_agg(jsonb_build_object('workload_id', workload_id,
+    'claim_id', claim_id, 'fencing_token', fencing_token, 'result_id', 'r-' || workload_id, 'output', '{}'))
+    FROM c WHERE workload_id > (SELECT min(workload_id) FROM c)));
+SELECT pg_temp.kept(workload_id) AS after_complete_many FROM c
+WHERE workload_id > (SELECT min(workload_id) FROM c) ORDER BY workload_id;
 
 -- a start by a role other than the one that claimed is an event row with its own role
 SET client_min_messages = warning;
@@ -87,6 +108,7 @@ WHERE w.workload_id = :'d' AND e.to_state IN ('CLAIMED', 'RUNNING') ORDER BY e.s
 SELECT pg_temp.kept(:'d') AS kept_d;
 
 -- nothing is carried while a row trigger on workload.event_rows waits for each event
+SET workload.clock_override = '2026-01-01 00:20:00+00';
 CREATE FUNCTION pg_temp.seen() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     RAISE NOTICE 'event row: %', NEW.to_state;
@@ -96,8 +118,16 @@ CREATE TRIGGER seen AFTER INSERT ON workload.event_rows FOR EACH ROW EXECUTE FUN
 SELECT t.create('e') AS e \gset
 SELECT claim_id AS claim_e, fencing_token AS token_e FROM workload_claim('w5', '{}', 'acme', 'billing') \gset
 SELECT workload_start(:'e', :'claim_e', 'w5', :token_e) IS NOT NULL AS started;
+SELECT workload_complete(:'e', :'claim_e', 'w5', :token_e, 'r-e', '{}') IS NOT NULL AS completed;
 DROP TRIGGER seen ON workload.event_rows;
 SELECT pg_temp.kept(:'e') AS kept_e;
+-- a completion kept as an event row and one carried read alike (but for their values)
+SELECT (SELECT jsonb_agg(jsonb_build_object('from', h.from_state, 'actor', h.actor,
+            'evidence_keys', (SELECT jsonb_agg(k ORDER BY k) FROM jsonb_object_keys(h.evidence) k)))
+        FROM workload_history(:'e') h WHERE h.to_state = 'SUCCEEDED')
+     = (SELECT jsonb_agg(jsonb_build_object('from', h.from_state, 'actor', 'w5',
+            'evidence_keys', (SELECT jsonb_agg(k ORDER BY k) FROM jsonb_object_keys(h.evidence) k)))
+        FROM workload_history(:'a') h WHERE h.to_state = 'SUCCEEDED') AS alike;
 
 -- one sequence, never shared, across rows and run rows
 SELECT count(*) = count(DISTINCT sequence) AS sequences_unique, count(*) > 0 AS some FROM workload.events;
@@ -122,3 +152,20 @@ FROM pg_temp.plan(format('SELECT e.* FROM workload.workload_rows w JOIN workload
 RESET enable_seqscan;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
+
+-- retention finds the workloads whose run rows carry their completions (through
+-- runs_finished_idx) as it finds those with a completion's event row, oldest
+-- first across both, and purges them with what they carried: a, b2 and b3
+-- completed (carried) at 00:10, e (an event row) at 00:20
+SET workload.clock_override = '2026-01-03 00:00:00+00';
+SELECT workload_purge('1 day', 3) AS purged_first;
+SELECT w.workload_id = :'e' AS is_e, w.state FROM workload.workloads w
+WHERE w.workload_id IN (:'a', :'e') OR w.workload_id IN (SELECT workload_id FROM c) ORDER BY 1;
+SELECT workload_purge('1 day', 3) AS purged_then;
+SELECT w.state FROM workload.workloads w
+WHERE w.workload_id IN (:'a', :'e') OR w.workload_id IN (SELECT workload_id FROM c);
+-- nothing of theirs is left: no run row, no event (row or carried)
+SELECT count(*) AS runs_left FROM workload.runs r
+WHERE NOT EXISTS (SELECT 1 FROM workload.workload_rows w WHERE w.tenant_id = r.tenant_id AND w.seq = r.seq);
+SELECT count(*) AS events_left FROM workload.events e
+WHERE NOT EXISTS (SELECT 1 FROM workload.workload_rows w WHERE w.tenant_id = e.tenant_id AND w.seq = e.workload_seq);
