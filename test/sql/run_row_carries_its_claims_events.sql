@@ -19,6 +19,13 @@ CREATE FUNCTION pg_temp.kept(id text) RETURNS text LANGUAGE sql AS $$
         AND r.sequence = e.sequence
     WHERE w.workload_id = id $$;
 
+-- the document's events, workload_history and workload.event_log: the same sequences and evidence
+CREATE FUNCTION pg_temp.readers_agree(id text) RETURNS boolean LANGUAGE sql AS $$
+    SELECT (SELECT jsonb_agg(x -> 'sequence') FROM jsonb_array_elements(workload_get(id) -> 'events') x)
+         = (SELECT jsonb_agg(h.sequence ORDER BY h.sequence) FROM workload_history(id) h)
+       AND (SELECT jsonb_agg(h.evidence ORDER BY h.sequence) FROM workload_history(id) h)
+         = (SELECT jsonb_agg(l.evidence ORDER BY l.sequence) FROM workload.event_log l WHERE l.workload_id = id) $$;
+
 -- claim, start, complete: the claim's and the start's events ride on the run row
 SELECT t.create('a') AS a \gset
 SELECT claim_id, fencing_token FROM workload_claim('w1', '{}', 'acme', 'billing') \gset
@@ -31,11 +38,7 @@ SELECT e.from_state, e.to_state, e.actor, e.db_role = current_user::text AS by_t
 FROM workload.events e JOIN workload.workloads w ON w.tenant_id = e.tenant_id AND w.seq = e.workload_seq
 WHERE w.workload_id = :'a' AND e.to_state IN ('CLAIMED', 'RUNNING') ORDER BY e.sequence;
 -- every reader agrees, and the sequences rise
-SELECT (SELECT jsonb_agg(x -> 'sequence') FROM jsonb_array_elements(workload_get(:'a') -> 'events') x)
-     = (SELECT jsonb_agg(h.sequence ORDER BY h.sequence) FROM workload_history(:'a') h)
-   AND (SELECT jsonb_agg(h.evidence ORDER BY h.sequence) FROM workload_history(:'a') h)
-     = (SELECT jsonb_agg(l.evidence ORDER BY l.sequence) FROM workload.event_log l WHERE l.workload_id = :'a')
-  AS every_reader_agrees;
+SELECT pg_temp.readers_agree(:'a') AS every_reader_agrees;
 SELECT pg_temp.hist(:'a') AS before_fail \gset
 
 -- a failure (retried) appends them as event rows, with the same sequences
@@ -64,11 +67,7 @@ SELECT e.from_state, e.to_state, e.actor, e.db_role = current_user::text AS by_t
        e.fencing_token, e.attempt, e.evidence, e.at
 FROM workload.events e JOIN workload.workloads w ON w.tenant_id = e.tenant_id AND w.seq = e.workload_seq
 WHERE w.workload_id = :'a' AND e.to_state = 'SUCCEEDED';
-SELECT (SELECT jsonb_agg(x -> 'sequence') FROM jsonb_array_elements(workload_get(:'a') -> 'events') x)
-     = (SELECT jsonb_agg(h.sequence ORDER BY h.sequence) FROM workload_history(:'a') h)
-   AND (SELECT jsonb_agg(h.evidence ORDER BY h.sequence) FROM workload_history(:'a') h)
-     = (SELECT jsonb_agg(l.evidence ORDER BY l.sequence) FROM workload.event_log l WHERE l.workload_id = :'a')
-  AS every_reader_agrees;
+SELECT pg_temp.readers_agree(:'a') AS every_reader_agrees;
 -- the same completion again returns the stored result and writes nothing
 SELECT pg_temp.hist(:'a') AS after_complete_hist \gset
 SELECT workload_complete(:'a', :'claim2', 'w2', :token2, 'r-a', '{}') ->> 'result_id' AS retried;
