@@ -647,8 +647,9 @@
  * store_fenced.c) appends the events a run row carries (the claim's, the
  * start's, the completion's: workload.carried_events) as event rows, with
  * their sequences, and clears them, before it changes what they read (the
- * token, the attempt, the times): a READY run row carries none.  Not on Citus, where
- * nothing is carried (workload.citus_distribute_tables appends them).
+ * token, the attempt, the times): a READY run row carries none.  Not on
+ * Citus, where nothing is carried (workload.citus_distribute_tables appends
+ * them).
  */
 #define CARRIED_OUT(cond) \
 	"mat AS (INSERT INTO workload.event_rows SELECT c.* FROM workload.carried_events c WHERE " cond ") "
