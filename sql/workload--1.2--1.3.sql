@@ -5,11 +5,11 @@
 -- documents, the same refusals.  What changes is where rows live:
 --
 --  * workload.queue: one narrow row per claimable workload, inserted when it
---    becomes READY and deleted by the claim; workload.leases: one row per
---    claimed workload, inserted by the claim and deleted when the claim ends.
---    A claimer never follows an update chain: a lease row is never updated, a
---    queue row only once, when the last dependency it waited for is met (it
---    was not in the claim's index before).
+--    becomes READY and deleted by the claim; the claimed workloads are the
+--    entries of runs_held_idx, a partial index of the run rows that hold a
+--    claim (read as the view workload.leases).  A claimer never follows an
+--    update chain: a queue row is updated only once, when the last dependency
+--    it waited for is met (it was not in the claim's index before).
 --    Nothing indexed on the workload row changes at claim, start, heartbeat or
 --    complete, so those updates are HOT.
 --  * events, attempts, specs and checkpoints are keyed by (tenant_id, the
@@ -61,7 +61,7 @@ CREATE TABLE workload_next.workload_rows (
     next_attempt_at      timestamptz NOT NULL,
     -- deadline_at while the row holds no claim (NULL while it holds one):
     -- the column the tick's deadline index reads.  A claimed row's deadline
-    -- is found through workload.leases instead, so claim, start and
+    -- is found through runs_held_idx (workload.leases) instead, so claim, start and
     -- complete, which move deadline_at, change no indexed column and stay
     -- HOT updates for workloads with timeouts too.
     unheld_deadline_at   timestamptz,
@@ -117,7 +117,7 @@ CREATE TABLE workload_next.queue (
     -- the workload has a run row (it was claimed before): a claim updates it
     -- instead of appending one, and need not look for it otherwise
     has_run              boolean NOT NULL,
-    -- Keyed by the creation sequence first, then tenant_id (as are leases,
+    -- Keyed by the creation sequence first, then tenant_id (as are runs,
     -- specs and events_workload_idx): a key that leads with a text column
     -- makes each comparison in the index's descent read the next column the
     -- slow way and compare the tenant's text first, about a tenth of a batched
@@ -130,13 +130,6 @@ CREATE TABLE workload_next.queue (
 -- and a claim reads it (from the spec) only while a revocation is not yet
 -- swept.  Half the width puts twice the rows on a page, so a claim that
 -- walks the queue touches half the pages.
-
--- The claimed workloads (what lease recovery and heartbeat silence read).
-CREATE TABLE workload_next.leases (
-    tenant_id            text NOT NULL,
-    seq                  bigint NOT NULL,
-    CONSTRAINT leases_pkey PRIMARY KEY (seq, tenant_id)
-);
 
 -- A workload's run row (docs/layout-design.md): from its first claim on, its
 -- mutable columns live here and no longer on workload_rows, whose row is then
@@ -292,9 +285,6 @@ LEFT JOIN workload.attempts a ON a.workload_id OPERATOR(pg_catalog.=) w.workload
 SELECT pg_catalog.setval('workload.workload_seq',
     COALESCE((SELECT pg_catalog.max(seq) FROM workload_next.workload_rows), 0) OPERATOR(pg_catalog.+) 1, false);
 
-INSERT INTO workload_next.leases
-SELECT w.tenant_id, w.seq FROM workload_next.workload_rows w WHERE w.claim_id IS NOT NULL;
-
 INSERT INTO workload_next.specs
 SELECT s.tenant_id, w.seq, s.workload_id, s.application_id, s.idempotency_key, s.environment,
        s.definition_id, s.definition_revision, s.trigger, s.input, s.input_hash, s.requested_by,
@@ -371,7 +361,6 @@ WHERE NOT (w.claim_id IS NOT NULL AND a.attempt_number OPERATOR(pg_catalog.=) w.
 DROP TABLE workload.workloads, workload.specs, workload.events, workload.attempts;
 ALTER TABLE workload_next.workload_rows SET SCHEMA workload;
 ALTER TABLE workload_next.queue SET SCHEMA workload;
-ALTER TABLE workload_next.leases SET SCHEMA workload;
 ALTER TABLE workload_next.runs SET SCHEMA workload;
 ALTER TABLE workload_next.specs SET SCHEMA workload;
 ALTER TABLE workload_next.event_rows SET SCHEMA workload;
@@ -443,6 +432,20 @@ CREATE INDEX workloads_deadline_idx ON workload.workload_rows (unheld_deadline_a
 -- ... and of run rows nobody holds (the same rule, on workload.runs)
 CREATE INDEX runs_deadline_idx ON workload.runs (unheld_deadline_at)
     WHERE unheld_deadline_at IS NOT NULL;
+-- The claimed workloads (what lease recovery, held deadlines and heartbeat
+-- silence read): the run rows that hold a claim.  An entry is made by the
+-- claim's insert (or its update of a run row claimed before); start,
+-- heartbeat and checkpoint leave claim_id as it is and stay HOT; the update
+-- that releases the claim makes a version the index leaves out.  In place of
+-- a row of a table of leases inserted by the claim and deleted when it ends,
+-- with its own key (stop 33: about 90 bytes of WAL a job, docs/layout-design.md).
+CREATE INDEX runs_held_idx ON workload.runs (seq, tenant_id)
+    WHERE claim_id IS NOT NULL;
+CREATE VIEW workload.leases WITH (security_invoker = true) AS
+SELECT r.tenant_id, r.seq FROM workload.runs r WHERE r.claim_id IS NOT NULL;
+COMMENT ON VIEW workload.leases IS 'the claimed workloads, one row each (run rows that hold a claim)';
+REVOKE ALL ON workload.leases FROM PUBLIC;
+GRANT SELECT ON workload.leases TO workload_admin;
 -- The claim reads exactly this: claimable rows of one tenant and application,
 -- best first (a blocked row is not in it, so no claim steps over one).  The
 -- tenant and application lead as one 64-bit key (workload.queue_key: the
@@ -527,7 +530,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'event_rows', 'attempts'] LOOP
+    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'specs', 'event_rows', 'attempts'] LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON workload.%I '
             'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
@@ -891,7 +894,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'event_rows', 'attempts',
+    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'specs', 'event_rows', 'attempts',
             'checkpoints', 'results', 'dependencies', 'waits', 'compensations',
             'signing_keys', 'revoked_grants', 'tenant_members', 'grant_lineage',
             'channel_secret'] LOOP
@@ -966,7 +969,7 @@ DECLARE
     ref text[] := ARRAY['signing_keys', 'channel_secret', 'revoked_grants', 'tenant_members',
         'grant_lineage'];
     -- workload_rows first: every other table is co-located with it
-    dist text[] := ARRAY['workload_rows', 'runs', 'queue', 'leases', 'specs', 'event_rows', 'attempts',
+    dist text[] := ARRAY['workload_rows', 'runs', 'queue', 'specs', 'event_rows', 'attempts',
         'checkpoints', 'results', 'dependencies', 'waits', 'compensations'];
     t text;
     made_ref text[] := '{}';

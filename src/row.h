@@ -27,8 +27,8 @@ typedef struct WlTimeouts
 
 /*
  * Where a workload stands in the queue (storage: a workload.queue row when
- * READY, a workload.leases row while it holds a claim, neither otherwise),
- * which the store keeps in step with the row.
+ * READY; while it holds a claim, its run row's entry in runs_held_idx, read
+ * as workload.leases), which the store keeps in step with the row.
  */
 typedef enum WlQueued
 {
@@ -74,7 +74,7 @@ typedef struct WlRow
 	TimestampTz claimed_at;		/* the open attempt: when claimed (0: no claim) */
 	TimestampTz started_at;		/* and when started (0: not started) */
 	char	   *result_id;		/* the result of a SUCCEEDED workload */
-	WlQueued	queued;			/* its queue or lease row as stored (the store keeps it) */
+	WlQueued	queued;			/* where it stands in the queue as stored (the store keeps it) */
 	bool		in_run;			/* its mutable columns are on its run row (it was claimed) */
 	int64		carried_event;	/* its start's event, when its run row carries it (the store
 								 * wrote it there: wl_store_event appends none) */

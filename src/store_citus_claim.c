@@ -200,8 +200,8 @@ done:
 }
 
 /*
- * claim_record: the queue rows moved to leases, the claimed (and started) events
- * appended, best first, and what the worker runs read from the specs
+ * claim_record: the queue rows deleted (the run rows hold the claims), the
+ * claimed (and started) events appended, best first, and what the worker runs read from the specs
  * (steps 4 to 6)
  */
 static void
@@ -224,7 +224,6 @@ claim_record(const WlClaimRequest *r, TimestampTz now, Upd *u, int n)
 	a[0] = CStringGetTextDatum(r->tenant_id);
 	a[1] = PointerGetDatum(wl_store_int8_array(seqs, n));
 	wl_store_run(P_CITUS_QUEUE_DEL_MANY, a, NULL, 0, SPI_OK_DELETE);
-	wl_store_run(P_CITUS_LEASE_PUT_MANY, a, NULL, 0, SPI_OK_INSERT);
 	a[2] = PointerGetDatum(wl_store_int8_array(tok, n));
 	a[3] = PointerGetDatum(wl_array_of(attd, NULL, n, INT4OID));
 	a[4] = CStringGetTextDatum(r->worker_id);
@@ -255,7 +254,7 @@ claim_record(const WlClaimRequest *r, TimestampTz now, Upd *u, int n)
  * wl_store_citus_claim: wl_store_claim on Citus, one statement per table,
  * each constrained by the tenant: the queue rows (SKIP LOCKED), the run
  * rows of those claimed before (SKIP LOCKED), the claim written, the queue rows
- * moved to leases, the events appended, the specs read.  The same rows,
+ * deleted, the events appended, the specs read.  The same rows,
  * locks (in the same order) and events as the one statement.
  */
 int

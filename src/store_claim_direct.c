@@ -15,8 +15,8 @@
  * under REPEATABLE READ); then its workload row, by workloads_seq_key,
  * locked FOR NO KEY UPDATE SKIP LOCKED and still READY; the row moved to
  * CLAIMED (or RUNNING) with a new token, attempt, claim id, lease and
- * deadline, the queue row deleted, the lease row and the events appended
- * (store_direct.c), the spec's definition and input read by specs_pkey.
+ * deadline (its run row then in runs_held_idx), the queue row deleted, the
+ * events appended (store_direct.c), the spec's definition and input read by specs_pkey.
  * The lock order is the statement's: queue row, then workload row, never
  * waiting while holding a queue row.
  *
@@ -214,7 +214,6 @@ typedef struct Claim
 	int64		queue_key;		/* workload.queue_key(tenant, application) */
 	Jsonb	   *evidence;		/* {"worker_id": ...}: the events' evidence but token and attempt */
 	WlAppender	events,			/* opened at the first workload taken */
-				leases,
 				runs_app;		/* run rows of first claims */
 	bool		carry;			/* the run rows carry the events (no row trigger on event_rows) */
 	Relation	runs,
@@ -379,7 +378,7 @@ clear_unheld(Claim *c, Datum *v, bool *n)
 /*
  * take: the workload of the locked queue row (c->locked), if it is READY
  * and no other transaction holds it: claimed, its queue row deleted, its
- * lease and events appended.  The queue row is the lock of a workload never
+ * events appended.  The queue row is the lock of a workload never
  * claimed: its workload row is read, not locked or written (but see
  * clear_unheld), and its run row appended; one claimed before has its run
  * row locked (SKIP LOCKED) and updated.  False when it is passed over.
@@ -419,7 +418,7 @@ take(Claim *c)
 		return false;
 	if (c->events.rel == NULL)
 	{
-		if (!wl_store_events_open(&c->events) || !wl_store_leases_open(&c->leases) ||
+		if (!wl_store_events_open(&c->events) ||
 			!wl_store_appender_open(&c->runs_app, &wl_runs_target))
 			elog(ERROR, "a claim's rows could not be appended");
 
@@ -431,8 +430,6 @@ take(Claim *c)
 			wl_store_appender_hold(&c->runs_app);
 		if (c->r->max_items > 1 || c->r->start)
 			wl_store_appender_hold(&c->events);
-		if (c->r->max_items > 1)
-			wl_store_appender_hold(&c->leases);
 		c->carry = !wl_store_row_triggers(c->events.rel, true, false, false);
 	}
 	moved_values(c, v, n);
@@ -458,7 +455,6 @@ take(Claim *c)
 		wl_store_appender_put(&c->runs_app, rv, rn);
 	}
 	simple_table_tuple_delete(c->queue, &c->locked->tts_tid, c->snap);
-	wl_store_appender_put(&c->leases, (Datum[2]) {c->tenant, seq}, (bool[2]) {false, false});
 	if (!c->carry)
 	{
 		event(c, DatumGetInt64(seq), WL_READY, WL_CLAIMED, v);
@@ -735,7 +731,6 @@ wl_store_claim_direct(const WlClaimRequest *r, WlClaimed **out)
 	index_close(c.seq_idx, NoLock);
 	index_close(c.specs_idx, NoLock);
 	wl_store_appender_close(&c.events);
-	wl_store_appender_close(&c.leases);
 	wl_store_appender_close(&c.runs_app);
 	ExecDropSingleTupleTableSlot(c.run);
 	wl_runs_close(c.runs, c.runs_idx);

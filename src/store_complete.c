@@ -1,7 +1,7 @@
 /*
  * store_complete.c: a batch of completions as one conditional statement
  * (P_FENCED_COMPLETE_MANY): the rows whose fence holds move, with their
- * events, lease rows and results, and the rest are left for the caller to
+ * events and results, and the rest are left for the caller to
  * decide under the row lock.  Layer 2: it writes what it is told; which
  * move is asked for, and whether the table allows it, is complete.c's.
  */
@@ -24,7 +24,7 @@
 /*
  * complete_many_direct is wl_store_fenced_complete_many on a single node,
  * without a plan, item by item: the row moved (store_fenced.c, which also
- * tests the result id free), its lease row deleted, its event and its
+ * tests the result id free; its run row leaves runs_held_idx), its event and its
  * result appended (store_direct.c).  -1 where it cannot run (nothing done:
  * the statement runs).  Through the statement a batch of ten cost about
  * 2.65 million instructions (callgrind, bench/README.md "Stop 24").
@@ -86,7 +86,7 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
  * `from` to `to` when its fence holds for worker_id and the caller (the
  * claim's role, its lease, membership, the tenant the call named), it has
  * no completion criteria and its result id is free: in one statement, with
- * the events, the lease rows and the results (on a single node item by
+ * the events and the results (on a single node item by
  * item, complete_many_direct).  Sets items[i].done, and for those the row
  * and the result's document; returns how many.  A result id taken by another
  * workload between the statement's check and its insert is

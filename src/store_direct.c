@@ -171,7 +171,7 @@ wl_store_appender_open(WlAppender *a, WlAppendTarget *t)
  * closed and write them then as one multi-insert (as COPY does): a page's
  * rows in one WAL record instead of one record a row, its buffer locked
  * once.  For rows nothing reads before the call ends (a claim's events and
- * lease rows, a batch's events).  Not where the table has a row trigger for
+ * run rows, a batch's events).  Not where the table has a row trigger for
  * inserts (each row is then inserted as it comes, and fires it), a stored
  * generated column, or is a partition.
  */

@@ -157,7 +157,7 @@ wl_store_lock_many(char **ids, int n, const WlCaller *who, WlRow *rows, bool *fo
 	SPI_freetuptable(t);
 }
 
-/* the queue or lease row a row must have, as it is now */
+/* where a row must stand in the queue, as it is now (only READY has a row of its own) */
 static WlQueued
 queue_wanted(const WlRow *row)
 {
@@ -165,7 +165,7 @@ queue_wanted(const WlRow *row)
 		row->claim_id ? WL_QUEUED_HELD : WL_QUEUED_NONE;
 }
 
-/* tenant_seq: the two arguments that name a workload's queue or lease row */
+/* tenant_seq: the two arguments that name a workload's queue row */
 static void
 tenant_seq(const WlRow *row, Datum *a)
 {
@@ -173,19 +173,18 @@ tenant_seq(const WlRow *row, Datum *a)
 	a[1] = Int64GetDatum(row->seq);
 }
 
-/* the queue and lease rows, written without a plan where they can be (store_direct.c) */
+/* the queue rows, written without a plan where they can be (store_direct.c) */
 static const char *const queue_cols[10] = {"tenant_id", "seq", "application_id", "priority",
 "created_at", "available_at", "capability_snapshot", "checks_dependencies", "blocked", "has_run"};
 static WlAppendTarget queue_put = {"queue", 10, queue_cols};
-static const char *const lease_cols[2] = {"tenant_id", "seq"};
-static WlAppendTarget lease_put = {"leases", 2, lease_cols};
 static WlKeyedTarget queue_rows = {"queue", "queue_pkey"};
-static WlKeyedTarget lease_rows = {"leases", "leases_pkey"};
 
 /*
- * queue_sync brings the row's queue and lease rows in step with the row (see
- * WlQueued): a READY row has a queue row, a row holding a claim a lease row,
- * any other none.  Storage mechanics: the domain never sees either table.
+ * queue_sync brings the row's queue row in step with the row (see WlQueued):
+ * a READY row has a queue row, any other none.  A row holding a claim is
+ * found by its run row's entry in runs_held_idx, which its run row's own
+ * update keeps (nothing to write here).  Storage mechanics: the domain never
+ * sees the queue.
  */
 static void
 queue_sync(WlRow *row)
@@ -200,8 +199,6 @@ queue_sync(WlRow *row)
 	tenant_seq(row, a);
 	if (row->queued == WL_QUEUED_READY && !wl_store_remove(&queue_rows, a[0], a[1]))
 		wl_store_run(P_QUEUE_DEL, a, NULL, 0, SPI_OK_DELETE);
-	else if (row->queued == WL_QUEUED_HELD && !wl_store_remove(&lease_rows, a[0], a[1]))
-		wl_store_run(P_LEASE_DEL, a, NULL, 0, SPI_OK_DELETE);
 	if (want == WL_QUEUED_READY)
 	{
 		a[2] = CStringGetTextDatum(row->application_id);
@@ -217,8 +214,6 @@ queue_sync(WlRow *row)
 		if (!wl_store_append(&queue_put, a, (bool[10]) {false}))
 			wl_store_run(P_QUEUE_PUT, a, NULL, 0, SPI_OK_INSERT);
 	}
-	else if (want == WL_QUEUED_HELD && !wl_store_append(&lease_put, a, (bool[2]) {false}))
-		wl_store_run(P_LEASE_PUT, a, NULL, 0, SPI_OK_INSERT);
 	row->queued = want;
 }
 
@@ -277,7 +272,7 @@ wl_store_save(WlRow *row)
 	queue_sync(row);
 }
 
-/* a fenced call matched: its row (as it is now) keeps its queue and lease rows in step */
+/* a fenced call matched: its row (as it is now) keeps its queue row in step */
 static void
 fenced_found(const WlFencedCall *c, WlRow *row)
 {
@@ -292,7 +287,7 @@ fenced_found(const WlFencedCall *c, WlRow *row)
 /*
  * wl_store_fenced_held is wl_store_fenced without its statement, through f
  * (NULL: the call opens its own): 1 when the row matched (row: as it is
- * now, its queue and lease rows in step), 0 when nothing matched, -1 where
+ * now, its queue row in step), 0 when nothing matched, -1 where
  * it cannot run without the statement (nothing done).
  */
 int
@@ -459,13 +454,6 @@ wl_store_event_put_held(WlAppender *a, const char *tenant, int64 seq, WlState fr
 	wl_store_event_put(a, args, "          ");
 }
 
-/* wl_store_leases_open: an appender of lease rows (tenant_id, seq); false on Citus */
-bool
-wl_store_leases_open(WlAppender *a)
-{
-	return wl_store_appender_open(a, &lease_put);
-}
-
 /*
  * wl_store_event_append: P_EVENT's row appended without its plan
  * (store_direct.c); false where it cannot be (Citus: run P_EVENT).
@@ -584,36 +572,6 @@ save_many_columns(WlRow **rows, int n, const WlState *from, Jsonb **evidence,
 }
 
 /*
- * queue_sync_many is queue_sync for n rows: the leases that end are deleted
- * with one statement, any other change row by row.
- */
-static void
-queue_sync_many(WlRow **rows, int n)
-{
-	Datum	   *t = palloc(sizeof(Datum) * (n + 1));
-	Datum	   *q = palloc(sizeof(Datum) * (n + 1));
-	Datum		a[2];
-	int			k = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		if (queue_wanted(rows[i]) != WL_QUEUED_NONE || rows[i]->queued != WL_QUEUED_HELD)
-		{
-			queue_sync(rows[i]);
-			continue;
-		}
-		t[k] = CStringGetTextDatum(rows[i]->tenant_id);
-		q[k++] = Int64GetDatum(rows[i]->seq);
-		rows[i]->queued = WL_QUEUED_NONE;
-	}
-	if (k == 0)
-		return;
-	a[0] = PointerGetDatum(wl_array_of(t, NULL, k, TEXTOID));
-	a[1] = PointerGetDatum(wl_array_of(q, NULL, k, INT8OID));
-	wl_store_run(P_LEASE_DEL_MANY, a, NULL, 0, SPI_OK_DELETE);
-}
-
-/*
  * wl_store_save_many saves n locked rows that have moved from from[i] to
  * `to` and appends their events (evidence[i], in array order), in one
  * statement; then keeps their queue rows in step.
@@ -647,7 +605,8 @@ wl_store_save_many(WlRow **rows, int n, const WlState *from, WlState to, const c
 	if (wl_store_int(t, 0, 1) != n)
 		elog(ERROR, "workloads vanished while locked");
 	SPI_freetuptable(t);
-	queue_sync_many(rows, n);
+	for (int i = 0; i < n; i++)
+		queue_sync(rows[i]);
 }
 
 /*

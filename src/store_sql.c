@@ -274,7 +274,7 @@
 /*
  * Due deadlines come from two places: a row nobody holds carries its
  * deadline in unheld_deadline_at too, which workloads_deadline_idx reads
- * soonest first; a held row (workload.leases) is read by its lease, like the
+ * soonest first; a held row (runs_held_idx) is read by its lease, like the
  * heartbeat scan, so the claim, start and complete that move its deadline
  * change no indexed column.
  */
@@ -296,8 +296,8 @@
 	"  ORDER BY r.unheld_deadline_at, w.workload_id LIMIT $2" lock ") b) x " \
 	"ORDER BY x.due, x.workload_id LIMIT $2"
 /*
- * A workload that holds a claim has a run row: the held scans read
- * workload.leases, then the run row, then the workload row (rt, wt).
+ * A workload that holds a claim has a run row: the held scans read the run
+ * rows runs_held_idx lists, then the workload row (rt, wt).
  */
 #define HELD_FROM(rt, wt) " FROM " rt " r JOIN " wt " w ON w.seq = r.seq AND w.tenant_id = r.tenant_id "
 #define HELD_DEADLINE_DUE_SQL(held, lock, tenant) \
@@ -333,8 +333,11 @@
 	"(SELECT COALESCE(array_agg(r.grant_id), '{}') FROM workload.revoked_grants r " \
 	" WHERE r.swept_at IS NULL)"
 
-/* the workloads that hold a claim (workload.leases): as many as are in flight */
-#define HELD_SEQS "(ARRAY(SELECT l.seq FROM workload.leases l))"
+/*
+ * the workloads that hold a claim (runs_held_idx, read as workload.leases):
+ * as many as are in flight
+ */
+#define HELD_SEQS "(ARRAY(SELECT l.seq FROM workload.runs l WHERE l.claim_id IS NOT NULL))"
 
 /* whether a revocation waits for the tick's sweep (an InitPlan, once per statement) */
 #define REVOCATION_PENDING \
@@ -372,7 +375,7 @@
  * before has its run row locked, skipping any another transaction holds, and
  * updated (again, retried): so a claim never waits.  Token and attempt are
  * bumped and the attempt opened on the run row; the
- * queue rows to leases (deleted and inserted, never updated: a claimer that
+ * queue rows deleted (never updated: a claimer that
  * meets a row another claim took finds it gone, with no newer version to
  * follow and wait for); append the claimed event (CLAIM_EVENTS; with start
  * => true, CLAIM_START_EVENTS: move straight on to RUNNING with its started
@@ -440,7 +443,6 @@
 	"  UNION ALL SELECT * FROM retried), " \
 	"gone AS (DELETE FROM workload.queue q " \
 	"  WHERE q.tenant_id = $1 AND q.seq = ANY (ARRAY(SELECT u.seq FROM upd u))), " \
-	"leased AS (INSERT INTO workload.leases (tenant_id, seq) SELECT $1, u.seq FROM upd u), " \
 	events \
 	"SELECT u.workload_id, u.claim_id, u.fencing_token, u.lease_expires_at, u.attempt_count, " \
 	"  s.definition_id, s.definition_revision, s.input, u.checkpoint_sequence, " \
@@ -501,7 +503,6 @@
 	"ck AS (" PURGE_BY_SEQ("checkpoints", "workload_seq") "), " \
 	"sp AS (" PURGE_BY_SEQ("specs", "workload_seq") "), " \
 	"qu AS (" PURGE_BY_SEQ("queue", "seq") "), " \
-	"le AS (" PURGE_BY_SEQ("leases", "seq") "), " \
 	"ru AS (" PURGE_BY_SEQ("runs", "seq") "), " \
 	"rs AS (DELETE FROM workload.results r " \
 	"  USING unnest((SELECT t FROM ids), (SELECT a FROM ids), (SELECT r FROM ids)) x(t, a, r) " \
@@ -739,7 +740,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * holds (FENCE_HOLDS, item by item), that is in $12 (RUNNING), has no
 	 * completion criteria and whose result id is free in its tenant and
 	 * application moves to $10 (SUCCEEDED) with its claim released; its
-	 * event is appended, its lease row deleted and its result stored.  What
+	 * event is appended and its result stored (its run row leaves runs_held_idx).  What
 	 * matches nothing is decided under the row lock by complete.c.  Returns
 	 * the rows moved.  A result id another workload took meanwhile stops it
 	 * (wl_store_run_results).
@@ -766,8 +767,6 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  SELECT u.tenant_id, u.seq, $12, $10, $11, $9, $13, u.fencing_token, u.attempt_count, "
 		"    x.ev "
 		"  FROM upd u JOIN x ON x.n = u.n ORDER BY u.n), "
-		"le AS (DELETE FROM workload.leases l USING upd u "
-		"  WHERE l.tenant_id = u.tenant_id AND l.seq = u.seq), "
 		"res AS (INSERT INTO workload.results AS r (tenant_id, application_id, result_id, "
 		"    workload_id, output, output_hash, artifacts, schema_version, claim_id, worker_id, "
 		"    fencing_token, attempt_number, created_at) "
@@ -790,17 +789,6 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_QUEUE_DEL] = {
 		"DELETE FROM workload.queue WHERE tenant_id = $1 AND seq = $2",
 	2, {TEXTOID, INT8OID}},
-	/* a workload's lease row: it holds a claim */
-	[P_LEASE_PUT] = {
-		"INSERT INTO workload.leases (tenant_id, seq) VALUES ($1, $2)",
-	2, {TEXTOID, INT8OID}},
-	[P_LEASE_DEL] = {
-		"DELETE FROM workload.leases WHERE tenant_id = $1 AND seq = $2",
-	2, {TEXTOID, INT8OID}},
-	[P_LEASE_DEL_MANY] = {
-		"DELETE FROM workload.leases l USING unnest($1::text[], $2::int8[]) x(t, s) "
-		"WHERE l.tenant_id = ANY($1) AND l.seq = ANY($2) AND l.tenant_id = x.t AND l.seq = x.s",
-	2, {TEXTARRAYOID, INT8ARRAYOID}},
 	[P_EVENT] = {
 		"INSERT INTO workload.event_rows (tenant_id, workload_seq, from_state, to_state, actor, at, "
 		"  db_role, evidence, fencing_token, attempt) "
@@ -1007,7 +995,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	2, {TEXTOID, INT8OID}},
 	/*
 	 * Expired leases the caller may touch (MAY_TOUCH: $2, $3), among the
-	 * claimed rows (workload.leases), after the keyset ($5, $6) the pass has
+	 * claimed rows (runs_held_idx), after the keyset ($5, $6) the pass has
 	 * reached, so a pass never selects a row twice, whatever happened to it.
 	 */
 	[P_EXPIRED] = {EXPIRED_SQL("r.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF r, w SKIP LOCKED", ""),
@@ -1132,10 +1120,10 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_DEADLINE_DUE] = {DEADLINE_DUE_SQL(" FOR NO KEY UPDATE SKIP LOCKED", ""),
 	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, DEADLINE_DUE_SQL("", ", w.tenant_id")},
 	/*
-	 * Heartbeat timeouts: only rows holding a claim (workload.leases);
+	 * Heartbeat timeouts: only rows holding a claim (runs_held_idx);
 	 * silence counts from the last heartbeat, else from the claim.
 	 */
-	/* deadlines of held rows: only rows holding a claim (workload.leases) */
+	/* deadlines of held rows: only rows holding a claim (runs_held_idx) */
 	[P_HELD_DEADLINE_DUE] = {HELD_DEADLINE_DUE_SQL("r.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF r, w SKIP LOCKED", ""),
 	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, HELD_DEADLINE_DUE_SQL("", "", ", w.tenant_id")},
 	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_SQL("r.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF r, w SKIP LOCKED", ""),
@@ -1519,9 +1507,6 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_CITUS_QUEUE_DEL_MANY] = {
 		"DELETE FROM workload.queue q WHERE q.tenant_id = $1 AND q.seq = ANY ($2)",
 	2, {TEXTOID, INT8ARRAYOID}, true},
-	[P_CITUS_LEASE_PUT_MANY] = {
-		"INSERT INTO workload.leases (tenant_id, seq) SELECT $1, s FROM unnest($2::int8[]) s",
-	2, {TEXTOID, INT8ARRAYOID}},
 	[P_CITUS_CLAIM_EVENTS] = {
 		"INSERT INTO workload.event_rows (tenant_id, workload_seq, from_state, to_state, actor, at, "
 		"  db_role, fencing_token, attempt, evidence) "

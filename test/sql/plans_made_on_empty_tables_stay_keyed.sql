@@ -9,7 +9,7 @@ SET workload.clock_override = '2026-01-01 00:00:00+00';
 -- have been analyzed while empty (as autovacuum does in a new deployment)
 SELECT t.create('first-' || g) IS NOT NULL FROM generate_series(1, 3) g;
 ANALYZE workload.workload_rows, workload.specs, workload.attempts, workload.event_rows, workload.results,
-    workload.dependencies, workload.queue, workload.leases;
+    workload.dependencies, workload.queue, workload.runs;
 \i test/include/plans_first_jobs_then_growth.sql
 -- autovacuum analyzes the grown workloads table (here, by hand): the plans
 -- over it are made again, still held to indexes, and the claim now walks the

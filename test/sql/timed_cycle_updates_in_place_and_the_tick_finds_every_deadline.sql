@@ -1,4 +1,4 @@
--- A workload with timeouts is claimed (its run row appended; its workload row neither locked nor written), started, heartbeated and completed by updates of its run row in place (HOT: the deadline those calls move is not an indexed column, so no index of workload.runs grows), and the tick still finds every deadline: a held row's by its lease, the deadline of a row nobody holds by the deadline index (SPEC section 4, workload_tick).
+-- A workload with timeouts is claimed (its run row appended; its workload row neither locked nor written), started and heartbeated by updates of its run row in place (HOT: the deadline those calls move is not an indexed column, so no index of workload.runs grows) and completed by an update that releases the claim (its new version leaves runs_held_idx, the claimed workloads, so it is not HOT), and the tick still finds every deadline: a held row's by its lease, the deadline of a row nobody holds by the deadline index (SPEC section 4, workload_tick).
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -18,8 +18,9 @@ LANGUAGE sql AS $$
 $$;
 
 -- claim, start, heartbeat and complete of a workload with claim, execution and
--- heartbeat timeouts: the run row appended, then three updates, all in place;
--- nothing written to the workload row
+-- heartbeat timeouts: the run row appended, then three updates, the start and
+-- the heartbeat in place, the completion (claim_id cleared: out of
+-- runs_held_idx) not; nothing written to the workload row
 SELECT t.create('hot', '{"timeouts": {"claim_ms": 5000, "execution_ms": 60000, "heartbeat_ms": 30000}}') AS h \gset
 BEGIN;
 SELECT claim_id, fencing_token FROM workload_claim_id(:'h', 'w1', '{}', '1 hour') \gset
