@@ -173,6 +173,22 @@ CREATE TABLE workload_next.runs (
     -- (lease_expires_at to event_role) with the version before it.
     finished_seq         bigint,
     finished_at          timestamptz,
+    -- The result of the attempt that succeeded (SPEC workload_complete),
+    -- written by the completion's own update of the run row (stop 33: a
+    -- result was a row of its own, 287 bytes of WAL and a key entry a job):
+    -- NULL until then, never changed after (SUCCEEDED is final).  What a
+    -- result row held besides is on the run row already (result_id, the
+    -- token, the attempt, the time the state was entered) or follows from
+    -- it (the claim id, SPEC section 2).  workload.results reads them.
+    -- result_application_id is the workload's application, set with the
+    -- result: result ids are unique per tenant and application
+    -- (runs_result_key, on the run rows that have a result).
+    result_application_id text,
+    output               jsonb,
+    output_hash          text,
+    artifacts            text[],
+    schema_version       integer,
+    result_worker_id     text,
     lease_expires_at     timestamptz,
     last_heartbeat_at    timestamptz,
     progress             jsonb,
@@ -323,8 +339,12 @@ SELECT w.tenant_id, w.seq, w.next_attempt_at, w.unheld_deadline_at, w.retry_coun
        w.wait_count, w.checkpoint_sequence, w.last_failure, w.attempt_count, w.fencing_token,
        w.claimed_at, w.claim_id, w.worker_id, w.claimed_by, w.result_id, w.state,
        w.state_entered_at, w.updated_at, w.started_at, w.deadline_at, NULL, NULL,
+       x.application_id, x.output, x.output_hash, x.artifacts, x.schema_version, x.worker_id,
        w.lease_expires_at, w.last_heartbeat_at, w.progress, NULL, NULL, NULL, NULL
 FROM workload_next.workload_rows w
+LEFT JOIN workload.results x ON x.tenant_id OPERATOR(pg_catalog.=) w.tenant_id
+    AND x.application_id OPERATOR(pg_catalog.=) w.application_id
+    AND x.result_id OPERATOR(pg_catalog.=) w.result_id
 WHERE w.attempt_count OPERATOR(pg_catalog.>) 0
 ORDER BY w.seq;
 UPDATE workload_next.workload_rows w SET unheld_deadline_at = NULL
@@ -485,13 +505,42 @@ CREATE INDEX events_final_idx ON workload.event_rows (at)
 CREATE INDEX runs_finished_idx ON workload.runs (finished_at)
     WHERE finished_at IS NOT NULL;
 
--- Result ids are unique per tenant and application (1.2); the workload row
--- says which result is its own.  The key leads with the result id (1.2's
--- led with tenant_id and application_id, two text comparisons more at each
--- step of a descent, for the reason given at queue_pkey).
-ALTER TABLE workload.results DROP CONSTRAINT results_workload_key;
-ALTER TABLE workload.results DROP CONSTRAINT results_pkey,
-    ADD CONSTRAINT results_pkey PRIMARY KEY (result_id, tenant_id, application_id);
+-- Results are on the run rows (moved there with them, above).  Result ids
+-- are unique per tenant and application (1.2); the workload row says which
+-- result is its own.  The key leads with the result id (1.2's led with
+-- tenant_id and application_id, two text comparisons more at each step of a
+-- descent, for the reason given at queue_pkey).
+DROP TABLE workload.results;
+CREATE UNIQUE INDEX runs_result_key ON workload.runs (result_id, tenant_id, result_application_id)
+    WHERE result_application_id IS NOT NULL;
+-- workload.results: every stored result, one row each, with the columns the
+-- table had (the claim id by its formula: SPEC section 2).
+CREATE VIEW workload.results WITH (security_invoker = true) AS
+SELECT r.result_id,
+       w.workload_id,
+       r.output,
+       r.output_hash,
+       r.artifacts,
+       r.schema_version,
+       workload.claim_id_for(w.workload_id, r.fencing_token, r.result_worker_id) AS claim_id,
+       r.result_worker_id AS worker_id,
+       r.fencing_token,
+       r.attempt_count AS attempt_number,
+       r.state_entered_at AS created_at,
+       r.tenant_id,
+       r.result_application_id AS application_id
+FROM workload.runs r
+JOIN workload.workload_rows w ON w.seq OPERATOR(pg_catalog.=) r.seq AND w.tenant_id OPERATOR(pg_catalog.=) r.tenant_id
+WHERE r.result_application_id IS NOT NULL;
+COMMENT ON VIEW workload.results IS 'every stored result, one row each (on the run rows of workloads that succeeded)';
+-- refused as a write to a table is (WL016), as workload.events (below)
+CREATE TRIGGER results_raw_write_trg BEFORE INSERT OR UPDATE OR DELETE ON workload.results
+    FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write();
+CREATE TRIGGER results_raw_row_trg INSTEAD OF INSERT OR UPDATE OR DELETE ON workload.results
+    FOR EACH ROW EXECUTE FUNCTION workload.refuse_raw_write();
+REVOKE ALL ON workload.results FROM PUBLIC;
+GRANT SELECT ON workload.results TO workload_admin;
+GRANT EXECUTE ON FUNCTION workload.claim_id_for(text, bigint, text) TO workload_admin;
 
 ALTER TABLE workload.checkpoints ADD COLUMN tenant_id text, ADD COLUMN workload_seq bigint;
 UPDATE workload.checkpoints c SET tenant_id = w.tenant_id, workload_seq = w.seq
@@ -895,7 +944,7 @@ DECLARE
     t text;
 BEGIN
     FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'specs', 'event_rows', 'attempts',
-            'checkpoints', 'results', 'dependencies', 'waits', 'compensations',
+            'checkpoints', 'dependencies', 'waits', 'compensations',
             'signing_keys', 'revoked_grants', 'tenant_members', 'grant_lineage',
             'channel_secret'] LOOP
         EXECUTE pg_catalog.format('DROP TRIGGER %I ON workload.%I',
@@ -970,7 +1019,7 @@ DECLARE
         'grant_lineage'];
     -- workload_rows first: every other table is co-located with it
     dist text[] := ARRAY['workload_rows', 'runs', 'queue', 'specs', 'event_rows', 'attempts',
-        'checkpoints', 'results', 'dependencies', 'waits', 'compensations'];
+        'checkpoints', 'dependencies', 'waits', 'compensations'];
     t text;
     made_ref text[] := '{}';
     made_dist text[] := '{}';

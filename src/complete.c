@@ -154,7 +154,8 @@ wl_complete(const WlCompletion *c, bool *unmet)
 	WlCompleteItem it;
 	WlRow		row;
 	WlFencedCall f = {.kind = WL_FENCED_COMPLETE, .fence = &c->fence, .from = WL_RUNNING,
-	.to = WL_SUCCEEDED, .result_id = c->result_id};
+		.to = WL_SUCCEEDED, .result_id = c->result_id, .output = c->output,
+	.artifacts = c->artifacts, .schema_version = c->schema_version};
 	char	   *detail;
 
 	/*

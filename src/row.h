@@ -78,6 +78,8 @@ typedef struct WlRow
 	bool		in_run;			/* its mutable columns are on its run row (it was claimed) */
 	int64		carried_event;	/* its start's event, when its run row carries it (the store
 								 * wrote it there: wl_store_event appends none) */
+	char	   *result_hash;	/* its result's output hash, when its completion stored the
+								 * result on the run row (wl_store_result_put writes nothing) */
 
 	/*
 	 * The claim as it was read, kept after wl_fence_release clears the

@@ -369,7 +369,7 @@ wl_store_run(WlPlanId id, Datum *values, const char *nulls, long tcount, int exp
 /*
  * wl_store_result_duplicate runs write(arg), which stores results: a
  * result id another workload's result took (the caller's check saw it free,
- * or a single completion's statement did not look) violates results_pkey:
+ * or a single completion's statement did not look) violates runs_result_key:
  * that is WORKLOAD_RESULT_DUPLICATE, naming result_id (NULL: one of a
  * batch), and the transaction ends with it, as it would have with the
  * caller's refusal.

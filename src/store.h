@@ -130,8 +130,6 @@ extern void wl_store_event_put(WlAppender *a, const Datum *args, const char *nul
 extern void wl_store_event_put_held(WlAppender *a, const char *tenant, int64 seq, WlState from,
 									WlState to, const char *actor, const char *role,
 									TimestampTz at, Jsonb *rest, int64 token, int32 attempt);
-extern bool wl_store_results_open(WlAppender *a);
-extern Jsonb *wl_store_result_put_to(WlAppender *a, const WlNewResult *r);
 
 /*
  * A stretch of one queue, in queue order (store_claim_direct.c): a range of

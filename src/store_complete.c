@@ -24,8 +24,8 @@
 /*
  * complete_many_direct is wl_store_fenced_complete_many on a single node,
  * without a plan, item by item: the row moved (store_fenced.c, which also
- * tests the result id free; its run row leaves runs_held_idx), its event and its
- * result appended (store_direct.c).  -1 where it cannot run (nothing done:
+ * tests the result id free and stores the result; its run row leaves
+ * runs_held_idx), its event appended (store_direct.c).  -1 where it cannot run (nothing done:
  * the statement runs).  Through the statement a batch of ten cost about
  * 2.65 million instructions (callgrind, bench/README.md "Stop 24").
  */
@@ -36,7 +36,6 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 	int			got = 0;
 	TimestampTz now = wl_now();
 	WlAppender	events = {0};
-	WlAppender	results = {0};
 	WlFencedRels *f = wl_store_fenced_open();
 
 	if (f == NULL)
@@ -45,7 +44,8 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 	{
 		WlFencedResult *it = &items[i];
 		WlFencedCall call = {.kind = WL_FENCED_COMPLETE, .fence = it->fence, .who = who,
-		.from = from, .to = to, .result_id = it->result_id, .result_free = true};
+			.from = from, .to = to, .result_id = it->result_id, .result_free = true,
+		.output = it->output, .artifacts = it->artifacts, .schema_version = it->schema_version};
 		WlNewResult r = {.row = &it->row, .fence = it->fence, .result_id = it->result_id,
 		.output = it->output, .artifacts = it->artifacts, .schema_version = it->schema_version};
 		WlJson		ev;
@@ -56,9 +56,9 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 		it->row.state_entered_at = now;
 		if (events.rel == NULL)
 		{
-			if (!wl_store_events_open(&events) || !wl_store_results_open(&results))
+			if (!wl_store_events_open(&events))
 				elog(ERROR, "a batch's completions could not be appended");
-			/* the events, written when the batch ends; each result at once (holds() reads them) */
+			/* the events, written when the batch ends */
 			if (n > 1)
 				wl_store_appender_hold(&events);
 		}
@@ -71,13 +71,12 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 									who->role, now, wl_json_end(&ev), it->row.fencing_token,
 									it->row.attempt_count);
 		}
-		it->doc = wl_store_result_put_to(&results, &r);
+		it->doc = wl_store_result_put(&r);
 		it->done = true;
 		got++;
 	}
 	wl_store_fenced_close(f);
 	wl_store_appender_close(&events);
-	wl_store_appender_close(&results);
 	return got;
 }
 

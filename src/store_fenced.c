@@ -42,6 +42,7 @@
 
 #include "catalog.h"
 #include "clock.h"
+#include "crypto.h"
 #include "deadline.h"
 #include "store.h"
 #include "store_runs.h"
@@ -62,10 +63,10 @@ static const char *const col_names[C_COUNT] = {"workload_id", "tenant_id", "appl
 static uint64 resolved_generation = 0;
 static Oid	table_oid;
 static Oid	pkey_oid;
-static Oid	results_pkey_oid;		/* (result_id, tenant_id, application_id) */
+static Oid	result_key_oid;		/* runs_result_key (result_id, tenant_id, result_application_id) */
 static int	col[C_COUNT];		/* 0-based attribute numbers */
-static const char *const result_key[3] = {"result_id", "tenant_id", "application_id"};
-static int	rcol[3];			/* results_pkey's columns, 0-based */
+static const char *const result_key[3] = {"result_id", "tenant_id", "result_application_id"};
+static int	rcol[3];			/* runs_result_key's columns, 0-based */
 
 static void
 fenced_resolve(void)
@@ -76,8 +77,8 @@ fenced_resolve(void)
 		return;
 	table_oid = wl_store_attnums("workload_rows", col_names, C_COUNT, col);
 	pkey_oid = wl_store_index_of("workloads_pkey", 2, (int[2]) {col[C_WORKLOAD_ID], col[C_TENANT_ID]});
-	wl_store_attnums("results", result_key, 3, rcol);
-	results_pkey_oid = wl_store_index_of("results_pkey", 3, rcol);
+	wl_store_attnums("runs", result_key, 3, rcol);
+	result_key_oid = wl_store_index_of("runs_result_key", 3, rcol);
 	resolved_generation = gen;
 }
 
@@ -98,9 +99,8 @@ struct WlFencedRels
 	Relation	rows_pkey;
 	Relation	runs;			/* workload.runs, its key */
 	Relation	runs_pkey;
-	Relation	results;		/* workload.results, its key (a batch's result ids) */
-	Relation	results_pkey;
-	TupleTableSlot *row;		/* the workload row, the run row, a result */
+	Relation	result_key;		/* runs_result_key (a batch's result ids) */
+	TupleTableSlot *row;		/* the workload row, the run row, a run row with a result */
 	TupleTableSlot *run;
 	TupleTableSlot *result;
 	TupleTableSlot *next;		/* a run row's new version */
@@ -114,13 +114,12 @@ struct WlFencedRels
 static bool
 result_taken(WlFencedRels *f, const Datum *v, const char *rid, Snapshot snap)
 {
-	if (f->results == NULL)
+	if (f->result_key == NULL)
 	{
-		f->results_pkey = index_open(results_pkey_oid, AccessShareLock);
-		f->results = table_open(f->results_pkey->rd_index->indrelid, AccessShareLock);
-		f->result = table_slot_create(f->results, NULL);
+		f->result_key = index_open(result_key_oid, AccessShareLock);
+		f->result = table_slot_create(f->runs, NULL);
 	}
-	return wl_store_index_has_in(f->results, f->results_pkey, f->result, snap,
+	return wl_store_index_has_in(f->runs, f->result_key, f->result, snap,
 								 (RegProcedure[3]) {F_TEXTEQ, F_TEXTEQ, F_TEXTEQ},
 								 (Datum[3]) {CStringGetTextDatum(rid), v[col[C_TENANT_ID]],
 								 v[col[C_APPLICATION_ID]]}, 3);
@@ -216,6 +215,32 @@ carry(const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
 	}
 }
 
+/*
+ * put_result: the result of completion c on the run row (v/n), as
+ * P_FENCED_COMPLETE_MANY's update writes it: the workload's application
+ * (whose result ids it is unique among, runs_result_key), the output, its
+ * hash, the artifacts, the schema version and the worker
+ */
+static void
+put_result(const WlFencedCall *c, Datum *v, bool *n)
+{
+	static const int k[6] = {WL_RUN_RESULT_APPLICATION, WL_RUN_OUTPUT, WL_RUN_OUTPUT_HASH,
+	WL_RUN_ARTIFACTS, WL_RUN_SCHEMA_VERSION, WL_RUN_RESULT_WORKER};
+	Datum		d[6];
+
+	d[0] = v[col[C_APPLICATION_ID]];
+	d[1] = JsonbPGetDatum(c->output);
+	d[2] = CStringGetTextDatum(wl_jsonb_hash(c->output));
+	d[3] = PointerGetDatum(c->artifacts);
+	d[4] = Int32GetDatum(c->schema_version);
+	d[5] = CStringGetTextDatum(c->fence->worker_id);
+	for (int i = 0; i < 6; i++)
+	{
+		v[wl_runs_merged_col(k[i])] = d[i];
+		n[wl_runs_merged_col(k[i])] = false;
+	}
+}
+
 /* set: the new values of a matched row (v/n, changed in place), as FENCED_*_SQL's SET lists */
 static void
 set(WlFencedRels *f, const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
@@ -261,6 +286,8 @@ set(WlFencedRels *f, const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
 	PUT(C_RESULT_ID, CStringGetTextDatum(c->result_id ? c->result_id : ""));
 	if (carries(f, c, v, n))
 		carry(c, now, v, n);
+	if (c->output != NULL)
+		put_result(c, v, n);
 #undef PUT
 #undef PUT_NULL
 }
@@ -364,6 +391,25 @@ update(WlFencedRels *f, const WlFencedCall *c, const char *tenant, TimestampTz n
 	return false;
 }
 
+/* update's arguments and answer, for wl_store_result_duplicate */
+typedef struct Update
+{
+	WlFencedRels *f;
+	const WlFencedCall *c;
+	const char *tenant;
+	TimestampTz now;
+	Snapshot	snap;
+	bool		matched;
+} Update;
+
+static void
+update_cb(void *arg)
+{
+	Update	   *u = arg;
+
+	u->matched = update(u->f, u->c, u->tenant, u->now, u->snap);
+}
+
 /*
  * wl_store_fenced_open opens what fenced calls without a plan use, for the
  * calls of one statement (a batch's completions); NULL where they cannot run
@@ -411,11 +457,10 @@ wl_store_fenced_close(WlFencedRels *f)
 	ExecDropSingleTupleTableSlot(f->next);
 	ExecDropSingleTupleTableSlot(f->run);
 	ExecDropSingleTupleTableSlot(f->row);
-	if (f->results != NULL)
+	if (f->result_key != NULL)
 	{
 		ExecDropSingleTupleTableSlot(f->result);
-		table_close(f->results, NoLock);
-		index_close(f->results_pkey, NoLock);
+		index_close(f->result_key, NoLock);
 	}
 	wl_store_indexer_close(&f->runs_ix);
 	index_close(f->rows_pkey, NoLock);
@@ -456,8 +501,15 @@ wl_store_fenced_in(WlFencedRels *f, const WlFencedCall *c, const char *tenant, W
 			wl_runs_overlay(f->run, f->v, f->n);
 			if (holds(f, c, tenant, now, snap, f->v, f->n))
 			{
+				Update		u = {f, c, tenant, now, snap, false};
+
 				set(f, c, now, f->v, f->n);
-				matched = update(f, c, tenant, now, snap);
+				/* a result id another workload's result took violates runs_result_key */
+				if (c->kind == WL_FENCED_COMPLETE && c->output != NULL)
+					wl_store_result_duplicate(c->result_id, update_cb, &u);
+				else
+					update_cb(&u);
+				matched = u.matched;
 			}
 		}
 	}
@@ -470,6 +522,8 @@ wl_store_fenced_in(WlFencedRels *f, const WlFencedCall *c, const char *tenant, W
 		/* the start's or the completion's event is on the run row: wl_store_event appends none */
 		if (c->kind != WL_FENCED_BEAT && !f->n[seq])
 			row->carried_event = DatumGetInt64(f->v[seq]);
+		if (c->kind == WL_FENCED_COMPLETE && c->output != NULL)
+			row->result_hash = TextDatumGetCString(f->v[wl_runs_merged_col(WL_RUN_OUTPUT_HASH)]);
 	}
 	ExecClearTuple(f->run);
 	ExecClearTuple(f->row);

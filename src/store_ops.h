@@ -96,6 +96,14 @@ typedef struct WlFencedCall
 	Jsonb	   *progress;		/* BEAT: NULL keeps the last */
 	const char *result_id;		/* COMPLETE */
 	bool		result_free;	/* COMPLETE: and only if no result of its tenant and application has that id */
+	/*
+	 * COMPLETE: the result, stored by the run row's update where the call
+	 * runs without its statement (store_fenced.c); NULL output: by
+	 * wl_store_result_put after it
+	 */
+	Jsonb	   *output;
+	ArrayType  *artifacts;
+	int			schema_version;
 } WlFencedCall;
 
 extern bool wl_store_fenced(const WlFencedCall *c, WlRow *row);

@@ -210,78 +210,46 @@ wl_store_result_doc(const WlNewResult *r, const char *output_hash, TimestampTz a
 	return wl_json_end(&b);
 }
 
-/* P_RESULT_PUT's columns, in its argument order */
-static const char *const result_cols[13] = {"result_id", "workload_id", "output", "output_hash",
-	"artifacts", "schema_version", "claim_id", "worker_id", "fencing_token", "attempt_number",
-"created_at", "tenant_id", "application_id"};
-static WlAppendTarget results = {"results", 13, result_cols};
-
-/* wl_store_results_open: an appender of results (false on Citus: run P_RESULT_PUT) */
-bool
-wl_store_results_open(WlAppender *a)
+/* processed_of: how many rows t, the statement just run, returned (t freed) */
+static uint64
+processed_of(SPITupleTable *t)
 {
-	return wl_store_appender_open(a, &results);
-}
+	uint64		n = SPI_processed;
 
-typedef struct ResultAppend
-{
-	WlAppender *a;				/* NULL: one result, on its own */
-	Datum	   *values;			/* P_RESULT_PUT's arguments */
-} ResultAppend;
-
-/* append_result: P_RESULT_PUT's row appended without its plan (store_direct.c) */
-static void
-append_result(void *arg)
-{
-	static const bool no_nulls[13];
-	ResultAppend *r = arg;
-
-	if (r->a)
-		wl_store_appender_put(r->a, r->values, no_nulls);
-	else if (!wl_store_append(&results, r->values, no_nulls))
-		elog(ERROR, "a result could not be appended");
+	SPI_freetuptable(t);
+	return n;
 }
 
 /*
- * wl_store_result_put_to stores the result of the current attempt with its
- * provenance, through the appender a (NULL: on its own), and returns its
- * document.  A result id taken meanwhile by another workload is
+ * wl_store_result_put stores the result of the current attempt on the run
+ * row of r->row, just saved as SUCCEEDED, and returns its document; when
+ * the completion's own update stored it (store_fenced.c: r->row->result_hash),
+ * only the document.  A result id taken meanwhile by another workload is
  * WORKLOAD_RESULT_DUPLICATE (wl_store_run_results).
  */
 Jsonb *
-wl_store_result_put_to(WlAppender *ap, const WlNewResult *r)
-{
-	Datum		a[13];
-	char	   *hash = wl_jsonb_hash(r->output);
-	TimestampTz now = wl_now();
-	ResultAppend ra = {ap, a};
-
-	a[0] = CStringGetTextDatum(r->result_id);
-	a[1] = CStringGetTextDatum(r->row->workload_id);
-	a[2] = JsonbPGetDatum(r->output);
-	a[3] = CStringGetTextDatum(hash);
-	a[4] = PointerGetDatum(r->artifacts);
-	a[5] = Int32GetDatum(r->schema_version);
-	a[6] = CStringGetTextDatum(r->fence->claim_id);
-	a[7] = CStringGetTextDatum(r->fence->worker_id);
-	a[8] = Int64GetDatum(r->fence->fencing_token);
-	a[9] = Int32GetDatum(r->row->attempt_count);
-	a[10] = TimestampTzGetDatum(now);
-	a[11] = CStringGetTextDatum(r->row->tenant_id);
-	a[12] = CStringGetTextDatum(r->row->application_id);
-	if (!wl_store_citus())
-		wl_store_result_duplicate(r->result_id, append_result, &ra);
-	else
-		SPI_freetuptable(wl_store_run_results(P_RESULT_PUT, a, NULL, SPI_OK_INSERT_RETURNING,
-													r->result_id));
-	return wl_store_result_doc(r, hash, now);
-}
-
-/* wl_store_result_put: wl_store_result_put_to, the result on its own */
-Jsonb *
 wl_store_result_put(const WlNewResult *r)
 {
-	return wl_store_result_put_to(NULL, r);
+	Datum		a[8];
+	char	   *hash = r->row->result_hash;
+	TimestampTz now = wl_now();
+
+	if (hash == NULL)
+	{
+		hash = wl_jsonb_hash(r->output);
+		a[0] = CStringGetTextDatum(r->row->tenant_id);
+		a[1] = Int64GetDatum(r->row->seq);
+		a[2] = CStringGetTextDatum(r->row->application_id);
+		a[3] = JsonbPGetDatum(r->output);
+		a[4] = CStringGetTextDatum(hash);
+		a[5] = PointerGetDatum(r->artifacts);
+		a[6] = Int32GetDatum(r->schema_version);
+		a[7] = CStringGetTextDatum(r->fence->worker_id);
+		if (processed_of(wl_store_run_results(P_RESULT_PUT, a, NULL, SPI_OK_UPDATE_RETURNING,
+												  r->result_id)) != 1)
+			elog(ERROR, "workload \"%s\" vanished while locked", r->row->workload_id);
+	}
+	return wl_store_result_doc(r, hash, now);
 }
 
 /*
@@ -291,36 +259,31 @@ wl_store_result_put(const WlNewResult *r)
 void
 wl_store_result_put_many(const WlNewResult *r, int n, Jsonb **docs)
 {
-	Datum	   *d[11];
-	Datum		a[13];
-	static const Oid types[11] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, JSONOID, INT4OID,
-	TEXTOID, INT8OID, INT4OID, TEXTOID, TEXTOID};
+	Datum	   *d[7];
+	Datum		a[8];
+	static const Oid types[7] = {TEXTOID, INT8OID, TEXTOID, JSONBOID, TEXTOID, JSONOID, INT4OID};
 	char	  **hash = palloc(sizeof(char *) * (n + 1));
 	TimestampTz now = wl_now();
 
-	for (int c = 0; c < 11; c++)
+	for (int c = 0; c < 7; c++)
 		d[c] = palloc(sizeof(Datum) * (n + 1));
 	for (int i = 0; i < n; i++)
 	{
-		d[0][i] = CStringGetTextDatum(r[i].result_id);
-		d[1][i] = CStringGetTextDatum(r[i].row->workload_id);
-		d[2][i] = JsonbPGetDatum(r[i].output);
+		d[0][i] = CStringGetTextDatum(r[i].row->tenant_id);
+		d[1][i] = Int64GetDatum(r[i].row->seq);
+		d[2][i] = CStringGetTextDatum(r[i].row->application_id);
+		d[3][i] = JsonbPGetDatum(r[i].output);
 		hash[i] = wl_jsonb_hash(r[i].output);
-		d[3][i] = CStringGetTextDatum(hash[i]);
-		d[4][i] = DirectFunctionCall1(array_to_json, PointerGetDatum(r[i].artifacts));
-		d[5][i] = Int32GetDatum(r[i].schema_version);
-		d[6][i] = CStringGetTextDatum(r[i].fence->claim_id);
-		d[7][i] = Int64GetDatum(r[i].fence->fencing_token);
-		d[8][i] = Int32GetDatum(r[i].row->attempt_count);
-		d[9][i] = CStringGetTextDatum(r[i].row->tenant_id);
-		d[10][i] = CStringGetTextDatum(r[i].row->application_id);
+		d[4][i] = CStringGetTextDatum(hash[i]);
+		d[5][i] = DirectFunctionCall1(array_to_json, PointerGetDatum(r[i].artifacts));
+		d[6][i] = Int32GetDatum(r[i].schema_version);
 	}
-	for (int c = 0; c < 11; c++)
-		a[c < 9 ? c : c + 2] = PointerGetDatum(wl_array_of(d[c], NULL, n, types[c]));
-	a[9] = CStringGetTextDatum(r[0].fence->worker_id);
-	a[10] = TimestampTzGetDatum(now);
-	SPI_freetuptable(wl_store_run_results(P_RESULT_PUT_MANY, a, NULL, SPI_OK_INSERT_RETURNING,
-												NULL));
+	for (int c = 0; c < 7; c++)
+		a[c] = PointerGetDatum(wl_array_of(d[c], NULL, n, types[c]));
+	a[7] = CStringGetTextDatum(r[0].fence->worker_id);
+	if (processed_of(wl_store_run_results(P_RESULT_PUT_MANY, a, NULL, SPI_OK_UPDATE_RETURNING,
+											  NULL)) != (uint64) n)
+		elog(ERROR, "workloads vanished while locked");
 	for (int i = 0; i < n; i++)
 		docs[i] = wl_store_result_doc(&r[i], hash[i], now);
 }

@@ -15,6 +15,7 @@
 
 #include "catalog.h"
 #include "clock.h"
+#include "crypto.h"
 #include "jsonb_util.h"
 #include "store.h"
 #include "store_ops.h"
@@ -311,11 +312,12 @@ bool
 wl_store_fenced(const WlFencedCall *c, WlRow *row)
 {
 	static const WlPlanId plan[] = {P_FENCED_START, P_FENCED_BEAT, P_FENCED_COMPLETE};
-	Datum		a[13];
-	char		nulls[13];
+	Datum		a[17];
+	char		nulls[17];
 	SPITupleTable *t;
 	bool		found;
 	int			tenant_arg = c->kind == WL_FENCED_COMPLETE ? 11 : 10;
+	char	   *hash = NULL;
 	const char *tenant = NULL;
 	int			direct;
 
@@ -347,13 +349,29 @@ wl_store_fenced(const WlFencedCall *c, WlRow *row)
 	a[tenant_arg] = tenant ? CStringGetTextDatum(tenant) : (Datum) 0;
 	nulls[tenant_arg] = tenant ? ' ' : 'n';
 	a[tenant_arg + 1] = wl_store_touch_arg(c->who, tenant, &nulls[tenant_arg + 1]);
-	t = wl_store_run(plan[c->kind], a, nulls, 1, SPI_OK_UPDATE_RETURNING);
+	if (c->kind != WL_FENCED_COMPLETE)
+		t = wl_store_run(plan[c->kind], a, nulls, 1, SPI_OK_UPDATE_RETURNING);
+	else
+	{
+		/* the result with the row, as store_fenced.c stores it (NULL output: none) */
+		hash = c->output ? wl_jsonb_hash(c->output) : NULL;
+		a[13] = PointerGetDatum(c->output);
+		a[14] = hash ? CStringGetTextDatum(hash) : (Datum) 0;
+		a[15] = PointerGetDatum(c->artifacts);
+		a[16] = Int32GetDatum(c->schema_version);
+		for (int i = 13; i < 17; i++)
+			nulls[i] = c->output && (i != 15 || c->artifacts) ? ' ' : 'n';
+		t = wl_store_run_results(plan[c->kind], a, nulls, SPI_OK_UPDATE_RETURNING, c->result_id);
+	}
 	found = SPI_processed > 0;
 	if (found)
 		wl_store_row_read(t, 0, c->fence->workload_id, row);
 	SPI_freetuptable(t);
 	if (found)
+	{
 		fenced_found(c, row);
+		row->result_hash = hash;
+	}
 	return found;
 }
 

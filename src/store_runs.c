@@ -23,8 +23,9 @@ static const char *const run_cols[WL_RUN_NCOLS] = {"tenant_id", "seq", "next_att
 	"attempt_count", "fencing_token", "claimed_at", "claim_id", "worker_id", "claimed_by",
 	"result_id", "state", "state_entered_at", "updated_at", "started_at", "deadline_at",
 "lease_expires_at", "last_heartbeat_at", "progress",
-	/* the run row's own: the events it carries (WL_RUN_CARRIED) */
-"started_seq", "claimed_seq", "event_worker", "event_role", "finished_seq", "finished_at"};
+	/* the run row's own: the events it carries (WL_RUN_CARRIED), its result */
+	"started_seq", "claimed_seq", "event_worker", "event_role", "finished_seq", "finished_at",
+"result_application_id", "output", "output_hash", "artifacts", "schema_version", "result_worker_id"};
 
 WlAppendTarget wl_runs_target = {"runs", WL_RUN_NCOLS, run_cols};
 

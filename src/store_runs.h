@@ -11,8 +11,9 @@
 
 /*
  * The run row's columns: WL_RUN_CARRIED of them as on workload_rows, then
- * its own (the events it carries: docs/layout-design.md, stop 31), in the
- * merged values after workload_rows' (wl_runs_merged_col).
+ * its own (the events it carries: docs/layout-design.md, stop 31; its
+ * result, stop 33), in the merged values after workload_rows'
+ * (wl_runs_merged_col).
  */
 #define WL_RUN_CARRIED 23
 #define WL_RUN_STARTED_SEQ 23
@@ -21,7 +22,14 @@
 #define WL_RUN_EVENT_ROLE 26
 #define WL_RUN_FINISHED_SEQ 27
 #define WL_RUN_FINISHED_AT 28
-#define WL_RUN_NCOLS 29
+/* the result of the attempt that succeeded (stop 33): set by its completion */
+#define WL_RUN_RESULT_APPLICATION 29
+#define WL_RUN_OUTPUT 30
+#define WL_RUN_OUTPUT_HASH 31
+#define WL_RUN_ARTIFACTS 32
+#define WL_RUN_SCHEMA_VERSION 33
+#define WL_RUN_RESULT_WORKER 34
+#define WL_RUN_NCOLS 35
 extern WlAppendTarget wl_runs_target;
 extern Relation wl_runs_open(Relation *idx);
 extern void wl_runs_close(Relation rel, Relation idx);

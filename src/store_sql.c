@@ -43,22 +43,27 @@
 	"'created_at', r.created_at, 'provenance', jsonb_build_object('claim_id', r.claim_id, " \
 	"'worker_id', r.worker_id, 'fencing_token', r.fencing_token, 'attempt', r.attempt_number))"
 
-#define RESULT_PUT_MANY_INSERT \
-	"INSERT INTO workload.results AS r (tenant_id, application_id, result_id, workload_id, " \
-	"  output, output_hash, artifacts, schema_version, claim_id, worker_id, fencing_token, " \
-	"  attempt_number, created_at) " \
-	"SELECT x.tenant_id, x.application_id, x.result_id, x.workload_id, x.output, x.output_hash, " \
-	"  ARRAY(SELECT json_array_elements_text(x.artifacts)), x.schema_version, x.claim_id, " \
-	"  $10, x.fencing_token, x.attempt_number, $11 " \
-	"FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13) " \
-	"  x(result_id, workload_id, output, output_hash, artifacts, schema_version, claim_id, " \
-	"    fencing_token, attempt_number, tenant_id, application_id)"
+/*
+ * A result is stored on its run row, by the completion's own update where
+ * it runs without a statement (store_fenced.c); here, after the row's save
+ * (the slow paths, Citus): its application (result ids are unique per
+ * tenant and application: runs_result_key), output, hash, artifacts,
+ * schema version and worker.  The rest of what workload.results shows is
+ * on the run row already.
+ */
+#define RESULT_PUT_MANY_UPDATE(t) \
+	"UPDATE workload.runs r SET result_application_id = x.application_id, output = x.output, " \
+	"  output_hash = x.output_hash, " \
+	"  artifacts = ARRAY(SELECT json_array_elements_text(x.artifacts)), " \
+	"  schema_version = x.schema_version, result_worker_id = $8 " \
+	"FROM unnest($1::text[], $2::int8[], $3::text[], $4::jsonb[], $5::text[], $6::json[], " \
+	"  $7::int4[]) x(tenant_id, seq, application_id, output, output_hash, artifacts, schema_version) " \
+	"WHERE r.tenant_id = " t " AND r.seq = x.seq AND r.tenant_id = x.tenant_id"
 
-#define RESULT_PUT_INSERT \
-	"INSERT INTO workload.results AS r (result_id, workload_id, output, output_hash, artifacts, " \
-	"  schema_version, claim_id, worker_id, fencing_token, attempt_number, created_at, " \
-	"  tenant_id, application_id) " \
-	"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) "
+#define RESULT_PUT_UPDATE \
+	"UPDATE workload.runs r SET result_application_id = $3, output = $4, output_hash = $5, " \
+	"  artifacts = $6, schema_version = $7, result_worker_id = $8 " \
+	"WHERE r.tenant_id = $1 AND r.seq = $2 "
 
 #define CHECKPOINT_PUT_INSERT \
 	"INSERT INTO workload.checkpoints AS c (workload_id, sequence, checkpoint_id, " \
@@ -267,7 +272,10 @@
 	" RETURNING " ROW_COLUMNS_RUN
 #define FENCED_COMPLETE_SQL(touch, tenant) \
 	"UPDATE workload.runs r SET state = $10, updated_at = $5, state_entered_at = $5, " \
-	"  claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = $11 " \
+	"  claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = $11, " \
+	"  result_application_id = CASE WHEN $14::jsonb IS NOT NULL THEN w.application_id END, " \
+	"  output = $14, output_hash = $15, artifacts = $16, schema_version = $17, " \
+	"  result_worker_id = CASE WHEN $14::jsonb IS NOT NULL THEN $3 END " \
 	"FROM workload.workload_rows w WHERE" FENCE_HOLDS(touch) tenant " AND r.state = $9 AND NOT w.has_criteria " \
 	"RETURNING " ROW_COLUMNS_RUN
 
@@ -496,18 +504,14 @@
 	"      ORDER BY e.at LIMIT $2) " \
 	"    AND " CUR(state) " IN " final_states " AND " CUR(state_entered_at) " < $1 " \
 	"  FOR UPDATE OF w SKIP LOCKED), " \
-	"ids AS (SELECT array_agg(workload_id) AS w, array_agg(tenant_id) AS t, array_agg(seq) AS s, " \
-	"  array_agg(application_id) AS a, array_agg(result_id) AS r FROM doomed), " \
+	"ids AS (SELECT array_agg(workload_id) AS w, array_agg(tenant_id) AS t, array_agg(seq) AS s " \
+	"  FROM doomed), " \
 	"ev AS (" PURGE_BY_SEQ("event_rows", "workload_seq") "), " \
 	"at AS (" PURGE_BY_SEQ("attempts", "workload_seq") "), " \
 	"ck AS (" PURGE_BY_SEQ("checkpoints", "workload_seq") "), " \
 	"sp AS (" PURGE_BY_SEQ("specs", "workload_seq") "), " \
 	"qu AS (" PURGE_BY_SEQ("queue", "seq") "), " \
 	"ru AS (" PURGE_BY_SEQ("runs", "seq") "), " \
-	"rs AS (DELETE FROM workload.results r " \
-	"  USING unnest((SELECT t FROM ids), (SELECT a FROM ids), (SELECT r FROM ids)) x(t, a, r) " \
-	"  WHERE r.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND r.result_id = ANY ((SELECT r FROM ids)::text[]) " \
-	"    AND r.tenant_id = x.t AND r.application_id = x.a AND r.result_id = x.r), " \
 	"dp AS (" PURGE_BY_ID("dependencies") "), " \
 	"wt AS (" PURGE_BY_ID("waits") "), " \
 	"cp AS (" PURGE_BY_ID("compensations") ") " \
@@ -727,8 +731,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_FENCED_BEAT] = {FENCED_BEAT_SQL(FENCE_TOUCH, ANY_TENANT("$11")), 12,
 		{FENCED_ARGS, TIMESTAMPTZOID, JSONBOID, TEXTOID, TEXTARRAYOID}, false,
 	FENCED_BEAT_SQL(MAY_TOUCH_CITUS("w", "$6", "$12"), " AND w.tenant_id = $11 AND r.tenant_id = $11 ")},
-	[P_FENCED_COMPLETE] = {FENCED_COMPLETE_SQL(FENCE_TOUCH, ANY_TENANT("$12")), 13,
-		{FENCED_ARGS, ST, ST, TEXTOID, TEXTOID, TEXTARRAYOID}, false,
+	[P_FENCED_COMPLETE] = {FENCED_COMPLETE_SQL(FENCE_TOUCH, ANY_TENANT("$12")), 17,
+		{FENCED_ARGS, ST, ST, TEXTOID, TEXTOID, TEXTARRAYOID, JSONBOID, TEXTOID, TEXTARRAYOID,
+		INT4OID}, false,
 	FENCED_COMPLETE_SQL(MAY_TOUCH_CITUS("w", "$6", "$13"), " AND w.tenant_id = $12 AND r.tenant_id = $12 ")},
 	/*
 	 * A batch of completions ($1..$8 and $17, one element per item:
@@ -750,7 +755,11 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    $4::text[], $5::jsonb[], $6::text[], $7::json[], $8::int4[], $17::jsonb[]) WITH ORDINALITY "
 		"  x(id, claim, token, rid, output, hash, artifacts, sv, ev, n)), "
 		"upd AS (UPDATE workload.runs r SET state = $10, updated_at = $9, state_entered_at = $9, "
-		"    claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = x.rid "
+		"    claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = x.rid, "
+		"    result_application_id = w.application_id, output = x.output, output_hash = x.hash, "
+		"    artifacts = CASE WHEN x.artifacts IS NULL THEN '{}'::text[] "
+		"      ELSE ARRAY(SELECT json_array_elements_text(x.artifacts)) END, schema_version = x.sv, "
+		"    result_worker_id = $11 "
 		"  FROM x, workload.workload_rows w "
 		"  WHERE w.workload_id = x.id AND r.seq = w.seq AND r.tenant_id = w.tenant_id "
 		"    AND r.claim_id = x.claim AND r.worker_id = $11 "
@@ -758,23 +767,15 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    AND (r.claimed_by IS NULL OR $14 OR r.claimed_by = $13::text) "
 		"    AND " MAY_TOUCH_AS("w", "$15", "$13") ANY_TENANT("$16") " AND r.state = $12 "
 		"    AND NOT w.has_criteria "
-		"    AND NOT EXISTS (SELECT 1 FROM workload.results r WHERE r.tenant_id = w.tenant_id "
-		"      AND r.application_id = w.application_id AND r.result_id = x.rid) "
+		"    AND NOT EXISTS (SELECT 1 FROM workload.runs o WHERE o.result_id = x.rid "
+		"      AND o.tenant_id = w.tenant_id AND o.result_application_id = w.application_id) "
 		"  RETURNING w.workload_id, w.tenant_id, w.application_id, w.seq, r.attempt_count, "
 		"    r.fencing_token, x.n), "
 		"ev AS (INSERT INTO workload.event_rows (tenant_id, workload_seq, from_state, to_state, actor, "
 		"    at, db_role, fencing_token, attempt, evidence) "
 		"  SELECT u.tenant_id, u.seq, $12, $10, $11, $9, $13, u.fencing_token, u.attempt_count, "
 		"    x.ev "
-		"  FROM upd u JOIN x ON x.n = u.n ORDER BY u.n), "
-		"res AS (INSERT INTO workload.results AS r (tenant_id, application_id, result_id, "
-		"    workload_id, output, output_hash, artifacts, schema_version, claim_id, worker_id, "
-		"    fencing_token, attempt_number, created_at) "
-		"  SELECT u.tenant_id, u.application_id, x.rid, u.workload_id, x.output, x.hash, "
-		"    CASE WHEN x.artifacts IS NULL THEN '{}'::text[] "
-		"      ELSE ARRAY(SELECT json_array_elements_text(x.artifacts)) END, x.sv, x.claim, $11, "
-		"    u.fencing_token, u.attempt_count, $9 "
-		"  FROM upd u JOIN x ON x.n = u.n) "
+		"  FROM upd u JOIN x ON x.n = u.n ORDER BY u.n) "
 		"SELECT u.n, u.tenant_id, u.application_id, u.seq, u.attempt_count FROM upd u",
 	17, {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID,
 		JSONARRAYOID, INT4ARRAYOID, TIMESTAMPTZOID, ST, TEXTOID, ST, NAMEOID, BOOLOID, BOOLOID,
@@ -962,21 +963,17 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	3, {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID}, false, RESULT_GET_MANY_SQL(BATCH_TENANT("$2"), "")},
 	/* P_RESULT_PUT for n results of one worker; artifacts come as json arrays of strings */
 	[P_RESULT_PUT_MANY] = {
-		RESULT_PUT_MANY_INSERT " RETURNING r.workload_id",
-	13, {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, JSONARRAYOID, INT4ARRAYOID,
-	TEXTARRAYOID, INT8ARRAYOID, INT4ARRAYOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, TEXTARRAYOID},
-	false, "WITH r AS (" RESULT_PUT_MANY_INSERT " RETURNING r.workload_id) "
-	"SELECT r.workload_id FROM r"},
+		RESULT_PUT_MANY_UPDATE("x.tenant_id") " RETURNING r.result_id",
+	8, {TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, JSONARRAYOID,
+	INT4ARRAYOID, TEXTOID}, false, RESULT_PUT_MANY_UPDATE(BATCH_TENANT("$1")) " RETURNING r.result_id"},
 	[P_RESULT_GET] = {
 		"SELECT r.workload_id, r.claim_id, r.worker_id, r.fencing_token, " RESULT_DOC
 		" FROM workload.results r "
 		"WHERE r.tenant_id = $2 AND r.application_id = $3 AND r.result_id = $1",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_RESULT_PUT] = {
-		RESULT_PUT_INSERT "RETURNING r.workload_id",
-	13, {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID, INT4OID, TEXTOID, TEXTOID, INT8OID,
-	INT4OID, TIMESTAMPTZOID, TEXTOID, TEXTOID},
-	false, "WITH r AS (" RESULT_PUT_INSERT "RETURNING r.workload_id) SELECT r.workload_id FROM r"},
+		RESULT_PUT_UPDATE "RETURNING r.result_id",
+	8, {TEXTOID, INT8OID, TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID, INT4OID, TEXTOID}, true},
 	[P_CHECKPOINT_PUT] = {
 		CHECKPOINT_PUT_INSERT "RETURNING " CHECKPOINT_DOC,
 	12, {TEXTOID, INT4OID, TEXTOID, INT4OID, INT8OID, JSONBOID, TEXTOID, TIMESTAMPTZOID,

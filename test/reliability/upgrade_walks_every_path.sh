@@ -60,6 +60,14 @@ walk() {
 	                  ORDER BY workload_id LIMIT 2" >/dev/null
 	is "$(rl_psql db "$db" "$counts")" \
 		"CANCELLED=2 READY=18 RUNNING=5 SUCCEEDED=5" "$label: under $start, 18 READY, 5 RUNNING, 5 SUCCEEDED, 2 CANCELLED"
+	# the results stored under $start, every column (a table there, from 1.3 on
+	# the run rows' results seen through a view), and as workload_get shows them
+	local results_q="SELECT md5(string_agg(row(r.result_id, r.workload_id, r.output, r.output_hash, r.artifacts,
+	      r.schema_version, r.claim_id, r.worker_id, r.fencing_token, r.attempt_number, r.created_at)::text
+	      || (workload_get(r.workload_id) -> 'result')::text, '|' ORDER BY r.result_id))
+	      || ' ' || count(*) FROM workload.results r"
+	local results_before
+	results_before=$(rl_psql db "$db" "$results_q")
 	# and a saga cancelled with one undo step recorded, to be compensated after the upgrade
 	rl_psql db "$db" "SELECT count(workload_create(rl.spec('saga-1', '{}', '{\"capability_snapshot\": [\"refund\"]}')))" >/dev/null
 	# and a dependent of the last workload held through the upgrade, waiting for it
@@ -89,6 +97,8 @@ walk() {
 		RL_INV_LABEL="$label: after the update to $step every invariant holds" rl_invariants db "$db"
 	done
 	is "$(rl_psql db "$db" "SELECT extversion FROM pg_extension WHERE extname = 'workload'")" "$default" "$label: now at $default"
+	is "$(rl_psql db "$db" "$results_q")" "$results_before" \
+		"$label: the 5 results stored under $start read the same, column by column and in workload_get"
 
 	# existing data keeps working: the run authorities and grants of the held
 	# claims verify, a grant signed before the upgrade is accepted, and the

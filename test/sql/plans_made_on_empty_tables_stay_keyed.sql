@@ -8,7 +8,7 @@ SET workload.clock_override = '2026-01-01 00:00:00+00';
 -- this session plans every hot-path statement now, on empty tables that
 -- have been analyzed while empty (as autovacuum does in a new deployment)
 SELECT t.create('first-' || g) IS NOT NULL FROM generate_series(1, 3) g;
-ANALYZE workload.workload_rows, workload.specs, workload.attempts, workload.event_rows, workload.results,
+ANALYZE workload.workload_rows, workload.specs, workload.attempts, workload.event_rows,
     workload.dependencies, workload.queue, workload.runs;
 \i test/include/plans_first_jobs_then_growth.sql
 -- autovacuum analyzes the grown workloads table (here, by hand): the plans

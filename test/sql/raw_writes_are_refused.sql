@@ -78,7 +78,8 @@ DELETE FROM workload.checkpoints;
 \echo :SQLSTATE
 TRUNCATE workload.checkpoints;
 \echo :SQLSTATE
--- workload.results
+-- workload.results (a view of the run rows' results): refused as a table is
+-- (a view cannot be truncated)
 INSERT INTO workload.results SELECT 'r2', workload_id, output, output_hash, artifacts, schema_version, claim_id,
     worker_id, fencing_token, attempt_number, created_at FROM workload.results;
 \echo :SQLSTATE
@@ -137,7 +138,7 @@ TRUNCATE workload.dependencies;
 \echo :SQLSTATE
 -- all of them at once, and the other ways in: MERGE, COPY, INSERT ... ON CONFLICT
 TRUNCATE workload.workload_rows, workload.runs, workload.queue, workload.specs, workload.attempts, workload.checkpoints,
-         workload.results, workload.event_rows, workload.dependencies;
+         workload.event_rows, workload.dependencies;
 \echo :SQLSTATE
 MERGE INTO workload.workload_rows w USING (SELECT :'child' AS id) s ON w.workload_id = s.id
 WHEN MATCHED THEN UPDATE SET state = 'SUCCEEDED';
@@ -183,7 +184,7 @@ CREATE FUNCTION pg_temp.settable(tbl text) RETURNS text LANGUAGE sql AS $$
     FROM information_schema.columns
     WHERE table_schema = 'workload' AND table_name = tbl AND is_generated = 'NEVER' $$;
 SELECT tbl, op, t.raw_write(format(sql, tbl, pg_temp.settable(tbl))) AS outcome
-FROM unnest(ARRAY['workload_rows', 'runs', 'queue', 'specs', 'attempts', 'checkpoints', 'results', 'event_rows', 'dependencies',
+FROM unnest(ARRAY['workload_rows', 'runs', 'queue', 'specs', 'attempts', 'checkpoints', 'event_rows', 'dependencies',
                   'schedules', 'schedule_events']) tbl,
      (VALUES (1, 'insert', 'INSERT INTO workload.%1$I (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM workload.%1$I'),
              (2, 'update', 'UPDATE workload.%I SET tenant_id = tenant_id'),

@@ -35,7 +35,9 @@ is "$(q "SELECT string_agg(state::text, ',' ORDER BY s.idempotency_key) FROM wor
 is "$(q "SELECT (last_failure ->> 'kind') || ': ' || (last_failure ->> 'error') FROM workload.workloads WHERE workload_id = '$b'")" \
 	"invalid_output: output refused: WL010 WORKLOAD_SECRET_REJECTED" \
 	"B's output was refused as an item of the batch (its code) and failed as invalid_output"
-is "$(q "SELECT count(DISTINCT xmin::text) FROM workload.results WHERE workload_id IN ('$a', '$c')")" 1 \
+is "$(q "SELECT count(DISTINCT r.xmin::text) FROM workload.runs r JOIN workload.workload_rows w
+	ON w.seq = r.seq AND w.tenant_id = r.tenant_id
+	WHERE w.workload_id IN ('$a', '$c') AND r.result_application_id IS NOT NULL")" 1 \
 	"A's and C's results were stored in one transaction"
 check "the worker logged one call for the three" grep -q '3 completions sent together' "$T_DIR/w1.log"
 

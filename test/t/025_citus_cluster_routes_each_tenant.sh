@@ -33,7 +33,7 @@ check "every per-workload table is distributed by tenant_id, co-located with wor
 		ORDER BY logicalrelid::regclass::text)
 		FROM pg_dist_partition WHERE partmethod = 'h' AND colocationid = (SELECT colocationid FROM pg_dist_partition
 		WHERE logicalrelid = 'workload.workload_rows'::regclass)")" \
-	"workload.attempts:tenant_id workload.checkpoints:tenant_id workload.compensations:tenant_id workload.dependencies:tenant_id workload.event_rows:tenant_id workload.leases:tenant_id workload.queue:tenant_id workload.results:tenant_id workload.runs:tenant_id workload.specs:tenant_id workload.waits:tenant_id workload.workload_rows:tenant_id"
+	"workload.attempts:tenant_id workload.checkpoints:tenant_id workload.compensations:tenant_id workload.dependencies:tenant_id workload.event_rows:tenant_id workload.queue:tenant_id workload.runs:tenant_id workload.specs:tenant_id workload.waits:tenant_id workload.workload_rows:tenant_id"
 check "keys, channel secret, members, revocations and lineage are reference tables" \
 	eq "$(on coord -c "SELECT string_agg(logicalrelid::regclass::text, ' ' ORDER BY logicalrelid::regclass::text)
 		FROM pg_dist_partition WHERE partmethod = 'n'")" \
@@ -73,7 +73,7 @@ echo "# ${tenant_on[w1]:-?} on w1 ($WL_CITUS_W1_PORT), ${tenant_on[w2]:-?} on w2
 shard_calls() {
 	on "$1" -c "SELECT COALESCE(sum(calls), 0) FROM pg_stat_statements
 		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-		  AND query ~ 'workload\.(route_|(workload_rows|queue|leases|specs|events|attempts|results)_[0-9]+)'"
+		  AND query ~ 'workload\.(route_|(workload_rows|runs|queue|specs|event_rows|attempts)_[0-9]+)'"
 }
 reset_stats() {
 	on w1 -c 'SELECT pg_stat_statements_reset()' >/dev/null
