@@ -533,11 +533,7 @@ FROM workload.runs r
 JOIN workload.workload_rows w ON w.seq OPERATOR(pg_catalog.=) r.seq AND w.tenant_id OPERATOR(pg_catalog.=) r.tenant_id
 WHERE r.result_application_id IS NOT NULL;
 COMMENT ON VIEW workload.results IS 'every stored result, one row each (on the run rows of workloads that succeeded)';
--- refused as a write to a table is (WL016), as workload.events (below)
-CREATE TRIGGER results_raw_write_trg BEFORE INSERT OR UPDATE OR DELETE ON workload.results
-    FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write();
-CREATE TRIGGER results_raw_row_trg INSTEAD OF INSERT OR UPDATE OR DELETE ON workload.results
-    FOR EACH ROW EXECUTE FUNCTION workload.refuse_raw_write();
+-- (writes through it are refused as workload.events' are, below)
 REVOKE ALL ON workload.results FROM PUBLIC;
 GRANT SELECT ON workload.results TO workload_admin;
 GRANT EXECUTE ON FUNCTION workload.claim_id_for(text, bigint, text) TO workload_admin;
@@ -706,14 +702,27 @@ FROM (SELECT e.tenant_id, e.workload_seq, e.sequence, e.from_state, e.to_state, 
       FROM workload.runs r) u
 WHERE u.sequence IS NOT NULL;
 COMMENT ON VIEW workload.events IS 'every event (SPEC section 6): the event rows and the events run rows carry';
--- A write through the view is refused as a write to a table is (WL016),
--- not as a view that cannot be written to.  (A view's triggers cannot be
--- ENABLE ALWAYS: with session_replication_role = replica they do not fire,
--- and a write through the view does nothing, there being nothing under it.)
-CREATE TRIGGER events_raw_write_trg BEFORE INSERT OR UPDATE OR DELETE ON workload.events
-    FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write();
-CREATE TRIGGER events_raw_row_trg INSTEAD OF INSERT OR UPDATE OR DELETE ON workload.events
-    FOR EACH ROW EXECUTE FUNCTION workload.refuse_raw_write();
+-- A write through the view (this one, workload.results) is refused as a
+-- write to a table is (WL016), not as a view that cannot be written to.  (A
+-- view's triggers cannot be ENABLE ALWAYS: with session_replication_role =
+-- replica they do not fire, and a write through the view does nothing, there
+-- being nothing under it.)
+DO $$
+DECLARE
+    v text;
+BEGIN
+    FOREACH v IN ARRAY ARRAY['events', 'results'] LOOP
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE ON workload.%I '
+            'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
+            v OPERATOR(pg_catalog.||) '_raw_write_trg', v);
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER %I INSTEAD OF INSERT OR UPDATE OR DELETE ON workload.%I '
+            'FOR EACH ROW EXECUTE FUNCTION workload.refuse_raw_write()',
+            v OPERATOR(pg_catalog.||) '_raw_row_trg', v);
+    END LOOP;
+END
+$$;
 REVOKE ALL ON workload.carried_events, workload.events FROM PUBLIC;
 GRANT SELECT ON workload.carried_events, workload.events TO workload_admin;
 
