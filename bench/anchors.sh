@@ -54,7 +54,7 @@ anchor_label() {
 done_expr() {
 	case "$1" in
 		a) echo "(SELECT count(*) FROM bench.q WHERE state = 'done')" ;;
-		c|c100) echo "(SELECT count(*) FROM workload.results)" ;;
+		c|c100) echo "(SELECT count(*) FROM workload.runs WHERE result_application_id IS NOT NULL)" ;;
 		pgboss) echo "(SELECT count(*) FROM pgboss.job WHERE name = 'bench' AND state = 'completed')" ;;
 		graphile) echo "($preload - (SELECT count(*) FROM graphile_worker._private_jobs))" ;;
 	esac
