@@ -286,8 +286,7 @@ set(WlFencedRels *f, const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
 	PUT(C_RESULT_ID, CStringGetTextDatum(c->result_id ? c->result_id : ""));
 	if (carries(f, c, v, n))
 		carry(c, now, v, n);
-	if (c->output != NULL)
-		put_result(c, v, n);
+	put_result(c, v, n);
 #undef PUT
 #undef PUT_NULL
 }
@@ -505,7 +504,7 @@ wl_store_fenced_in(WlFencedRels *f, const WlFencedCall *c, const char *tenant, W
 
 				set(f, c, now, f->v, f->n);
 				/* a result id another workload's result took violates runs_result_key */
-				if (c->kind == WL_FENCED_COMPLETE && c->output != NULL)
+				if (c->kind == WL_FENCED_COMPLETE)
 					wl_store_result_duplicate(c->result_id, update_cb, &u);
 				else
 					update_cb(&u);
@@ -522,7 +521,7 @@ wl_store_fenced_in(WlFencedRels *f, const WlFencedCall *c, const char *tenant, W
 		/* the start's or the completion's event is on the run row: wl_store_event appends none */
 		if (c->kind != WL_FENCED_BEAT && !f->n[seq])
 			row->carried_event = DatumGetInt64(f->v[seq]);
-		if (c->kind == WL_FENCED_COMPLETE && c->output != NULL)
+		if (c->kind == WL_FENCED_COMPLETE)
 			row->result_hash = TextDatumGetCString(f->v[wl_runs_merged_col(WL_RUN_OUTPUT_HASH)]);
 	}
 	ExecClearTuple(f->run);

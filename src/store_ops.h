@@ -97,9 +97,8 @@ typedef struct WlFencedCall
 	const char *result_id;		/* COMPLETE */
 	bool		result_free;	/* COMPLETE: and only if no result of its tenant and application has that id */
 	/*
-	 * COMPLETE: the result, stored by the run row's update where the call
-	 * runs without its statement (store_fenced.c); NULL output: by
-	 * wl_store_result_put after it
+	 * COMPLETE: the result (its output checked, never NULL), stored by the
+	 * completion's own update of the run row
 	 */
 	Jsonb	   *output;
 	ArrayType  *artifacts;

@@ -353,14 +353,12 @@ wl_store_fenced(const WlFencedCall *c, WlRow *row)
 		t = wl_store_run(plan[c->kind], a, nulls, 1, SPI_OK_UPDATE_RETURNING);
 	else
 	{
-		/* the result with the row, as store_fenced.c stores it (NULL output: none) */
-		hash = c->output ? wl_jsonb_hash(c->output) : NULL;
-		a[13] = PointerGetDatum(c->output);
-		a[14] = hash ? CStringGetTextDatum(hash) : (Datum) 0;
+		/* the result with the row, as store_fenced.c stores it */
+		hash = wl_jsonb_hash(c->output);
+		a[13] = JsonbPGetDatum(c->output);
+		a[14] = CStringGetTextDatum(hash);
 		a[15] = PointerGetDatum(c->artifacts);
 		a[16] = Int32GetDatum(c->schema_version);
-		for (int i = 13; i < 17; i++)
-			nulls[i] = c->output && (i != 15 || c->artifacts) ? ' ' : 'n';
 		t = wl_store_run_results(plan[c->kind], a, nulls, SPI_OK_UPDATE_RETURNING, c->result_id);
 	}
 	found = SPI_processed > 0;

@@ -273,9 +273,8 @@
 #define FENCED_COMPLETE_SQL(touch, tenant) \
 	"UPDATE workload.runs r SET state = $10, updated_at = $5, state_entered_at = $5, " \
 	"  claim_id = NULL, worker_id = NULL, claimed_by = NULL, deadline_at = NULL, result_id = $11, " \
-	"  result_application_id = CASE WHEN $14::jsonb IS NOT NULL THEN w.application_id END, " \
-	"  output = $14, output_hash = $15, artifacts = $16, schema_version = $17, " \
-	"  result_worker_id = CASE WHEN $14::jsonb IS NOT NULL THEN $3 END " \
+	"  result_application_id = w.application_id, output = $14, output_hash = $15, " \
+	"  artifacts = $16, schema_version = $17, result_worker_id = $3 " \
 	"FROM workload.workload_rows w WHERE" FENCE_HOLDS(touch) tenant " AND r.state = $9 AND NOT w.has_criteria " \
 	"RETURNING " ROW_COLUMNS_RUN
 
@@ -484,8 +483,7 @@
 	"  WHERE c.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND c.workload_id = ANY ((SELECT w FROM ids)::text[]) " \
 	"    AND c.tenant_id = x.t AND c.workload_id = x.w"
 #define PURGE(final_states, carried) \
-	"WITH doomed AS (SELECT w.workload_id, w.tenant_id, w.seq, w.application_id, " \
-	"    " CUR(result_id) " AS result_id " \
+	"WITH doomed AS (SELECT w.workload_id, w.tenant_id, w.seq " \
 	"  FROM workload.workload_rows w LEFT JOIN" RUN_OF("w") \
 	"  WHERE (w.tenant_id, w.seq) IN (SELECT e.tenant_id, e.workload_seq " \
 	"      FROM (SELECT f.tenant_id, f.workload_seq, f.to_state, f.at FROM workload.event_rows f " \
