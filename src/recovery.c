@@ -13,6 +13,8 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "common/hashfn.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/timestamp.h"
@@ -29,7 +31,11 @@
 #include "waits.h"
 
 #define WL_TICK_BATCH 100		/* rows per scan and per subtransaction */
-#define WL_TICK_LIMIT 1000		/* rows per kind of work per tick */
+#define WL_TICK_LIMIT 1000		/* rows acted on per kind of work per tick */
+#define WL_TICK_TRIES 10		/* rows tried per kind of work per tick: this times the limit */
+#define WL_DEFER_FIRST_MS 10000 /* a failed row's first wait before the tick tries it again */
+#define WL_DEFER_MAX_MS 300000	/* its longest (the wait doubles with each failure) */
+#define WL_DEFER_ROWS 10000		/* failed rows remembered by a session */
 
 typedef int (*WlScan) (TimestampTz now, const WlCaller *who, int limit, const WlDue *after,
 						WlDue **out);
@@ -47,7 +53,97 @@ typedef struct WlPass
 	int			from;
 	int			to;
 	List	   *acted;			/* ids acted on in this try */
+	int			nacted;			/* rows acted on in this try */
+	uint64		done;			/* rows acted on in this pass */
+	bool		defer;			/* a failed row waits before it is tried again */
+	uint64		deferred;		/* rows whose failure this pass deferred */
 } WlPass;
+
+/*
+ * The rows whose step failed in a tick's pass, by step and workload, in
+ * this session: each is passed over (counted "deferred") until its wait
+ * is over, 10 s after its first failure, doubling to 5 min; a success
+ * forgets it.  So rows that fail every time are neither tried again on
+ * every pass, flooding the log, nor keep the rows behind them from
+ * being reached.
+ */
+typedef struct WlDeferred
+{
+	uint64		key;
+	TimestampTz retry_at;
+	int			failures;
+} WlDeferred;
+
+static HTAB *deferred_rows = NULL;
+
+static uint64
+deferred_key(WlAct act, const char *workload_id)
+{
+	return hash_bytes_extended((const unsigned char *) workload_id, strlen(workload_id),
+							   (uint64) (uintptr_t) act);
+}
+
+/* deferred: whether the row is waiting after a failure */
+static bool
+deferred(WlAct act, const char *workload_id, TimestampTz now)
+{
+	uint64		key;
+	WlDeferred *d;
+
+	if (deferred_rows == NULL || hash_get_num_entries(deferred_rows) == 0)
+		return false;
+	key = deferred_key(act, workload_id);
+	d = hash_search(deferred_rows, &key, HASH_FIND, NULL);
+	return d != NULL && d->retry_at > now;
+}
+
+/* defer: the row failed; it waits (when there is room to remember it) */
+static void
+defer(WlPass *p, const char *workload_id)
+{
+	uint64		key = deferred_key(p->act, workload_id);
+	TimestampTz now = wl_now();
+	WlDeferred *d;
+	bool		found;
+
+	if (deferred_rows == NULL)
+	{
+		HASHCTL		ctl = {.keysize = sizeof(uint64), .entrysize = sizeof(WlDeferred)};
+
+		deferred_rows = hash_create("workload deferred rows", 256, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	if (hash_get_num_entries(deferred_rows) >= WL_DEFER_ROWS)
+	{
+		HASH_SEQ_STATUS it;
+
+		/* full: the rows whose wait is over are forgotten (a new failure starts them again) */
+		hash_seq_init(&it, deferred_rows);
+		while ((d = hash_seq_search(&it)) != NULL)
+			if (d->retry_at <= now)
+				(void) hash_search(deferred_rows, &d->key, HASH_REMOVE, NULL);
+		if (hash_get_num_entries(deferred_rows) >= WL_DEFER_ROWS)
+			return;
+	}
+	d = hash_search(deferred_rows, &key, HASH_ENTER, &found);
+	d->failures = found ? Min(d->failures + 1, 16) : 1;
+	d->retry_at = now + Min((int64) WL_DEFER_FIRST_MS << (d->failures - 1),
+							(int64) WL_DEFER_MAX_MS) * 1000;
+	p->deferred++;
+}
+
+/* forget: the rows from..to of p succeeded */
+static void
+forget(WlPass *p)
+{
+	if (deferred_rows == NULL || hash_get_num_entries(deferred_rows) == 0)
+		return;
+	for (int i = p->from; i < p->to; i++)
+	{
+		uint64		key = deferred_key(p->act, p->due[i].workload_id);
+
+		(void) hash_search(deferred_rows, &key, HASH_REMOVE, NULL);
+	}
+}
 
 /*
  * recover_one: the attempt of a workload whose lease expired is
@@ -190,9 +286,12 @@ act_range(WlPass *p)
 		bool		locked = p->grant_id ? wl_store_lock(p->due[i].workload_id, p->who, &row) :
 			wl_store_lock_unheld(p->due[i].workload_id, p->who, &row);
 
-		if (locked && p->act(&row, p) &&
-			p->r->keep_ids)
-			p->acted = lappend(p->acted, p->due[i].workload_id);
+		if (locked && p->act(&row, p))
+		{
+			p->nacted++;
+			if (p->r->keep_ids)
+				p->acted = lappend(p->acted, p->due[i].workload_id);
+		}
 	}
 }
 
@@ -254,11 +353,13 @@ isolated(WlPass *p)
 	ErrorData  *err;
 
 	p->acted = NIL;
+	p->nacted = 0;
 	err = wl_recovery_isolated(act_range_fn, p);
 	if (err != NULL)
 	{
 		*p->r = saved;
 		p->acted = NIL;
+		p->nacted = 0;
 	}
 	return err;
 }
@@ -284,13 +385,18 @@ report(WlTickReport *r, const char *workload_id, ErrorData *e, MemoryContext kee
 					e->message ? e->message : "(no message)")));
 }
 
-/* keep_acted moves the ids a successful try acted on into the report. */
+/*
+ * keep_acted moves the ids a successful try acted on into the report,
+ * counts them, and forgets its rows' failures.
+ */
 static void
 keep_acted(WlPass *p, MemoryContext keep)
 {
 	MemoryContext old = MemoryContextSwitchTo(keep);
 	ListCell   *lc;
 
+	p->done += p->nacted;
+	forget(p);
 	foreach(lc, p->acted)
 		p->r->recovered_ids = lappend(p->r->recovered_ids, pstrdup((char *) lfirst(lc)));
 	MemoryContextSwitchTo(old);
@@ -319,46 +425,67 @@ run_batch(WlPass *p, int n, MemoryContext keep)
 		if ((e = isolated(p)) == NULL)
 			keep_acted(p, keep);
 		else
+		{
 			report(p->r, p->due[i].workload_id, e, keep);
+			if (p->defer)
+				defer(p, p->due[i].workload_id);
+		}
 	}
 }
 
 /*
  * pass scans for due rows in batches after the last position it reached,
- * and hands each batch to run_batch; it stops after limit rows (0: when the
- * scan is exhausted) and then says so in r->more.
+ * and hands each batch to run_batch.  It stops when it has acted on limit
+ * rows or tried ten times as many (0: when the scan is exhausted), and
+ * then says so in r->more, unless the rows it tried were all left as they
+ * were (held by other transactions, no longer due): the next pass would
+ * find them the same.  Rows that fail do not use up the limit, so rows
+ * behind them are reached in the same pass; with defer (the tick's
+ * passes) each waits before it is tried again (deferred), and a row
+ * waiting is passed over, counted in r->deferred.
  */
 static void
-pass(WlScan scan, const WlCaller *who, WlAct act, uint64 limit, WlTickReport *r)
+pass(WlScan scan, const WlCaller *who, WlAct act, uint64 limit, bool defer, WlTickReport *r)
 {
 	MemoryContext keep = CurrentMemoryContext;
 	MemoryContext batch = AllocSetContextCreate(keep, "workload maintenance batch",
 												ALLOCSET_DEFAULT_SIZES);
 	WlDue		pos = {"", DT_NOBEGIN};
-	uint64		seen = 0;
+	uint64		tried = 0;
 	WlPass		p = {act, NULL, who, r};
 
+	p.defer = defer;
 	for (;;)
 	{
 		MemoryContext old;
 		int			n;
+		int			m = 0;
+		TimestampTz now = wl_now();
 
-		if (limit > 0 && seen >= limit)
+		if (limit > 0 && (p.done >= limit || tried >= limit * WL_TICK_TRIES))
 		{
-			r->more = true;
+			r->more = r->more || p.done > 0 || p.deferred > 0;
 			break;
 		}
 		old = MemoryContextSwitchTo(batch);
-		n = scan(wl_now(), who, WL_TICK_BATCH, &pos, &p.due);
+		n = scan(now, who, WL_TICK_BATCH, &pos, &p.due);
 		if (n > 0)
 		{
-			run_batch(&p, n, keep);
 			pos.at = p.due[n - 1].at;
 			pos.workload_id = MemoryContextStrdup(keep, p.due[n - 1].workload_id);
 		}
+		for (int i = 0; i < n; i++)
+		{
+			if (defer && deferred(act, p.due[i].workload_id, now))
+				r->deferred++;
+			else
+				p.due[m++] = p.due[i];
+		}
+		if (m > 0)
+			run_batch(&p, m, keep);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(batch);
-		seen += n;
+		tried += m;
 		if (n < WL_TICK_BATCH)
 			break;
 	}
@@ -400,7 +527,7 @@ scan_heartbeats(TimestampTz now, const WlCaller *who, int limit, const WlDue *af
 void
 wl_recovery_leases(uint64 limit, WlTickReport *r)
 {
-	pass(scan_expired, wl_authz_caller(), recover_one, limit, r);
+	pass(scan_expired, wl_authz_caller(), recover_one, limit, false, r);
 }
 
 #define WL_SWEEP_REVOCATIONS 10	/* revocations swept a tick */
@@ -494,10 +621,10 @@ wl_recovery_tick(WlTickReport *r)
 {
 	if (!wl_store_tick_lock())
 		return false;
-	pass(scan_expired, NULL, recover_one, WL_TICK_LIMIT, r);
-	pass(scan_heartbeats, NULL, heartbeat_one, WL_TICK_LIMIT, r);
-	pass(scan_deadlines, NULL, deadline_one, WL_TICK_LIMIT, r);
-	pass(scan_held_deadlines, NULL, deadline_one, WL_TICK_LIMIT, r);
+	pass(scan_expired, NULL, recover_one, WL_TICK_LIMIT, true, r);
+	pass(scan_heartbeats, NULL, heartbeat_one, WL_TICK_LIMIT, true, r);
+	pass(scan_deadlines, NULL, deadline_one, WL_TICK_LIMIT, true, r);
+	pass(scan_held_deadlines, NULL, deadline_one, WL_TICK_LIMIT, true, r);
 	if (wl_store_citus_distributed())
 		sweep_on_citus(r);
 	else

@@ -27,6 +27,7 @@ typedef struct WlTickReport
 	int64		expired;
 	int64		revoked;		/* dead-lettered: their authorization was revoked */
 	int64		failed;
+	int64		deferred;		/* passed over: their step failed a moment ago */
 	bool		more;			/* it stopped at its limit with work left */
 	List	   *errors;			/* of WlStepError, at most WL_REPORT_ERRORS */
 	List	   *recovered_ids;	/* of char *, when asked for */

@@ -45,7 +45,8 @@ errors_json(List *errors)
  * 1000 rows of each, with "more": true when some were left; then fires
  * the due slots of schedules (schedule_tick.c).  A workload
  * whose step fails is skipped, counted in "failed" and listed in "errors"
- * (the first 20), and the pass goes on.
+ * (the first 20), and the pass goes on; the tick's next passes in this
+ * session pass it over for a while ("deferred", recovery.c).
  */
 PG_FUNCTION_INFO_V1(workload_tick);
 Datum
@@ -76,6 +77,7 @@ workload_tick(PG_FUNCTION_ARGS)
 	wl_json_int(&b, "waits_expired", r.expired);
 	wl_json_int(&b, "revoked_dead_lettered", r.revoked);
 	wl_json_int(&b, "failed", r.failed);
+	wl_json_int(&b, "deferred", r.deferred);
 	wl_json_jsonb(&b, "errors", errors_json(r.errors));
 	wl_json_int(&b, "schedule_slots_fired", sr.fired);
 	wl_json_int(&b, "schedule_slots_skipped", sr.skipped);
