@@ -527,7 +527,9 @@ scan_heartbeats(TimestampTz now, const WlCaller *who, int limit, const WlDue *af
 void
 wl_recovery_leases(uint64 limit, WlTickReport *r)
 {
+	wl_store_held_begin();
 	pass(scan_expired, wl_authz_caller(), recover_one, limit, false, r);
+	wl_store_held_end();
 }
 
 #define WL_SWEEP_REVOCATIONS 10	/* revocations swept a tick */
@@ -621,10 +623,12 @@ wl_recovery_tick(WlTickReport *r)
 {
 	if (!wl_store_tick_lock())
 		return false;
+	wl_store_held_begin();
 	pass(scan_expired, NULL, recover_one, WL_TICK_LIMIT, true, r);
 	pass(scan_heartbeats, NULL, heartbeat_one, WL_TICK_LIMIT, true, r);
 	pass(scan_deadlines, NULL, deadline_one, WL_TICK_LIMIT, true, r);
 	pass(scan_held_deadlines, NULL, deadline_one, WL_TICK_LIMIT, true, r);
+	wl_store_held_end();
 	if (wl_store_citus_distributed())
 		sweep_on_citus(r);
 	else

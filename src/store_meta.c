@@ -6,8 +6,12 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
@@ -442,6 +446,60 @@ dues(SPITupleTable *t, WlDue **out)
 }
 
 /*
+ * The workloads that hold a claim, read once for every held scan of a
+ * maintenance pass (between wl_store_held_begin and wl_store_held_end, in
+ * one transaction), else once a scan.  Reading them visits the run row of
+ * every claim ended since the last read (runs_held_idx still lists it), so
+ * a tick reads them once, not three times and again for every batch; and
+ * as a parameter the planner takes them for a few rows whatever the
+ * statistics of the run rows say (an InitPlan was taken for all of them on
+ * a store whose statistics were made while it was empty, and the silent-
+ * heartbeat scan then read every workload row).  A claim made since the
+ * read is the next pass's; one ended since is passed over, as its row is
+ * locked and tested again.
+ */
+static bool held_pass = false;
+static LocalTransactionId held_lxid = InvalidLocalTransactionId;
+static Datum held_seqs = (Datum) 0;
+
+void
+wl_store_held_begin(void)
+{
+	held_pass = true;
+	held_lxid = MyProc->lxid;
+	held_seqs = (Datum) 0;
+}
+
+void
+wl_store_held_end(void)
+{
+	held_pass = false;
+	held_seqs = (Datum) 0;
+}
+
+static Datum
+held(void)
+{
+	bool		pass = held_pass && held_lxid == MyProc->lxid;
+	SPITupleTable *t;
+	bool		isnull;
+	Datum		d;
+	MemoryContext old;
+
+	if (pass && held_seqs != (Datum) 0)
+		return held_seqs;
+	t = wl_store_run(P_HELD_SEQS, NULL, NULL, 1, SPI_OK_SELECT);
+	d = SPI_getbinval(t->vals[0], t->tupdesc, 1, &isnull);
+	old = MemoryContextSwitchTo(pass ? TopTransactionContext : CurrentMemoryContext);
+	d = datumCopy(d, false, -1);
+	MemoryContextSwitchTo(old);
+	SPI_freetuptable(t);
+	if (pass)
+		held_seqs = d;
+	return d;
+}
+
+/*
  * wl_store_expired: up to limit workloads whose lease expired by now that
  * who may touch, after the scan position `after` (workload_id "" at the
  * start), soonest first, locked SKIP LOCKED.
@@ -450,10 +508,11 @@ int
 wl_store_expired(TimestampTz now, const WlCaller *who, int limit, const WlDue *after,
 				 WlDue **out)
 {
-	Datum		args[6];
+	Datum		args[7];
 
 	if (wl_store_citus_distributed())
 		return wl_store_citus_local_due(WL_LOCAL_EXPIRED, now, limit, after, out);
+	args[6] = held();
 	args[0] = TimestampTzGetDatum(now);
 	args[1] = BoolGetDatum(who == NULL || who->admin);
 	args[2] = name_arg(who && who->role ? who->role : "");
@@ -472,7 +531,7 @@ static int
 due_scan(WlPlanId plan, WlLocalScan local, TimestampTz now, int limit, const WlDue *after,
 		 WlDue **out)
 {
-	Datum		args[4];
+	Datum		args[5];
 
 	if (wl_store_citus_distributed())
 		return wl_store_citus_local_due(local, now, limit, after, out);
@@ -480,6 +539,8 @@ due_scan(WlPlanId plan, WlLocalScan local, TimestampTz now, int limit, const WlD
 	args[1] = Int32GetDatum(limit);
 	args[2] = TimestampTzGetDatum(after->at);
 	args[3] = CStringGetTextDatum(after->workload_id);
+	if (plan != P_DEADLINE_DUE)
+		args[4] = held();
 	return dues(wl_store_run(plan, args, NULL, 0, SPI_OK_SELECT), out);
 }
 

@@ -364,6 +364,8 @@ typedef struct WlDue
 } WlDue;
 
 extern bool wl_store_tick_lock(void);
+extern void wl_store_held_begin(void);
+extern void wl_store_held_end(void);
 extern int	wl_store_expired(TimestampTz now, const WlCaller *who, int limit,
 							 const WlDue *after, WlDue **out);
 extern int	wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out);

@@ -304,28 +304,39 @@
 	"ORDER BY x.due, x.workload_id LIMIT $2"
 /*
  * A workload that holds a claim has a run row: the held scans read the run
- * rows runs_held_idx lists, then the workload row (rt, wt).
+ * rows runs_held_idx lists, then the workload row (rt, wt).  On one node
+ * (HELD_RUNS_FIRST) the workload row is read for each run row that passed
+ * the run row's conditions, in a subquery the planner cannot turn around:
+ * planned on run rows no ANALYZE had seen yet (a new store, the first
+ * minute after an upgrade), the silent-heartbeat scan read every workload
+ * row to find the few with heartbeat_ms, half a second a tick with 400,000
+ * of them.  Only the run row is locked by the scan (SKIP LOCKED): it is
+ * what a heartbeat, a completion or a recovery writes, and the step locks
+ * the workload again before it acts.
  */
 #define HELD_FROM(rt, wt) " FROM " rt " r JOIN " wt " w ON w.seq = r.seq AND w.tenant_id = r.tenant_id "
-#define HELD_DEADLINE_DUE_SQL(held, lock, tenant) \
-	HELD_DEADLINE_DUE_FROM("workload.runs", "workload.workload_rows", held, lock, tenant)
-#define HELD_DEADLINE_DUE_FROM(rt, wt, held, lock, tenant) \
-	"SELECT w.workload_id, r.deadline_at" tenant HELD_FROM(rt, wt) \
+#define HELD_RUNS_FIRST \
+	" FROM workload.runs r CROSS JOIN LATERAL (SELECT * FROM workload.workload_rows w0 " \
+	"  WHERE w0.seq = r.seq AND w0.tenant_id = r.tenant_id OFFSET 0) w "
+#define HELD_DEADLINE_DUE_SQL(from, held, lock, tenant) \
+	HELD_DEADLINE_DUE_FROM(from, held, lock, tenant)
+#define HELD_DEADLINE_DUE_FROM(from, held, lock, tenant) \
+	"SELECT w.workload_id, r.deadline_at" tenant from \
 	"WHERE " held "r.claim_id IS NOT NULL AND r.deadline_at <= $1 " \
 	"  AND (r.deadline_at, w.workload_id) > ($3, $4) " \
 	"ORDER BY r.deadline_at, w.workload_id LIMIT $2" lock
-#define HEARTBEAT_DUE_SQL(held, lock, tenant) \
-	HEARTBEAT_DUE_FROM("workload.runs", "workload.workload_rows", held, lock, tenant)
-#define HEARTBEAT_DUE_FROM(rt, wt, held, lock, tenant) \
-	"SELECT w.workload_id, $1::timestamptz" tenant HELD_FROM(rt, wt) \
+#define HEARTBEAT_DUE_SQL(from, held, lock, tenant) \
+	HEARTBEAT_DUE_FROM(from, held, lock, tenant)
+#define HEARTBEAT_DUE_FROM(from, held, lock, tenant) \
+	"SELECT w.workload_id, $1::timestamptz" tenant from \
 	"WHERE " held "r.claim_id IS NOT NULL " \
 	"  AND w.heartbeat_ms IS NOT NULL " \
 	"  AND r.state IN " SQL_CAN_TIME_OUT " AND w.workload_id > $4 " \
 	"  AND COALESCE(r.last_heartbeat_at, r.claimed_at) " \
 	"      + w.heartbeat_ms * interval '1 millisecond' <= $1 " \
 	"ORDER BY w.workload_id LIMIT $2" lock
-#define EXPIRED_SQL(held, lock, tenant) \
-	"SELECT w.workload_id, r.lease_expires_at" tenant HELD_FROM("workload.runs", "workload.workload_rows") \
+#define EXPIRED_SQL(from, held, lock, tenant) \
+	"SELECT w.workload_id, r.lease_expires_at" tenant from \
 	"WHERE " held "r.claim_id IS NOT NULL " \
 	"  AND r.lease_expires_at <= $1 AND " MAY_TOUCH("w") \
 	"  AND (r.lease_expires_at, w.workload_id) > ($5, $6) " \
@@ -341,10 +352,11 @@
 	" WHERE r.swept_at IS NULL)"
 
 /*
- * the workloads that hold a claim (runs_held_idx, read as workload.leases):
- * as many as are in flight
+ * the workloads that hold a claim, a parameter (n) read once a maintenance
+ * pass by P_HELD_SEQS (store_meta.c, wl_store_held_begin): an array the
+ * planner takes for a few rows, whatever the statistics say of the run rows
  */
-#define HELD_SEQS "(ARRAY(SELECT l.seq FROM workload.runs l WHERE l.claim_id IS NOT NULL))"
+#define HELD_SEQS(n) "($" #n "::int8[])"
 
 /* whether a revocation waits for the tick's sweep (an InitPlan, once per statement) */
 #define REVOCATION_PENDING \
@@ -993,8 +1005,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * claimed rows (runs_held_idx), after the keyset ($5, $6) the pass has
 	 * reached, so a pass never selects a row twice, whatever happened to it.
 	 */
-	[P_EXPIRED] = {EXPIRED_SQL("r.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF r, w SKIP LOCKED", ""),
-	6, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, EXPIRED_SQL("", "", ", w.tenant_id")},
+	[P_EXPIRED] = {EXPIRED_SQL(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(7) " AND ", " FOR NO KEY UPDATE OF r SKIP LOCKED", ""),
+	7, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID, INT8ARRAYOID}, false,
+	EXPIRED_SQL(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id")},
 	/* which of these workloads (ids[i] of tenants[i]) have a dependent */
 	[P_DEPENDED_ON] = {
 		"SELECT x.id, x.t FROM unnest($1::text[], $2::text[]) x(id, t) "
@@ -1103,6 +1116,14 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"SELECT pg_try_advisory_xact_lock(" WL_TICK_LOCK_KEY ")",
 	0, {InvalidOid}},
 	/*
+	 * The workloads that hold a claim (runs_held_idx): as many as are in
+	 * flight, and the entries of the claims ended since they were last
+	 * read, each a visit of its run row (once: the visit marks it dead)
+	 */
+	[P_HELD_SEQS] = {
+		"SELECT ARRAY(SELECT l.seq FROM workload.runs l WHERE l.claim_id IS NOT NULL)",
+	0, {InvalidOid}},
+	/*
 	 * Rows whose timeout or wait deadline has come, through
 	 * workloads_deadline_idx, after the keyset ($3, $4) the pass has reached.
 	 */
@@ -1119,10 +1140,14 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * silence counts from the last heartbeat, else from the claim.
 	 */
 	/* deadlines of held rows: only rows holding a claim (runs_held_idx) */
-	[P_HELD_DEADLINE_DUE] = {HELD_DEADLINE_DUE_SQL("r.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF r, w SKIP LOCKED", ""),
-	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, HELD_DEADLINE_DUE_SQL("", "", ", w.tenant_id")},
-	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_SQL("r.seq = ANY " HELD_SEQS " AND ", " FOR NO KEY UPDATE OF r, w SKIP LOCKED", ""),
-	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, HEARTBEAT_DUE_SQL("", "", ", w.tenant_id")},
+	[P_HELD_DEADLINE_DUE] = {HELD_DEADLINE_DUE_SQL(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(5) " AND ",
+												" FOR NO KEY UPDATE OF r SKIP LOCKED", ""),
+	5, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID, INT8ARRAYOID}, false,
+	HELD_DEADLINE_DUE_SQL(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id")},
+	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_SQL(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(5) " AND ",
+										   " FOR NO KEY UPDATE OF r SKIP LOCKED", ""),
+	5, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID, INT8ARRAYOID}, false,
+	HEARTBEAT_DUE_SQL(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id")},
 
 	/* ---- orchestration (checkpoints, waits, compensations) ---- */
 	[P_CHECKPOINT_LAST] = {
@@ -1535,8 +1560,8 @@ const char *const wl_sql_local_due[4] = {
 	"  AND (r.lease_expires_at, w.workload_id) > ($3, $4) "
 	"ORDER BY r.lease_expires_at, w.workload_id LIMIT $2",
 	[WL_LOCAL_DEADLINE] = DEADLINE_DUE_FROM("workload.workload_rows", "workload.runs", "", ", w.tenant_id"),
-	[WL_LOCAL_HEARTBEAT] = HEARTBEAT_DUE_FROM("workload.runs", "workload.workload_rows", "", "", ", w.tenant_id"),
-	[WL_LOCAL_HELD_DEADLINE] = HELD_DEADLINE_DUE_FROM("workload.runs", "workload.workload_rows", "", "", ", w.tenant_id"),
+	[WL_LOCAL_HEARTBEAT] = HEARTBEAT_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id"),
+	[WL_LOCAL_HELD_DEADLINE] = HELD_DEADLINE_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id"),
 };
 
 /*
