@@ -104,7 +104,9 @@ window_sample() {
 wait_no_backends() {
 	local i
 	for ((i = 0; i < 200; i++)); do
-		[ "$(q -d postgres -c "SELECT count(*) FROM pg_stat_activity WHERE datname = '$1'")" = 0 ] && return 0
+		# the clients' backends; the background tick stays connected to the database
+		[ "$(q -d postgres -c "SELECT count(*) FROM pg_stat_activity WHERE datname = '$1'
+			AND backend_type = 'client backend'")" = 0 ] && return 0
 		sleep 0.05
 	done
 	say "warning: backends still connected to $1"
