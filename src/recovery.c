@@ -56,7 +56,7 @@ typedef struct WlPass
 	int			nacted;			/* rows acted on in this try */
 	uint64		done;			/* rows acted on in this pass */
 	bool		defer;			/* a failed row waits before it is tried again */
-	uint64		deferred;		/* rows whose failure this pass deferred */
+	uint64		deferred_now;	/* rows whose failure this pass deferred */
 } WlPass;
 
 /*
@@ -128,7 +128,7 @@ defer(WlPass *p, const char *workload_id)
 	d->failures = found ? Min(d->failures + 1, 16) : 1;
 	d->retry_at = now + Min((int64) WL_DEFER_FIRST_MS << (d->failures - 1),
 							(int64) WL_DEFER_MAX_MS) * 1000;
-	p->deferred++;
+	p->deferred_now++;
 }
 
 /* forget: the rows from..to of p succeeded */
@@ -464,7 +464,7 @@ pass(WlScan scan, const WlCaller *who, WlAct act, uint64 limit, bool defer, WlTi
 
 		if (limit > 0 && (p.done >= limit || tried >= limit * WL_TICK_TRIES))
 		{
-			r->more = r->more || p.done > 0 || p.deferred > 0;
+			r->more = r->more || p.done > 0 || p.deferred_now > 0;
 			break;
 		}
 		old = MemoryContextSwitchTo(batch);

@@ -318,15 +318,11 @@
 #define HELD_RUNS_FIRST \
 	" FROM workload.runs r CROSS JOIN LATERAL (SELECT * FROM workload.workload_rows w0 " \
 	"  WHERE w0.seq = r.seq AND w0.tenant_id = r.tenant_id OFFSET 0) w "
-#define HELD_DEADLINE_DUE_SQL(from, held, lock, tenant) \
-	HELD_DEADLINE_DUE_FROM(from, held, lock, tenant)
 #define HELD_DEADLINE_DUE_FROM(from, held, lock, tenant) \
 	"SELECT w.workload_id, r.deadline_at" tenant from \
 	"WHERE " held "r.claim_id IS NOT NULL AND r.deadline_at <= $1 " \
 	"  AND (r.deadline_at, w.workload_id) > ($3, $4) " \
 	"ORDER BY r.deadline_at, w.workload_id LIMIT $2" lock
-#define HEARTBEAT_DUE_SQL(from, held, lock, tenant) \
-	HEARTBEAT_DUE_FROM(from, held, lock, tenant)
 #define HEARTBEAT_DUE_FROM(from, held, lock, tenant) \
 	"SELECT w.workload_id, $1::timestamptz" tenant from \
 	"WHERE " held "r.claim_id IS NOT NULL " \
@@ -1140,14 +1136,14 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * silence counts from the last heartbeat, else from the claim.
 	 */
 	/* deadlines of held rows: only rows holding a claim (runs_held_idx) */
-	[P_HELD_DEADLINE_DUE] = {HELD_DEADLINE_DUE_SQL(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(5) " AND ",
+	[P_HELD_DEADLINE_DUE] = {HELD_DEADLINE_DUE_FROM(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(5) " AND ",
 												" FOR NO KEY UPDATE OF r SKIP LOCKED", ""),
 	5, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID, INT8ARRAYOID}, false,
-	HELD_DEADLINE_DUE_SQL(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id")},
-	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_SQL(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(5) " AND ",
+	HELD_DEADLINE_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id")},
+	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_FROM(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(5) " AND ",
 										   " FOR NO KEY UPDATE OF r SKIP LOCKED", ""),
 	5, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID, INT8ARRAYOID}, false,
-	HEARTBEAT_DUE_SQL(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id")},
+	HEARTBEAT_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id")},
 
 	/* ---- orchestration (checkpoints, waits, compensations) ---- */
 	[P_CHECKPOINT_LAST] = {
