@@ -53,7 +53,7 @@
  */
 static const char *const ROUTED_SETTINGS[] = {
 	"TimeZone", "workload.clock_override", "workload.run_authority_ttl",
-	"workload.claim_full_scan_every", NULL
+	"workload.claim_full_scan_every", "workload.claim_full_scan_interval", NULL
 };
 
 /* whether this node runs a call another sent it (a route_* function) */

@@ -44,7 +44,11 @@
  * buffer lock for each; at 64 claiming sessions each claim passed a few
  * hundred (bench/README.md, stop 22).  The full scan comes
  *   - one claim in workload.claim_full_scan_every (64) of the session in
- *     that queue (1: every claim, the order of a queue without points),
+ *     that queue (1: every claim, the order of a queue without points);
+ *     with the library preloaded, not while a session of the server made
+ *     one in that queue (and capability set) less than
+ *     workload.claim_full_scan_interval (100 ms) ago: the first claim due
+ *     after it makes the next (full_due),
  *   - whenever the scan from the points finds fewer than max_items (the
  *     rest of the batch is then claimed by a full scan in the same call,
  *     and the batch comes back best first),
@@ -117,11 +121,22 @@ typedef struct FrontSlot
 	WlQueueKey	key;
 } FrontSlot;
 
+/*
+ * ... and per queue and capability set, when a session of the server last
+ * scanned it from the start (full_due): a direct-mapped table of tags too
+ */
+typedef struct FullSlot
+{
+	uint64		tag;			/* 0: unused */
+	TimestampTz at;
+} FullSlot;
+
 typedef struct FrontShared
 {
 	LWLock	   *lock;
 	uint64		seed;
 	FrontSlot	slots[WL_FRONT_SLOTS];
+	FullSlot	fulls[WL_FRONT_SLOTS];
 } FrontShared;
 
 static FrontShared *fronts = NULL;
@@ -371,6 +386,61 @@ front_now(void *arg, int p, WlQueueKey *key)
 	return found;
 }
 
+/*
+ * full_due: whether a claim of slot s's queue that is due to scan it from
+ * the start by the count (claim_full_scan_every) should: not when a session
+ * of the server began one there less than workload.claim_full_scan_interval
+ * ago; if it should, the time is taken for it at once, so that of the
+ * sessions that come due together one scans.  A scan from the start walks
+ * the index entries of every row claimed since the queue's last VACUUM, and
+ * while a snapshot is held it fetches each of their rows: each session came
+ * to one every 64 claims, at 16 sessions about 30 a second, and under a
+ * held snapshot the claims read 722 queue entries a job, 121 with this
+ * (bench/README.md, stop 35).  What became claimable behind the points
+ * since that scan is taken by the next, made by the first claim due after
+ * the interval.
+ */
+static bool
+full_due(ResumeSlot *s)
+{
+	uint64		tag;
+	FullSlot   *f;
+	TimestampTz now;
+	bool		due;
+
+	if (fronts == NULL || wl_claim_full_scan_interval_ms <= 0)
+		return true;
+	tag = front_base(s) | 1;
+	f = &fronts->fulls[tag % WL_FRONT_SLOTS];
+	now = GetCurrentTimestamp();
+	LWLockAcquire(fronts->lock, LW_EXCLUSIVE);
+	due = f->tag != tag || TimestampDifferenceExceeds(f->at, now, wl_claim_full_scan_interval_ms);
+	if (due)
+	{
+		f->tag = tag;
+		f->at = now;
+	}
+	LWLockRelease(fronts->lock);
+	return due;
+}
+
+/* full_made: slot s's claim scanned its queue from the start just now */
+static void
+full_made(ResumeSlot *s)
+{
+	uint64		tag;
+	FullSlot   *f;
+
+	if (fronts == NULL)
+		return;
+	tag = front_base(s) | 1;
+	f = &fronts->fulls[tag % WL_FRONT_SLOTS];
+	LWLockAcquire(fronts->lock, LW_EXCLUSIVE);
+	f->tag = tag;
+	f->at = GetCurrentTimestamp();
+	LWLockRelease(fronts->lock);
+}
+
 /* the two batches as one, best first */
 static WlClaimed *
 merged(WlClaimed *a, int na, WlClaimed *b, int nb)
@@ -464,7 +534,9 @@ wl_claim_queue(WlClaimRequest *r, WlClaimed **out)
 	bool		full;
 
 	points = points_of(s, &r->npoints);
-	full = points == NULL || s->since_full >= wl_claim_full_scan_every - 1;
+	full = points == NULL
+		|| (s->since_full >= wl_claim_full_scan_every - 1
+			&& (wl_claim_full_scan_every == 1 || full_due(s)));
 	if (!full)
 		fronts_raise(s, points, r->npoints);
 	r->points = full ? NULL : points;
@@ -493,6 +565,8 @@ wl_claim_queue(WlClaimRequest *r, WlClaimed **out)
 	r->points = NULL;
 	r->on_take = NULL;
 	r->front = NULL;
+	if (full)
+		full_made(s);
 	remember(s, *out, n, full);
 	/* what the claim statement took (on Citus, say): it does not tell as it takes */
 	if (fronts_told < n)

@@ -17,6 +17,7 @@ int			wl_run_authority_ttl_s = 86400;
 char	   *wl_tick_databases = NULL;
 int			wl_tick_interval_ms = 1000;
 int			wl_claim_full_scan_every = 64;
+int			wl_claim_full_scan_interval_ms = 100;
 
 static bool
 check_clock_override(char **newval, void **extra, GucSource source)
@@ -108,6 +109,18 @@ wl_guc_init(void)
 							64, 1, 1000000,
 							PGC_USERSET,
 							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("workload.claim_full_scan_interval",
+							"How long a claim that would scan its queue from the start "
+							"passes over that scan after another session's.",
+							"With the library preloaded, a scan from the start that any "
+							"session of the server made in the queue within this time "
+							"stands for this claim's (claim_resume.c); 0 never passes over one.",
+							&wl_claim_full_scan_interval_ms,
+							100, 0, 3600 * 1000,
+							PGC_USERSET,
+							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("workload");

@@ -6,6 +6,7 @@ extern int	wl_run_authority_ttl_s;
 extern char *wl_tick_databases;
 extern int	wl_tick_interval_ms;
 extern int	wl_claim_full_scan_every;
+extern int	wl_claim_full_scan_interval_ms;
 extern void wl_guc_init(void);
 
 #endif

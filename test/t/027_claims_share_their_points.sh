@@ -4,8 +4,10 @@
 # after the furthest workload any session claimed there, not only after its
 # own last one, so it does not step over what the other sessions claimed since
 # (at 64 claiming sessions a few hundred rows a claim); what became claimable
-# behind that front (a retry) is taken by the session's next full scan; the
-# front of one tenant or database moves no other's
+# behind that front (a retry) is taken by the session's next full scan, made
+# only if no session made one in the queue within
+# workload.claim_full_scan_interval; the front of one tenant or database moves
+# no other's
 # (docs/reference.md, workload_claim; claim_resume.c).  Run as root after
 # "make install"; prints TAP.
 set -u
@@ -52,6 +54,7 @@ fail_key() {	# fail_key WORKER KEY: the running workload KEY of WORKER fails (an
 }
 out=$(psql -X -qAt -v ON_ERROR_STOP=1 2>&1 <<EOF
 SET workload.claim_full_scan_every = 2;
+SET workload.claim_full_scan_interval = 0;
 $(claim s1 acme 1);
 \! psql -X -qAt -v ON_ERROR_STOP=1 -c "$(claim s2 acme 2)" -c "$(fail_key s2 a2)"
 $(claim s1 acme 1);
@@ -77,6 +80,26 @@ EOF
 )
 is "$(echo "$out" | tr '\n' ' ')" "a5,a6 o1,o2,o3 d1,d2,d3 b1 b2 " \
 	"claims of another tenant and of the same tenant in another database leave acme's front where it was"
+
+# A scan from the start that another session made in the queue less than
+# workload.claim_full_scan_interval ago stands for the one a claim is due to
+# make by the count: session 1's third claim starts after its point, and the
+# retry behind it waits for the first claim due once the interval is over
+# (here: once session 1 sets it to 0).
+mk zeta e1 e2 e3 e4 e5
+out=$(psql -X -qAt -v ON_ERROR_STOP=1 2>&1 <<EOF
+SET workload.claim_full_scan_every = 2;
+SET workload.claim_full_scan_interval = '1h';
+$(claim s1 zeta 1);
+\! psql -X -qAt -v ON_ERROR_STOP=1 -c "$(claim s2 zeta 2)" -c "$(fail_key s2 e2)"
+$(claim s1 zeta 1);
+$(claim s1 zeta 1);
+SET workload.claim_full_scan_interval = 0;
+$(claim s1 zeta 1);
+EOF
+)
+is "$(echo "$out" | tr '\n' ' ')" "e1 e2,e3 READY e4 e5 e2 " \
+	"a claim due to scan from the start by the count starts after its point while another session's scan from the start is younger than the interval, and scans from the start once it is not"
 
 check "the log shows no error" test "$(grep -c 'ERROR' "$WL_TMP/server.log")" = 0
 
