@@ -21,7 +21,8 @@
 #                    Optional: not part of `all` nor of the test command.
 #
 # Options: --quick, --rounds R, --seconds T, --clients "1 4 16 64", --preload P,
-# --rows N (scale), --hold S, --before S and --after S (scale snapshot), --samples K (latency),
+# --rows N (scale), --hold S, --before S and --after S (scale snapshot), --control (snapshot:
+# each round runs the same clients with no snapshot held instead of the queue-start claim), --samples K (latency),
 # --calls C (memory), --name NAME, --no-build, --set 'NAME = VALUE' (a server
 # setting added to the ones below, for every system; repeatable).  See bench/README.md.
 # Writes bench/results/<date>-<name>.md and prints the same tables.
@@ -37,7 +38,7 @@ cmd=compare
 case "${1:-}" in
 	compare|scale|snapshot|latency|memory|profile|anchors|all) cmd=$1; shift ;;
 esac
-quick=0 build=1 name=""
+quick=0 build=1 name="" control=0
 rounds="" seconds="" clients="" preload="" rows="" hold="" before="" after="" samples="" calls=""
 extra_settings=()
 while [ $# -gt 0 ]; do
@@ -56,6 +57,7 @@ while [ $# -gt 0 ]; do
 		--name) name=$2; shift ;;
 		--set) extra_settings+=("$2"); shift ;;
 		--no-build) build=0 ;;
+		--control) control=1 ;;
 		-h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 		*) echo "unknown option: $1 (see bench/README.md)" >&2; exit 2 ;;
 	esac
@@ -489,12 +491,12 @@ run_snapshot_only() {
 	drop_db scale_snap
 }
 
-# snap_template: scale_snap, SNAP_ROWS READY workloads (3,500 a second of the
-# run: 16 workers took 2,980 a second at most on 2 cores at stop 32), so no run
-# needs a producer
+# snap_template: scale_snap, SNAP_ROWS READY workloads (5,000 a second of the
+# run: 16 workers took 2,980 a second at most on 2 cores at stop 32, 4,600 at
+# stop 35, when 3,500 a second ran dry), so no run needs a producer
 snap_template() {
 	local t
-	SNAP_ROWS=$(( (${before:-10} + hold + ${after:-30} + 20) * 3500 ))
+	SNAP_ROWS=$(( (${before:-10} + hold + ${after:-30} + 20) * 5000 ))
 	new_db scale_snap
 	t=$(preload scale_snap "$APP" 1 "$SNAP_ROWS")
 	q -d scale_snap -c "VACUUM ANALYZE"
@@ -511,10 +513,21 @@ run_snapshots() {
 	local r n=${1:-1} has=""
 	[ -z "$(q -d scale_snap -c "LOAD 'workload'; SELECT current_setting('workload.claim_full_scan_every', true)")" ] || has=1
 	for ((r = 1; r <= n; r++)); do
+		if [ "$control" = 1 ]; then
+			if [ $((r % 2)) = 0 ]; then snapshot_control "$r"; fi
+			run_snapshot "round $r, each claim from the session's points in the queue (default)" ""
+			if [ $((r % 2)) = 1 ]; then snapshot_control "$r"; fi
+			continue
+		fi
 		if [ -n "$has" ] && [ $((r % 2)) = 0 ]; then snapshot_from_start "$r"; fi
 		run_snapshot "round $r, each claim from the session's points in the queue (default)" ""
 		if [ -n "$has" ] && [ $((r % 2)) = 1 ]; then snapshot_from_start "$r"; fi
 	done
+}
+# the control (--control): the same clients on a clone of the same template, the
+# same phases, and no snapshot held: what the rate does over the run without one
+snapshot_control() {
+	run_snapshot "round $1, control: no snapshot held (the phases are the same seconds of the run)" "" nohold
 }
 snapshot_from_start() {
 	run_snapshot "round $1, every claim from the start of the queue (workload.claim_full_scan_every = 1)" \
@@ -534,36 +547,49 @@ run_snapshot() {
 	total=$((before + hold + after))
 	SNAP_I=$((SNAP_I + 1))
 	show ""
-	show "### (b) at $n clients while a REPEATABLE READ snapshot is held for $hold s: $1"
+	if [ "${3:-}" = nohold ]; then show "### (b) at $n clients, no snapshot held: $1"
+	else show "### (b) at $n clients while a REPEATABLE READ snapshot is held for $hold s: $1"; fi
 	show ""
 	say "== scale: snapshot held for $hold s"
 	clone scale_snap scale_run
 	log="$LOGDIR/snapshot-$SNAP_I.log"
+	# The rate is pgbench's own (-P 1, each second's jobs by the clock of
+	# this machine): until stop 35 a session counted the results on the run
+	# rows every second, a scan of every run row made since the last VACUUM
+	# (100 ms and more a second at 250,000, in 3 processes) that grew until
+	# autovacuum came, and most while a snapshot had kept it away: it made
+	# the rate fall over each minute, snapshot or not (bench/README.md, stop 35).
 	PGOPTIONS="$2" "$PGBENCH" -n -M prepared -c "$n" -j "$(( n < NPROC ? n : NPROC ))" -T "$total" \
-		-f "$(script_of b)" scale_run >"$log" 2>&1 &
+		-P 1 --progress-timestamp -f "$(script_of b)" scale_run >"$log" 2>&1 &
 	pid=$!
 	wait_clients scale_run "$n"
 	t_conn=$(epoch)
-	: >"$LOGDIR/snapshot-$SNAP_I.tsv"
-	(
-		for ((i = 1; i <= total; i++)); do
-			sleep_until "$(awk -v a="$t_conn" -v i="$i" 'BEGIN { printf "%.3f", a + i }')"
-			q -F ' ' -d scale_run -c "$(count_sql b)" | tr ' ' '\t' >>"$LOGDIR/snapshot-$SNAP_I.tsv"
-		done
-	) &
-	local sampler=$!
 	sleep_until "$(awk -v a="$t_conn" -v b="$before" 'BEGIN { printf "%.3f", a + b }')"
-	read -r t_hold0 t_hold1 < <(q -F ' ' -d scale_run <<-SQL
-		BEGIN ISOLATION LEVEL REPEATABLE READ;
-		SELECT count(*) FROM workload.workloads \gset
-		SELECT extract(epoch FROM clock_timestamp()) AS t0 \gset
-		SELECT pg_sleep($hold) \gset
-		SELECT :t0, extract(epoch FROM clock_timestamp());
-		COMMIT;
-	SQL
-	)
+	if [ "${3:-}" = nohold ]; then
+		# the same seconds without a snapshot: the wait is the shell's, since
+		# a statement that sleeps holds its snapshot as long
+		t_hold0=$(epoch)
+		sleep_until "$(awk -v a="$t_hold0" -v h="$hold" 'BEGIN { printf "%.3f", a + h }')"
+		t_hold1=$(epoch)
+	else
+		read -r t_hold0 t_hold1 < <(q -F ' ' -d scale_run <<-SQL
+			BEGIN ISOLATION LEVEL REPEATABLE READ;
+			SELECT count(*) FROM workload.workloads \gset
+			SELECT extract(epoch FROM clock_timestamp()) AS t0 \gset
+			SELECT pg_sleep($hold) \gset
+			SELECT :t0, extract(epoch FROM clock_timestamp());
+			COMMIT;
+		SQL
+		)
+	fi
 	wait "$pid" || rc=$?
-	wait "$sampler" || true
+	# each progress line: the time it was written and the jobs a second since
+	# the one before; summed into (jobs so far, time) from the first line on
+	awk '/^progress: [0-9.]+ s, [0-9.]+ tps/ {
+		t = $2 + 0; r = $4 + 0
+		if (n++) jobs += r * (t - t0)
+		t0 = t; printf "%.0f\t%.3f\n", jobs, t
+	}' "$log" >"$LOGDIR/snapshot-$SNAP_I.tsv"
 	local left
 	left=$(q -d scale_run -c "$(ready_sql b)")
 	drop_db scale_run
@@ -593,7 +619,7 @@ run_snapshot() {
 	ORDER BY p.ord;
 	SQL
 	md ""
-	md "Timeline (jobs/s per 5 s, server time from the first sample; the snapshot is held from $(fsub "$t_hold0" "$(head -n 1 "$LOGDIR/snapshot-$SNAP_I.tsv" | cut -f 2)") s to $(fsub "$t_hold1" "$(head -n 1 "$LOGDIR/snapshot-$SNAP_I.tsv" | cut -f 2)") s):"
+	md "Timeline (jobs/s per 5 s, from pgbench's first progress report; the snapshot is held from $(fsub "$t_hold0" "$(head -n 1 "$LOGDIR/snapshot-$SNAP_I.tsv" | cut -f 2)") s to $(fsub "$t_hold1" "$(head -n 1 "$LOGDIR/snapshot-$SNAP_I.tsv" | cut -f 2)") s):"
 	md ""
 	md '```'
 	q -d postgres >>"$OUT" <<-SQL
