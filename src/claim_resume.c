@@ -394,9 +394,9 @@ front_now(void *arg, int p, WlQueueKey *key)
  * sessions that come due together one scans.  A scan from the start walks
  * the index entries of every row claimed since the queue's last VACUUM, and
  * while a snapshot is held it fetches each of their rows: each session came
- * to one every 64 claims, at 16 sessions about 30 a second, and under a
- * held snapshot the claims read 722 queue entries a job, 121 with this
- * (bench/README.md, stop 35).  What became claimable behind the points
+ * to one every 64 claims, at 16 sessions about 30 a second, and while a
+ * snapshot was held the claims read 976-1,013 queue entries a job, 155-156
+ * with this (bench/held_scan.sh; bench/README.md, stop 35).  What became claimable behind the points
  * since that scan is taken by the next, made by the first claim due after
  * the interval.
  */
