@@ -45,7 +45,7 @@
  * hundred (bench/README.md, stop 22).  The full scan comes
  *   - one claim in workload.claim_full_scan_every (64) of the session in
  *     that queue (1: every claim, the order of a queue without points);
- *     with the library preloaded, not while a session of the server made
+ *     with the library preloaded, not while a session of the server began
  *     one in that queue (and capability set) less than
  *     workload.claim_full_scan_interval (100 ms) ago: the first claim due
  *     after it makes the next (full_due),
@@ -396,9 +396,9 @@ front_now(void *arg, int p, WlQueueKey *key)
  * while a snapshot is held it fetches each of their rows: each session came
  * to one every 64 claims, at 16 sessions about 30 a second, and while a
  * snapshot was held the claims read 976-1,013 queue entries a job, 155-156
- * with this (bench/held_scan.sh; bench/README.md, stop 35).  What became claimable behind the points
- * since that scan is taken by the next, made by the first claim due after
- * the interval.
+ * with this (bench/held_scan.sh; bench/README.md, stop 35).  What became
+ * claimable behind the points since that scan is taken by the next, made by
+ * the first claim due after the interval.
  */
 static bool
 full_due(ResumeSlot *s)
