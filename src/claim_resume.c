@@ -48,7 +48,7 @@
  *     with the library preloaded, not while a session of the server began
  *     one in that queue (and capability set) less than
  *     workload.claim_full_scan_interval (100 ms) ago: the first claim due
- *     after it makes the next (full_due),
+ *     after it makes the next (full_stamp),
  *   - whenever the scan from the points finds fewer than max_items (the
  *     rest of the batch is then claimed by a full scan in the same call,
  *     and the batch comes back best first),
@@ -123,7 +123,7 @@ typedef struct FrontSlot
 
 /*
  * ... and per queue and capability set, when a session of the server last
- * scanned it from the start (full_due): a direct-mapped table of tags too
+ * scanned it from the start (full_stamp): a direct-mapped table of tags too
  */
 typedef struct FullSlot
 {
@@ -387,10 +387,11 @@ front_now(void *arg, int p, WlQueueKey *key)
 }
 
 /*
- * full_due: whether a claim of slot s's queue that is due to scan it from
- * the start by the count (claim_full_scan_every) should: not when a session
- * of the server began one there less than workload.claim_full_scan_interval
- * ago; if it should, the time is taken for it at once, so that of the
+ * full_stamp: whether a claim of slot s's queue that is due to scan it from
+ * the start by the count (claim_full_scan_every) should (made: the claim
+ * has scanned from the start, as planned or not; the time is only taken):
+ * not when a session of the server began one there less than
+ * workload.claim_full_scan_interval ago; if it should, the time is taken for it at once, so that of the
  * sessions that come due together one scans.  A scan from the start walks
  * the index entries of every row claimed since the queue's last VACUUM, and
  * while a snapshot is held it fetches each of their rows: each session came
@@ -401,20 +402,21 @@ front_now(void *arg, int p, WlQueueKey *key)
  * the first claim due after the interval.
  */
 static bool
-full_due(ResumeSlot *s)
+full_stamp(ResumeSlot *s, bool made)
 {
 	uint64		tag;
 	FullSlot   *f;
 	TimestampTz now;
 	bool		due;
 
-	if (fronts == NULL || wl_claim_full_scan_interval_ms <= 0)
+	if (fronts == NULL)
 		return true;
 	tag = front_base(s) | 1;
 	f = &fronts->fulls[tag % WL_FRONT_SLOTS];
 	now = GetCurrentTimestamp();
 	LWLockAcquire(fronts->lock, LW_EXCLUSIVE);
-	due = f->tag != tag || TimestampDifferenceExceeds(f->at, now, wl_claim_full_scan_interval_ms);
+	due = made || f->tag != tag
+		|| TimestampDifferenceExceeds(f->at, now, wl_claim_full_scan_interval_ms);
 	if (due)
 	{
 		f->tag = tag;
@@ -422,23 +424,6 @@ full_due(ResumeSlot *s)
 	}
 	LWLockRelease(fronts->lock);
 	return due;
-}
-
-/* full_made: slot s's claim scanned its queue from the start just now */
-static void
-full_made(ResumeSlot *s)
-{
-	uint64		tag;
-	FullSlot   *f;
-
-	if (fronts == NULL)
-		return;
-	tag = front_base(s) | 1;
-	f = &fronts->fulls[tag % WL_FRONT_SLOTS];
-	LWLockAcquire(fronts->lock, LW_EXCLUSIVE);
-	f->tag = tag;
-	f->at = GetCurrentTimestamp();
-	LWLockRelease(fronts->lock);
 }
 
 /* the two batches as one, best first */
@@ -536,7 +521,8 @@ wl_claim_queue(WlClaimRequest *r, WlClaimed **out)
 	points = points_of(s, &r->npoints);
 	full = points == NULL
 		|| (s->since_full >= wl_claim_full_scan_every - 1
-			&& (wl_claim_full_scan_every == 1 || full_due(s)));
+			&& (wl_claim_full_scan_every == 1 || wl_claim_full_scan_interval_ms <= 0
+				|| full_stamp(s, false)));
 	if (!full)
 		fronts_raise(s, points, r->npoints);
 	r->points = full ? NULL : points;
@@ -566,7 +552,7 @@ wl_claim_queue(WlClaimRequest *r, WlClaimed **out)
 	r->on_take = NULL;
 	r->front = NULL;
 	if (full)
-		full_made(s);
+		(void) full_stamp(s, true);
 	remember(s, *out, n, full);
 	/* what the claim statement took (on Citus, say): it does not tell as it takes */
 	if (fronts_told < n)
