@@ -102,6 +102,7 @@ typedef struct WlKeyedTarget
 } WlKeyedTarget;
 extern bool wl_store_remove(WlKeyedTarget *t, Datum tenant, Datum seq);
 extern int	wl_store_any_by_key(WlKeyedTarget *t, Datum a, Datum b);
+extern int	wl_store_any_by_keys(WlKeyedTarget *t, const Datum *a, const Datum *b, int n, bool *has);
 extern void wl_store_index_version(Relation rel, TupleTableSlot *slot);
 /* the index entries of new versions of one relation's rows, its indexes opened once (store_tuple.c) */
 typedef struct WlIndexer

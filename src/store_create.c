@@ -185,8 +185,9 @@ static WlKeyedTarget dependents_of = {"dependencies", "dependencies_depends_on_i
 /*
  * wl_store_depended_on: which of the n rows, which have just reached a final
  * state, have a dependent (held[i]); asked with the latest snapshot, as
- * wl_store_dependents is.  On a single node each row's question is one probe
- * of dependencies_depends_on_idx, without a plan; on Citus P_DEPENDED_ON.
+ * wl_store_dependents is.  On a single node the rows' questions are probes
+ * of dependencies_depends_on_idx, one scan for the batch, without a plan, and
+ * none while that index has never held an entry; on Citus P_DEPENDED_ON.
  */
 void
 wl_store_depended_on(WlRow **rows, int n, bool *held)
@@ -203,15 +204,7 @@ wl_store_depended_on(WlRow **rows, int n, bool *held)
 		tn[i] = CStringGetTextDatum(rows[i]->tenant_id);
 		held[i] = false;
 	}
-	for (i = 0; i < n; i++)
-	{
-		int			has = wl_store_any_by_key(&dependents_of, d[i], tn[i]);
-
-		if (has < 0)
-			break;
-		held[i] = has > 0;
-	}
-	if (i == n)
+	if (wl_store_any_by_keys(&dependents_of, d, tn, n, held) == 0)
 		return;
 	a[0] = PointerGetDatum(wl_array_of(d, NULL, n, TEXTOID));
 	a[1] = PointerGetDatum(wl_array_of(tn, NULL, n, TEXTOID));

@@ -24,6 +24,7 @@
 
 #include "miscadmin.h"
 #include "access/genam.h"
+#include "access/nbtree.h"
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -33,6 +34,7 @@
 #include "commands/trigger.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
+#include "storage/bufmgr.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -311,27 +313,70 @@ keyed_find(WlKeyedTarget *t)
 }
 
 /*
- * wl_store_any_by_key: whether workload.<t->table> has a row whose index
- * t->index_name leads with the text key (a, b), as a statement would see it
- * now (under REPEATABLE READ, what was committed since the transaction's
- * snapshot too, as wl_store_run_latest asks): 1 or 0; -1 where it cannot
- * ask without a plan (Citus).  For the question asked before a statement
- * whose answer is almost always "none".
+ * wl_store_any_by_keys: for each of the n text keys (a[i], b[i]), whether
+ * workload.<t->table> has a row whose index t->index_name leads with it
+ * (has[i]), as a statement would see it now (under REPEATABLE READ, what was
+ * committed since the transaction's snapshot too, as wl_store_run_latest
+ * asks): 0; -1 where it cannot ask without a plan (Citus).  For the question
+ * asked before a statement whose answer is almost always "none": one
+ * snapshot and one index scan for the n keys, and none at all while the
+ * index has never held an entry.
  */
 int
-wl_store_any_by_key(WlKeyedTarget *t, Datum a, Datum b)
+wl_store_any_by_keys(WlKeyedTarget *t, const Datum *a, const Datum *b, int n, bool *has)
 {
-	bool		found;
+	Relation	idx;
+	Snapshot	snap;
 
+	memset(has, 0, sizeof(bool) * n);
 	if (wl_store_citus())
 		return -1;
 	keyed_find(t);
 	CommandCounterIncrement();
 	PushActiveSnapshot(IsolationUsesXactSnapshot() ? GetLatestSnapshot() : GetTransactionSnapshot());
-	found = wl_store_index_has(t->index, GetActiveSnapshot(), (RegProcedure[2]) {F_TEXTEQ, F_TEXTEQ},
-							   (Datum[2]) {a, b}, 2);
+	snap = GetActiveSnapshot();
+	idx = index_open(t->index, AccessShareLock);
+	/*
+	 * A B-tree that never held an entry is its metapage alone (its first
+	 * insert adds the root page at once, before its transaction commits, and
+	 * a B-tree's pages are never given back but by a rebuild): no row has
+	 * the key, whoever asks.  A store that has never had a dependency.
+	 */
+	if (idx->rd_rel->relam != BTREE_AM_OID || RelationGetNumberOfBlocks(idx) > BTREE_METAPAGE + 1)
+	{
+		Relation	rel = table_open(idx->rd_index->indrelid, AccessShareLock);
+		TupleTableSlot *slot = table_slot_create(rel, NULL);
+		IndexScanDesc scan = index_beginscan(rel, idx, snap, 2, 0);
+		ScanKeyData keys[2];
+
+		for (int i = 0; i < n; i++)
+		{
+			ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
+								   idx->rd_indcollation[0], F_TEXTEQ, a[i]);
+			ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
+								   idx->rd_indcollation[1], F_TEXTEQ, b[i]);
+			index_rescan(scan, keys, 2, NULL, 0);
+			has[i] = index_getnext_slot(scan, ForwardScanDirection, slot);
+			ExecClearTuple(slot);
+		}
+		index_endscan(scan);
+		ExecDropSingleTupleTableSlot(slot);
+		table_close(rel, NoLock);
+	}
+	index_close(idx, NoLock);
 	PopActiveSnapshot();
-	return found ? 1 : 0;
+	return 0;
+}
+
+/* wl_store_any_by_key is wl_store_any_by_keys for one key: 1 or 0; -1 on Citus. */
+int
+wl_store_any_by_key(WlKeyedTarget *t, Datum a, Datum b)
+{
+	bool		has;
+
+	if (wl_store_any_by_keys(t, &a, &b, 1, &has) < 0)
+		return -1;
+	return has ? 1 : 0;
 }
 
 /*
