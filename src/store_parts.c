@@ -192,21 +192,27 @@ wl_store_result_doc(const WlNewResult *r, const char *output_hash, TimestampTz a
 {
 	WlJson		b;
 
+	/*
+	 * The keys in jsonb's own order (shorter first, then by their bytes): an
+	 * object's keys are sorted when it ends, and sorted ones are only
+	 * checked (a sort of these nine in another order was 6,800 instructions
+	 * of each completion's).
+	 */
 	wl_json_begin(&b);
-	wl_json_str(&b, "result_id", r->result_id);
-	wl_json_str(&b, "workload_id", r->row->workload_id);
-	wl_json_str(&b, "outcome", "succeeded");
 	wl_json_jsonb(&b, "output", r->output);
-	wl_json_str(&b, "output_hash", output_hash);
+	wl_json_str(&b, "outcome", "succeeded");
 	wl_json_strs(&b, "artifacts", r->artifacts);
-	wl_json_int(&b, "schema_version", r->schema_version);
+	wl_json_str(&b, "result_id", r->result_id);
 	wl_json_ts(&b, "created_at", at);
 	wl_json_object(&b, "provenance");
+	wl_json_int(&b, "attempt", r->row->attempt_count);
 	wl_json_str(&b, "claim_id", r->fence->claim_id);
 	wl_json_str(&b, "worker_id", r->fence->worker_id);
 	wl_json_int(&b, "fencing_token", r->fence->fencing_token);
-	wl_json_int(&b, "attempt", r->row->attempt_count);
 	wl_json_object_end(&b);
+	wl_json_str(&b, "output_hash", output_hash);
+	wl_json_str(&b, "workload_id", r->row->workload_id);
+	wl_json_int(&b, "schema_version", r->schema_version);
 	return wl_json_end(&b);
 }
 
