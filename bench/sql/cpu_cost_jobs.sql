@@ -7,7 +7,7 @@ BEGIN
     PERFORM workload_start(r.workload_id, r.claim_id, 'w', r.fencing_token);
     PERFORM workload_complete(r.workload_id, r.claim_id, 'w', r.fencing_token, r.workload_id, '{}');
 END $$;
--- The items are built as json text, as the pgbench scripts build them (stop 36).
+-- The items are built as text, as the pgbench scripts build them (stop 36).
 -- A batch is two transactions, as bench/scripts/c_claim10_complete_many.pgbench
 -- and a worker run it: the claim (with start) commits before the completions.
 -- Until stop 25 it was one (both calls in one function): the claimed versions
@@ -16,9 +16,10 @@ END $$;
 -- worker that commits its claim sees.
 CREATE FUNCTION bench.batch_claim() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM set_config('bench.items', (SELECT coalesce(json_agg(json_build_object(
-        'workload_id', c.workload_id, 'claim_id', c.claim_id, 'fencing_token', c.fencing_token,
-        'result_id', c.workload_id, 'output', '{}'::json)), '[]')::text
+    PERFORM set_config('bench.items', (SELECT '[' || coalesce(string_agg(
+        '{"workload_id":"' || c.workload_id || '","claim_id":"' || c.claim_id ||
+        '","fencing_token":' || c.fencing_token || ',"result_id":"' || c.workload_id ||
+        '","output":{}}', ','), '') || ']'
         FROM workload_claim('w', '{}', 'acme', 'billing', max_items => 10, start => true) c), false);
 END $$;
 CREATE FUNCTION bench.batch_complete() RETURNS void LANGUAGE plpgsql AS $$
