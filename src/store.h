@@ -43,7 +43,7 @@ extern Jsonb *wl_store_result_doc(const WlNewResult *r, const char *output_hash,
  * schema workload and the columns an append gives, every one of its columns;
  * the rest is filled in once per catalog generation.
  */
-#define WL_APPEND_MAX_COLS 16
+#define WL_APPEND_MAX_COLS 48
 typedef struct WlAppendTarget
 {
 	const char *table;

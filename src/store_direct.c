@@ -115,6 +115,9 @@ target_open(WlAppendTarget *t)
 
 	if (t->generation == gen && OidIsValid(t->relid))
 		return table_open(t->relid, RowExclusiveLock);
+	if (t->ncols > WL_APPEND_MAX_COLS)
+		elog(ERROR, "an append to workload.%s names %d columns, more than %d", t->table, t->ncols,
+			 WL_APPEND_MAX_COLS);
 	t->relid = get_relname_relid(t->table, wl_catalog_store_schema());
 	if (!OidIsValid(t->relid))
 		elog(ERROR, "table workload.%s not found", t->table);

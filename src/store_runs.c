@@ -29,6 +29,8 @@ static const char *const run_cols[WL_RUN_NCOLS] = {"tenant_id", "seq", "next_att
 
 WlAppendTarget wl_runs_target = {"runs", WL_RUN_NCOLS, run_cols};
 
+StaticAssertDecl(WL_RUN_NCOLS <= WL_APPEND_MAX_COLS, "the run row's columns fit an append target");
+
 static uint64 generation;
 static Oid	runs_oid;
 static Oid	runs_pkey;
