@@ -52,6 +52,7 @@ typedef struct WlAppendTarget
 	uint64		generation;
 	Oid			relid;
 	AttrNumber	attnums[WL_APPEND_MAX_COLS];
+	void		(*written) (TupleTableSlot *slot);	/* each row once written (its tid), or NULL */
 } WlAppendTarget;
 extern void wl_store_row_read(SPITupleTable *t, int i, const char *workload_id, WlRow *row);
 extern void wl_store_row_from(TupleDesc desc, const Datum *v, const bool *n, bool in_run,
@@ -65,6 +66,15 @@ extern int	wl_store_fenced_direct(const WlFencedCall *c, const char *tenant, WlR
 extern int	wl_store_fenced_held(WlFencedRels *f, const WlFencedCall *c, const char *tenant,
 								 WlRow *row);
 extern bool wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls);
+
+/* where this session last found a workload's rows: hints, checked by their key (store_memo.c) */
+extern void wl_store_memo_row(const char *workload_id, ItemPointer tid);
+extern bool wl_store_memo_row_at(const char *workload_id, ItemPointer tid);
+extern void wl_store_memo_run(int64 seq, ItemPointer tid);
+extern bool wl_store_memo_run_at(int64 seq, ItemPointer tid);
+extern bool wl_store_fetch_at(Relation rel, BlockNumber *nblocks, ItemPointer tid, Snapshot snap,
+							  TupleTableSlot *slot);
+extern bool wl_store_text_equal(Datum a, Datum b);
 
 /*
  * Rows appended to one table by one call, its relation and indexes opened

@@ -315,6 +315,8 @@ taken(Claim *c, const Datum *v, const bool *n)
 	const int  *s = R.s;
 
 	o->workload_id = TextDatumGetCString(v[w[W_WORKLOAD_ID]]);
+	/* where its fenced calls will find it (store_memo.c); its run row's: run_written */
+	wl_store_memo_row(o->workload_id, &c->row->tts_tid);
 	o->claim_id = TextDatumGetCString(v[w[W_CLAIM_ID]]);
 	o->fencing_token = DatumGetInt64(v[w[W_FENCING_TOKEN]]);
 	o->lease_expires_at = DatumGetTimestampTz(v[w[W_LEASE_EXPIRES_AT]]);
@@ -406,7 +408,7 @@ take(Claim *c)
 		n[i] = true;
 	if (has_run)
 	{
-		if (!wl_runs_find(c->runs, c->runs_idx, c->snap, c->run, seq, c->tenant) ||
+		if (!wl_runs_find(c->runs, c->runs_idx, c->snap, c->run, seq, c->tenant, NULL) ||
 			!wl_store_lock_skip(c->runs, &c->run->tts_tid, c->snap, c->run,
 								LockTupleNoKeyExclusive, &moved))
 			return false;
@@ -444,6 +446,7 @@ take(Claim *c)
 		simple_table_tuple_update(c->runs, &c->run->tts_tid, next, c->snap, &update_indexes);
 		if (update_indexes)
 			wl_store_index_version(c->runs, next);
+		wl_store_memo_run(DatumGetInt64(seq), &next->tts_tid);
 		ExecDropSingleTupleTableSlot(next);
 	}
 	else

@@ -205,6 +205,8 @@ held_write(WlAppender *a)
 			list_free(ExecInsertIndexTuples(a->rri, a->held[i], a->estate, false, false, NULL,
 											NIL));
 		ResetPerTupleExprContext(a->estate);
+		if (a->t->written)
+			a->t->written(a->held[i]);
 	}
 	a->nheld = 0;
 }
@@ -264,6 +266,8 @@ wl_store_appender_put(WlAppender *a, const Datum *values, const bool *nulls)
 	ExecSimpleRelationInsert(a->rri, a->estate, slot);
 	AfterTriggerEndQuery(a->estate);
 	ResetPerTupleExprContext(a->estate);
+	if (a->t->written)
+		a->t->written(slot);
 }
 
 /*

@@ -108,6 +108,8 @@ struct WlFencedRels
 	bool	   *n;
 	int			plain_events;	/* workload.event_rows has no row trigger: 1, 0, -1 not asked */
 	WlIndexer	runs_ix;		/* the index entries of run rows' new versions (a completion's) */
+	BlockNumber rows_blocks;	/* rows' and runs' lengths, asked once (wl_store_fetch_at) */
+	BlockNumber runs_blocks;
 };
 
 /* result_taken: whether a result of the row's tenant and application (v/n) has the id rid */
@@ -291,15 +293,30 @@ set(WlFencedRels *f, const WlFencedCall *c, TimestampTz now, Datum *v, bool *n)
 #undef PUT_NULL
 }
 
-/* find: the version of the row the snapshot sees (in f->row), by workloads_pkey */
+/*
+ * find: the version of the row the snapshot sees (in f->row), by
+ * workloads_pkey, or first where this session last found it (store_memo.c)
+ */
 static bool
 find(WlFencedRels *f, const char *workload_id, const char *tenant, Snapshot snap)
 {
 	ScanKeyData keys[2];
 	int			nkeys = tenant ? 2 : 1;
 	IndexScanDesc scan;
+	ItemPointerData tid;
 	bool		found;
 
+	if (wl_store_memo_row_at(workload_id, &tid))
+	{
+		if (wl_store_fetch_at(f->rows, &f->rows_blocks, &tid, snap, f->row))
+		{
+			slot_getsomeattrs(f->row, Max(col[C_WORKLOAD_ID], col[C_TENANT_ID]) + 1);
+			if (text_is(f->row->tts_values, f->row->tts_isnull, C_WORKLOAD_ID, workload_id) &&
+				(!tenant || text_is(f->row->tts_values, f->row->tts_isnull, C_TENANT_ID, tenant)))
+				return true;
+		}
+		ExecClearTuple(f->row);
+	}
 	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
 						   f->rows_pkey->rd_indcollation[0], F_TEXTEQ,
 						   CStringGetTextDatum(workload_id));
@@ -311,6 +328,8 @@ find(WlFencedRels *f, const char *workload_id, const char *tenant, Snapshot snap
 	index_rescan(scan, keys, nkeys, NULL, 0);
 	found = index_getnext_slot(scan, ForwardScanDirection, f->row);
 	index_endscan(scan);
+	if (found)
+		wl_store_memo_row(workload_id, &f->row->tts_tid);
 	return found;
 }
 
@@ -346,6 +365,8 @@ update(WlFencedRels *f, const WlFencedCall *c, const char *tenant, TimestampTz n
 		{
 			if (update_indexes)
 				wl_store_index_version_in(&f->runs_ix, rel, next);
+			/* where the next fenced call of this session will find it */
+			wl_store_memo_run(DatumGetInt64(v[col[C_SEQ]]), &next->tts_tid);
 			ExecClearTuple(next);
 			return true;
 		}
@@ -447,6 +468,8 @@ wl_store_fenced_open(void)
 	f->v = palloc(sizeof(Datum) * wl_runs_merged_natts());
 	f->n = palloc(sizeof(bool) * wl_runs_merged_natts());
 	f->plain_events = -1;
+	f->rows_blocks = InvalidBlockNumber;
+	f->runs_blocks = InvalidBlockNumber;
 	return f;
 }
 
@@ -495,7 +518,7 @@ wl_store_fenced_in(WlFencedRels *f, const WlFencedCall *c, const char *tenant, W
 		memcpy(f->n, f->row->tts_isnull, sizeof(bool) * desc->natts);
 		/* a fence is held only by a workload that has a run row (its claim made it) */
 		if (wl_runs_find(f->runs, f->runs_pkey, snap, f->run, f->v[col[C_SEQ]],
-						 f->v[col[C_TENANT_ID]]))
+						 f->v[col[C_TENANT_ID]], &f->runs_blocks))
 		{
 			wl_runs_overlay(f->run, f->v, f->n);
 			if (holds(f, c, tenant, now, snap, f->v, f->n))

@@ -27,7 +27,9 @@ static const char *const run_cols[WL_RUN_NCOLS] = {"tenant_id", "seq", "next_att
 	"started_seq", "claimed_seq", "event_worker", "event_role", "finished_seq", "finished_at",
 "result_application_id", "output", "output_hash", "artifacts", "schema_version", "result_worker_id"};
 
-WlAppendTarget wl_runs_target = {"runs", WL_RUN_NCOLS, run_cols};
+static void run_written(TupleTableSlot *slot);
+
+WlAppendTarget wl_runs_target = {"runs", WL_RUN_NCOLS, run_cols, .written = run_written};
 
 StaticAssertDecl(WL_RUN_NCOLS <= WL_APPEND_MAX_COLS, "the run row's columns fit an append target");
 
@@ -135,7 +137,34 @@ wl_runs_form(TupleDesc desc, const Datum *v, const bool *n)
 /* the run row of (seq, tenant) the snapshot sees, in slot */
 bool
 wl_runs_find(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot, Datum seq,
-			 Datum tenant)
+			 Datum tenant, BlockNumber *nblocks)
 {
-	return wl_store_by_key(rel, idx, snap, slot, F_INT8EQ, seq, F_TEXTEQ, tenant);
+	ItemPointerData tid;
+
+	runs_resolve();
+	if (nblocks && wl_store_memo_run_at(DatumGetInt64(seq), &tid))
+	{
+		bool		isnull;
+
+		if (wl_store_fetch_at(rel, nblocks, &tid, snap, slot) &&
+			DatumGetInt64(slot_getattr(slot, rcol[1] + 1, &isnull)) == DatumGetInt64(seq) &&
+			wl_store_text_equal(slot_getattr(slot, rcol[0] + 1, &isnull), tenant))
+			return true;
+		ExecClearTuple(slot);
+	}
+	if (!wl_store_by_key(rel, idx, snap, slot, F_INT8EQ, seq, F_TEXTEQ, tenant))
+		return false;
+	if (nblocks)
+		wl_store_memo_run(DatumGetInt64(seq), &slot->tts_tid);
+	return true;
+}
+
+/* run_written: a run row just appended (a claim's), remembered where it is */
+static void
+run_written(TupleTableSlot *slot)
+{
+	bool		isnull;
+
+	runs_resolve();
+	wl_store_memo_run(DatumGetInt64(slot_getattr(slot, rcol[1] + 1, &isnull)), &slot->tts_tid);
 }

@@ -39,6 +39,6 @@ extern void wl_runs_values(const Datum *v, const bool *n, Datum *out, bool *on);
 extern void wl_runs_overlay(TupleTableSlot *slot, Datum *v, bool *n);
 extern HeapTuple wl_runs_form(TupleDesc desc, const Datum *v, const bool *n);
 extern bool wl_runs_find(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot,
-						 Datum seq, Datum tenant);
+						 Datum seq, Datum tenant, BlockNumber *nblocks);
 
 #endif
