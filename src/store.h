@@ -7,6 +7,7 @@
 #ifndef WL_STORE_H
 #define WL_STORE_H
 
+#include "access/genam.h"
 #include "executor/spi.h"
 #include "utils/array.h"
 #include "utils/jsonb.h"
@@ -133,6 +134,9 @@ extern bool wl_store_lock_skip(Relation rel, ItemPointer tid, Snapshot snap, Tup
 							   LockTupleMode mode, bool *moved);
 extern bool wl_store_by_key(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot,
 							RegProcedure eq_a, Datum a, RegProcedure eq_b, Datum b);
+extern bool wl_store_by_key_in(IndexScanDesc *scan, Relation rel, Relation idx, Snapshot snap,
+							   TupleTableSlot *slot, RegProcedure eq_a, Datum a, RegProcedure eq_b,
+							   Datum b);
 extern void wl_store_remove_found(Relation rel, ItemPointer tid, Snapshot snap,
 								  TupleTableSlot *slot);
 extern bool wl_store_event_append(const Datum *args, const char *nulls);

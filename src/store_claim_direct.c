@@ -210,6 +210,8 @@ typedef struct Claim
 	TupleTableSlot *locked,		/* a queue row locked */
 			   *row,			/* a workload row */
 			   *spec;
+	IndexScanDesc row_scan,		/* on seq_idx and specs_idx, begun at the first workload taken */
+				spec_scan;
 	Datum		tenant;
 	int64		queue_key;		/* workload.queue_key(tenant, application) */
 	Jsonb	   *evidence;		/* {"worker_id": ...}: the events' evidence but token and attempt */
@@ -327,8 +329,8 @@ taken(Claim *c, const Datum *v, const bool *n)
 	o->key.seq = DatumGetInt64(v[w[W_SEQ]]);
 	if (c->r->on_take)
 		c->r->on_take(c->r->front_arg, &o->key);
-	if (!wl_store_by_key(c->specs, c->specs_idx, c->snap, c->spec, F_INT8EQ, v[w[W_SEQ]],
-				  F_TEXTEQ, c->tenant))
+	if (!wl_store_by_key_in(&c->spec_scan, c->specs, c->specs_idx, c->snap, c->spec, F_INT8EQ,
+							v[w[W_SEQ]], F_TEXTEQ, c->tenant))
 		elog(ERROR, "workload \"%s\" has no spec", o->workload_id);
 	slot_getallattrs(c->spec);
 	o->definition_id = TextDatumGetCString(c->spec->tts_values[s[S_DEFINITION_ID]]);
@@ -396,8 +398,8 @@ take(Claim *c)
 	Datum	   *v;
 	bool	   *n;
 
-	if (!wl_store_by_key(c->workloads, c->seq_idx, c->snap, c->row, F_INT8EQ, seq,
-						 F_TEXTEQ, c->tenant))
+	if (!wl_store_by_key_in(&c->row_scan, c->workloads, c->seq_idx, c->snap, c->row, F_INT8EQ, seq,
+							F_TEXTEQ, c->tenant))
 		return false;
 	slot_getallattrs(c->row);
 	v = palloc(sizeof(Datum) * wl_runs_merged_natts());
@@ -730,6 +732,10 @@ wl_store_claim_direct(const WlClaimRequest *r, WlClaimed **out)
 		segs[0] = (WlSegment) {.point = false, .hi = (int64) PG_INT32_MAX + 1, .lo = (int64) PG_INT32_MIN - 1};
 	for (int i = 0; i < nsegs && c.n < r->max_items; i++)
 		claim_segment(&c, c.queue_idx, &segs[i], r->points != NULL);
+	if (c.row_scan)
+		index_endscan(c.row_scan);
+	if (c.spec_scan)
+		index_endscan(c.spec_scan);
 	index_close(c.queue_idx, NoLock);
 	index_close(c.seq_idx, NoLock);
 	index_close(c.specs_idx, NoLock);
