@@ -117,6 +117,12 @@ CREATE TABLE workload_next.queue (
     -- the workload has a run row (it was claimed before): a claim updates it
     -- instead of appending one, and need not look for it otherwise
     has_run              boolean NOT NULL,
+    -- where the workload's row and its spec were written, when the writer
+    -- knew (NULL otherwise): the claim fetches them there, and uses what it
+    -- finds only if it has the workload's key (else it asks workloads_seq_key
+    -- and specs_pkey, as it did without them); a hint, never an answer
+    row_at               tid,
+    spec_at              tid,
     -- Keyed by the creation sequence first, then tenant_id (as are runs,
     -- specs and events_workload_idx): a key that leads with a text column
     -- makes each comparison in the index's descent read the next column the

@@ -6,6 +6,7 @@
 #define WL_ROW_H
 
 #include "datatype/timestamp.h"
+#include "storage/itemptr.h"
 #include "utils/array.h"
 #include "utils/jsonb.h"
 
@@ -76,6 +77,8 @@ typedef struct WlRow
 	char	   *result_id;		/* the result of a SUCCEEDED workload */
 	WlQueued	queued;			/* where it stands in the queue as stored (the store keeps it) */
 	bool		in_run;			/* its mutable columns are on its run row (it was claimed) */
+	ItemPointerData row_at;		/* where the store wrote it and its spec, when it just did */
+	ItemPointerData spec_at;	/* (its queue row's hints; invalid: not known) */
 	int64		carried_event;	/* its start's event, when its run row carries it (the store
 								 * wrote it there: wl_store_event appends none) */
 	char	   *result_hash;	/* its result's output hash, when its completion stored the

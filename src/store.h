@@ -73,6 +73,8 @@ extern void wl_store_memo_row(const char *workload_id, ItemPointer tid);
 extern bool wl_store_memo_row_at(const char *workload_id, ItemPointer tid);
 extern void wl_store_memo_run(int64 seq, ItemPointer tid);
 extern bool wl_store_memo_run_at(int64 seq, ItemPointer tid);
+extern void wl_store_memo_spec(int64 seq, ItemPointer tid);
+extern bool wl_store_memo_spec_at(int64 seq, ItemPointer tid);
 extern bool wl_store_fetch_at(Relation rel, BlockNumber *nblocks, ItemPointer tid, Snapshot snap,
 							  TupleTableSlot *slot);
 extern bool wl_store_text_equal(Datum a, Datum b);

@@ -63,10 +63,11 @@
 enum
 {
 	Q_TENANT_ID, Q_SEQ, Q_APPLICATION_ID, Q_PRIORITY, Q_CREATED_AT, Q_AVAILABLE_AT,
-	Q_CAPABILITIES, Q_CHECKS_DEPENDENCIES, Q_BLOCKED, Q_HAS_RUN, Q_COUNT
+	Q_CAPABILITIES, Q_CHECKS_DEPENDENCIES, Q_BLOCKED, Q_HAS_RUN, Q_ROW_AT, Q_SPEC_AT, Q_COUNT
 };
 static const char *const q_names[Q_COUNT] = {"tenant_id", "seq", "application_id", "priority",
-"created_at", "available_at", "capability_snapshot", "checks_dependencies", "blocked", "has_run"};
+	"created_at", "available_at", "capability_snapshot", "checks_dependencies", "blocked", "has_run",
+"row_at", "spec_at"};
 
 enum
 {
@@ -210,8 +211,11 @@ typedef struct Claim
 	TupleTableSlot *locked,		/* a queue row locked */
 			   *row,			/* a workload row */
 			   *spec;
-	IndexScanDesc row_scan,		/* on seq_idx and specs_idx, begun at the first workload taken */
+	IndexScanDesc row_scan,		/* on seq_idx and specs_idx, begun at the first lookup */
 				spec_scan;
+	BlockNumber rows_blocks,	/* workload_rows' and specs' lengths, asked once (wl_store_fetch_at) */
+				specs_blocks;
+	ItemPointerData spec_at;	/* the queue row's hint of where the taken workload's spec is */
 	Datum		tenant;
 	int64		queue_key;		/* workload.queue_key(tenant, application) */
 	Jsonb	   *evidence;		/* {"worker_id": ...}: the events' evidence but token and attempt */
@@ -308,6 +312,40 @@ moved_values(Claim *c, Datum *v, bool *n)
 #undef PUT_NULL
 }
 
+/* queue_hint: the queue row's hint (column q) of where a row is; invalid: none */
+static void
+queue_hint(Claim *c, int q, ItemPointer tid)
+{
+	bool		isnull;
+	Datum		d = slot_getattr(c->locked, R.q[q] + 1, &isnull);
+
+	if (isnull)
+		ItemPointerSetInvalid(tid);
+	else
+		ItemPointerCopy((ItemPointer) DatumGetPointer(d), tid);
+}
+
+/*
+ * at_key: into slot, the version of rel's row at *tid (a queue row's hint,
+ * or invalid) that the snapshot sees, if it has the key (seq, tenant) in
+ * its columns seq_col and tenant_col (0-based); false: look it up by key.
+ */
+static bool
+at_key(Relation rel, BlockNumber *nblocks, ItemPointer tid, Snapshot snap, TupleTableSlot *slot,
+	   int seq_col, Datum seq, int tenant_col, Datum tenant)
+{
+	bool		isnull;
+
+	if (!ItemPointerIsValid(tid))
+		return false;
+	if (wl_store_fetch_at(rel, nblocks, tid, snap, slot) &&
+		DatumGetInt64(slot_getattr(slot, seq_col + 1, &isnull)) == DatumGetInt64(seq) && !isnull &&
+		wl_store_text_equal(slot_getattr(slot, tenant_col + 1, &isnull), tenant))
+		return true;
+	ExecClearTuple(slot);
+	return false;
+}
+
 /* taken: what the claim returns of a row it moved (v/n) and its spec */
 static void
 taken(Claim *c, const Datum *v, const bool *n)
@@ -329,7 +367,9 @@ taken(Claim *c, const Datum *v, const bool *n)
 	o->key.seq = DatumGetInt64(v[w[W_SEQ]]);
 	if (c->r->on_take)
 		c->r->on_take(c->r->front_arg, &o->key);
-	if (!wl_store_by_key_in(&c->spec_scan, c->specs, c->specs_idx, c->snap, c->spec, F_INT8EQ,
+	if (!at_key(c->specs, &c->specs_blocks, &c->spec_at, c->snap, c->spec, s[S_WORKLOAD_SEQ],
+				v[w[W_SEQ]], s[S_TENANT_ID], c->tenant) &&
+		!wl_store_by_key_in(&c->spec_scan, c->specs, c->specs_idx, c->snap, c->spec, F_INT8EQ,
 							v[w[W_SEQ]], F_TEXTEQ, c->tenant))
 		elog(ERROR, "workload \"%s\" has no spec", o->workload_id);
 	slot_getallattrs(c->spec);
@@ -394,12 +434,17 @@ take(Claim *c)
 	const int  *w = R.w;
 	Datum		seq = slot_getattr(c->locked, R.q[Q_SEQ] + 1, &(bool) {false});
 	bool		has_run = DatumGetBool(slot_getattr(c->locked, R.q[Q_HAS_RUN] + 1, &(bool) {false}));
+	ItemPointerData row_at;
 	bool		moved;
 	Datum	   *v;
 	bool	   *n;
 
-	if (!wl_store_by_key_in(&c->row_scan, c->workloads, c->seq_idx, c->snap, c->row, F_INT8EQ, seq,
-							F_TEXTEQ, c->tenant))
+	queue_hint(c, Q_SPEC_AT, &c->spec_at);
+	queue_hint(c, Q_ROW_AT, &row_at);
+	if (!at_key(c->workloads, &c->rows_blocks, &row_at, c->snap, c->row, w[W_SEQ], seq,
+				w[W_TENANT_ID], c->tenant) &&
+		!wl_store_by_key_in(&c->row_scan, c->workloads, c->seq_idx, c->snap, c->row, F_INT8EQ,
+							seq, F_TEXTEQ, c->tenant))
 		return false;
 	slot_getallattrs(c->row);
 	v = palloc(sizeof(Datum) * wl_runs_merged_natts());
@@ -711,7 +756,8 @@ open_claim(Claim *c)
 int
 wl_store_claim_direct(const WlClaimRequest *r, WlClaimed **out)
 {
-	Claim		c = {.r = r, .now = wl_now()};
+	Claim		c = {.r = r, .now = wl_now(), .rows_blocks = InvalidBlockNumber,
+	.specs_blocks = InvalidBlockNumber};
 	WlSegment  *segs;
 	int			nsegs;
 	WlJson		evidence;

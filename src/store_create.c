@@ -87,8 +87,24 @@ wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
 	a[25] = Int64GetDatum(seq);
 	a[26] = PointerGetDatum(grant_ids);
 	a[27] = wl_store_ts_arg(spec->has_not_before ? spec->not_before : 0, &nulls[27]);
-	wl_store_run(P_SPEC_PUT, a, nulls, 0, SPI_OK_INSERT);
-	return SPI_processed == 1;
+	if (wl_store_citus())
+	{
+		wl_store_run(P_SPEC_PUT, a, nulls, 0, SPI_OK_INSERT);
+		return SPI_processed == 1;
+	}
+	else
+	{
+		SPITupleTable *t = wl_store_run(P_SPEC_PUT_AT, a, nulls, 0, SPI_OK_INSERT_RETURNING);
+		bool		isnull;
+
+		if (SPI_processed != 1)
+			return false;
+		/* where its queue row will say it is (store_memo.c) */
+		wl_store_memo_spec(seq, (ItemPointer) DatumGetPointer(SPI_getbinval(t->vals[0], t->tupdesc, 1,
+																   &isnull)));
+		SPI_freetuptable(t);
+		return true;
+	}
 }
 
 /*

@@ -102,6 +102,28 @@ wl_store_memo_run_at(int64 seq, ItemPointer tid)
 	return true;
 }
 
+/* the spec this session wrote last: its workload's sequence, its tid */
+static int64 spec_seq;
+static ItemPointerData spec_tid;
+
+/* wl_store_memo_spec: the spec of the workload numbered seq was written at tid */
+void
+wl_store_memo_spec(int64 seq, ItemPointer tid)
+{
+	spec_seq = seq;
+	ItemPointerCopy(tid, &spec_tid);
+}
+
+/* wl_store_memo_spec_at: where the spec of the workload numbered seq was written, if this session wrote it last */
+bool
+wl_store_memo_spec_at(int64 seq, ItemPointer tid)
+{
+	if (spec_seq != seq || !ItemPointerIsValid(&spec_tid))
+		return false;
+	ItemPointerCopy(&spec_tid, tid);
+	return true;
+}
+
 /* wl_store_text_equal: whether two text values have the same bytes */
 bool
 wl_store_text_equal(Datum a, Datum b)

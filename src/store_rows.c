@@ -175,9 +175,10 @@ tenant_seq(const WlRow *row, Datum *a)
 }
 
 /* the queue rows, written without a plan where they can be (store_direct.c) */
-static const char *const queue_cols[10] = {"tenant_id", "seq", "application_id", "priority",
-"created_at", "available_at", "capability_snapshot", "checks_dependencies", "blocked", "has_run"};
-static WlAppendTarget queue_put = {"queue", 10, queue_cols};
+static const char *const queue_cols[12] = {"tenant_id", "seq", "application_id", "priority",
+	"created_at", "available_at", "capability_snapshot", "checks_dependencies", "blocked", "has_run",
+"row_at", "spec_at"};
+static WlAppendTarget queue_put = {"queue", 12, queue_cols};
 static WlKeyedTarget queue_rows = {"queue", "queue_pkey"};
 
 /*
@@ -191,7 +192,8 @@ static void
 queue_sync(WlRow *row)
 {
 	WlQueued	want = queue_wanted(row);
-	Datum		a[10];
+	Datum		a[12];
+	bool		n[12] = {false};
 	bool		checks = false;
 	bool		blocked = false;
 
@@ -212,7 +214,12 @@ queue_sync(WlRow *row)
 		a[7] = BoolGetDatum(checks);
 		a[8] = BoolGetDatum(blocked);
 		a[9] = BoolGetDatum(row->in_run);
-		if (!wl_store_append(&queue_put, a, (bool[10]) {false}))
+		/* where the row and its spec were just written, if they were (a hint for the claim) */
+		a[10] = PointerGetDatum(&row->row_at);
+		n[10] = !ItemPointerIsValid(&row->row_at);
+		a[11] = PointerGetDatum(&row->spec_at);
+		n[11] = !ItemPointerIsValid(&row->spec_at);
+		if (!wl_store_append(&queue_put, a, n))
 			wl_store_run(P_QUEUE_PUT, a, NULL, 0, SPI_OK_INSERT);
 	}
 	row->queued = want;
@@ -660,8 +667,22 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, Timesta
 	a[10 + WL_TIMEOUT_COUNT] = wl_store_ts_arg(first->has_deadline ? first->deadline_at : 0,
 										  &nulls[10 + WL_TIMEOUT_COUNT]);
 	a[11 + WL_TIMEOUT_COUNT] = TimestampTzGetDatum(first->next_attempt_at);
-	t = wl_store_run(P_ROW_PUT, a, nulls, 1, SPI_OK_INSERT_RETURNING);
-	wl_store_row_read(t, 0, workload_id, row);
+	if (wl_store_citus())
+	{
+		t = wl_store_run(P_ROW_PUT, a, nulls, 1, SPI_OK_INSERT_RETURNING);
+		wl_store_row_read(t, 0, workload_id, row);
+	}
+	else
+	{
+		bool		isnull;
+
+		t = wl_store_run(P_ROW_PUT_AT, a, nulls, 1, SPI_OK_INSERT_RETURNING);
+		wl_store_row_read(t, 0, workload_id, row);
+		/* where the row and its spec were written: its queue row's hints for the claim */
+		ItemPointerCopy((ItemPointer) DatumGetPointer(SPI_getbinval(t->vals[0], t->tupdesc, t->tupdesc->natts,
+														  &isnull)), &row->row_at);
+		wl_store_memo_spec_at(seq, &row->spec_at);
+	}
 	wl_store_tenant_remember(workload_id, row->tenant_id);
 	SPI_freetuptable(t);
 	row->queued = WL_QUEUED_NONE;	/* a new row has no queue row yet */

@@ -832,6 +832,20 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		TEXTOID, JSONBOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID,
 		TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID, INT8OID,
 	TEXTARRAYOID, TIMESTAMPTZOID}},
+	/* P_SPEC_PUT, and where it wrote the spec (a single node: a queue row's hint) */
+	[P_SPEC_PUT_AT] = {
+		"INSERT INTO workload.specs (tenant_id, workload_seq, workload_id, application_id, "
+		"  idempotency_key, environment, definition_id, definition_revision, trigger, input, "
+		"  input_hash, requested_by, authorization_snapshot, connection_scopes, max_attempts, "
+		"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, "
+		"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority, "
+		"  grant_ids, not_before) "
+		"VALUES ($2, $26, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
+		"  $18, $19, $20, $21, $22, $23, $24, $25, $27, $28) ON CONFLICT DO NOTHING RETURNING ctid",
+	28, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
+		TEXTOID, JSONBOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID,
+		TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID, INT8OID,
+	TEXTARRAYOID, TIMESTAMPTZOID}},
 	[P_ROW_PUT] = {
 		"INSERT INTO workload.workload_rows AS w (tenant_id, workload_id, seq, application_id, priority, "
 		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
@@ -841,6 +855,19 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"VALUES ($2, $1, $14, $3, $4, $7, $5, $6, $13, $8, $9, $10, $11, $12, "
 		"  $15, $7, $7, $17, 0, 0, 0, 0, 0, $16, $16) "
 		"RETURNING " ROW_COLUMNS,
+	17, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID,
+	TIMESTAMPTZOID}},
+	/* P_ROW_PUT, and where it wrote the row (its last column; a single node) */
+	[P_ROW_PUT_AT] = {
+		"INSERT INTO workload.workload_rows AS w (tenant_id, workload_id, seq, application_id, priority, "
+		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
+		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
+		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at, "
+		"  unheld_deadline_at) "
+		"VALUES ($2, $1, $14, $3, $4, $7, $5, $6, $13, $8, $9, $10, $11, $12, "
+		"  $15, $7, $7, $17, 0, 0, 0, 0, 0, $16, $16) "
+		"RETURNING " ROW_COLUMNS ", w.ctid",
 	17, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
 	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID,
 	TIMESTAMPTZOID}},
