@@ -172,6 +172,36 @@
 #define ROW_COLUMNS ROW_COLUMNS_BY(AT_W, "false")
 /* a workload row with its run row, if it has one (RUN_OF) */
 #define ROW_COLUMNS_CUR ROW_COLUMNS_BY(CUR, "r.seq IS NOT NULL")
+
+/* a new workload's spec (P_SPEC_PUT, P_SPEC_PUT_AT); a concurrent create's key wins */
+#define SPEC_PUT_SQL \
+	"INSERT INTO workload.specs (tenant_id, workload_seq, workload_id, application_id, " \
+	"  idempotency_key, environment, definition_id, definition_revision, trigger, input, " \
+	"  input_hash, requested_by, authorization_snapshot, connection_scopes, max_attempts, " \
+	"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, " \
+	"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority, " \
+	"  grant_ids, not_before) " \
+	"VALUES ($2, $26, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, " \
+	"  $18, $19, $20, $21, $22, $23, $24, $25, $27, $28) ON CONFLICT DO NOTHING"
+#define SPEC_PUT_TYPES \
+	TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID, \
+	TEXTOID, JSONBOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID, \
+	TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID, INT8OID, \
+	TEXTARRAYOID, TIMESTAMPTZOID
+/* a new workload's row (P_ROW_PUT, P_ROW_PUT_AT), returned as the row's columns */
+#define ROW_PUT_SQL \
+	"INSERT INTO workload.workload_rows AS w (tenant_id, workload_id, seq, application_id, priority, " \
+	"  created_at, capability_snapshot, has_dependencies, has_criteria, " \
+	"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, " \
+	"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at, " \
+	"  unheld_deadline_at) " \
+	"VALUES ($2, $1, $14, $3, $4, $7, $5, $6, $13, $8, $9, $10, $11, $12, " \
+	"  $15, $7, $7, $17, 0, 0, 0, 0, 0, $16, $16) " \
+	"RETURNING " ROW_COLUMNS
+#define ROW_PUT_TYPES \
+	TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID, \
+	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID, \
+	TIMESTAMPTZOID
 /* a workload row with its run row */
 #define ROW_COLUMNS_RUN ROW_COLUMNS_BY(AT_R, "true")
 
@@ -819,58 +849,12 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"SELECT s.workload_id, s.not_before FROM workload.specs s "
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.idempotency_key = $3",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
-	[P_SPEC_PUT] = {
-		"INSERT INTO workload.specs (tenant_id, workload_seq, workload_id, application_id, "
-		"  idempotency_key, environment, definition_id, definition_revision, trigger, input, "
-		"  input_hash, requested_by, authorization_snapshot, connection_scopes, max_attempts, "
-		"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, "
-		"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority, "
-		"  grant_ids, not_before) "
-		"VALUES ($2, $26, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
-		"  $18, $19, $20, $21, $22, $23, $24, $25, $27, $28) ON CONFLICT DO NOTHING",
-	28, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
-		TEXTOID, JSONBOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID,
-		TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID, INT8OID,
-	TEXTARRAYOID, TIMESTAMPTZOID}},
+	[P_SPEC_PUT] = {SPEC_PUT_SQL, 28, {SPEC_PUT_TYPES}},
 	/* P_SPEC_PUT, and where it wrote the spec (a single node: a queue row's hint) */
-	[P_SPEC_PUT_AT] = {
-		"INSERT INTO workload.specs (tenant_id, workload_seq, workload_id, application_id, "
-		"  idempotency_key, environment, definition_id, definition_revision, trigger, input, "
-		"  input_hash, requested_by, authorization_snapshot, connection_scopes, max_attempts, "
-		"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, "
-		"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority, "
-		"  grant_ids, not_before) "
-		"VALUES ($2, $26, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
-		"  $18, $19, $20, $21, $22, $23, $24, $25, $27, $28) ON CONFLICT DO NOTHING RETURNING ctid",
-	28, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID,
-		TEXTOID, JSONBOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID,
-		TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID, INT8OID,
-	TEXTARRAYOID, TIMESTAMPTZOID}},
-	[P_ROW_PUT] = {
-		"INSERT INTO workload.workload_rows AS w (tenant_id, workload_id, seq, application_id, priority, "
-		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
-		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
-		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at, "
-		"  unheld_deadline_at) "
-		"VALUES ($2, $1, $14, $3, $4, $7, $5, $6, $13, $8, $9, $10, $11, $12, "
-		"  $15, $7, $7, $17, 0, 0, 0, 0, 0, $16, $16) "
-		"RETURNING " ROW_COLUMNS,
-	17, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
-	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID,
-	TIMESTAMPTZOID}},
+	[P_SPEC_PUT_AT] = {SPEC_PUT_SQL " RETURNING ctid", 28, {SPEC_PUT_TYPES}},
+	[P_ROW_PUT] = {ROW_PUT_SQL, 17, {ROW_PUT_TYPES}},
 	/* P_ROW_PUT, and where it wrote the row (its last column; a single node) */
-	[P_ROW_PUT_AT] = {
-		"INSERT INTO workload.workload_rows AS w (tenant_id, workload_id, seq, application_id, priority, "
-		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
-		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
-		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at, "
-		"  unheld_deadline_at) "
-		"VALUES ($2, $1, $14, $3, $4, $7, $5, $6, $13, $8, $9, $10, $11, $12, "
-		"  $15, $7, $7, $17, 0, 0, 0, 0, 0, $16, $16) "
-		"RETURNING " ROW_COLUMNS ", w.ctid",
-	17, {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID,
-	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID,
-	TIMESTAMPTZOID}},
+	[P_ROW_PUT_AT] = {ROW_PUT_SQL ", w.ctid", 17, {ROW_PUT_TYPES}},
 	/*
 	 * a dependency's state, held while the dependent is made (its queue row,
 	 * run row and workload row FOR SHARE, as P_LOCK locks them: no claim,
