@@ -4,7 +4,8 @@
 # whatever else the machine is doing).  One job = workload_claim +
 # workload_start + workload_complete; a batch job = one tenth of
 # workload_claim(max_items => 10, start => true), committed, then
-# workload_complete_many (two transactions, as a worker runs them); a bare
+# workload_complete_many (two transactions, as a worker runs them); a batch of
+# 100 alike (since stop 36; JOBS a multiple of 100 counts them all); a bare
 # job = the baseline (a) of bench/run.sh: claim, start and complete of a bare
 # SKIP LOCKED queue row.
 # Prints instructions per job for each, each as the difference between a run
@@ -44,6 +45,7 @@ count() {	# count SQL-file: total instructions of a single-user backend running 
 lines() {	# lines KIND N: N units of KIND, one transaction a line (a batch: two)
 	for i in $(seq 1 "$2"); do
 		if [ "$1" = batch ]; then echo "SELECT bench.batch_claim()"; echo "SELECT bench.batch_complete()"
+		elif [ "$1" = batch100 ]; then echo "SELECT bench.batch_claim(100)"; echo "SELECT bench.batch_complete()"
 		else echo "SELECT bench.$1()"; fi
 	done
 }
@@ -51,16 +53,21 @@ lines() {	# lines KIND N: N units of KIND, one transaction a line (a batch: two)
 { lines job 1; lines job "$JOBS"; } >"$WL_TMP/single.sql"
 { lines job 1; lines batch 1; } >"$WL_TMP/warm-batch.sql"
 { lines job 1; lines batch 1; lines batch $((JOBS / 10)); } >"$WL_TMP/batch.sql"
+{ lines job 1; lines batch100 1; } >"$WL_TMP/warm-batch100.sql"
+{ lines job 1; lines batch100 1; lines batch100 $((JOBS / 100)); } >"$WL_TMP/batch100.sql"
 { lines job 1; lines bare_job 1; } >"$WL_TMP/warm-bare.sql"
 { lines job 1; lines bare_job 1; lines bare_job "$JOBS"; } >"$WL_TMP/bare.sql"
 base=$(count "$WL_TMP/warm.sql")
 single=$(count "$WL_TMP/single.sql")
 base_batch=$(count "$WL_TMP/warm-batch.sql")
 batched=$(count "$WL_TMP/batch.sql")
+base_batch100=$(count "$WL_TMP/warm-batch100.sql")
+batched100=$(count "$WL_TMP/batch100.sql")
 base_bare=$(count "$WL_TMP/warm-bare.sql")
 bare=$(count "$WL_TMP/bare.sql")
 echo "instructions per job, claim + start + complete:       $(( (single - base) / JOBS ))"
 echo "instructions per job, batches of 10 (claim+complete_many): $(( (batched - base_batch) / (JOBS / 10 * 10) ))"
+echo "instructions per job, batches of 100 (claim+complete_many): $(( (batched100 - base_batch100) / (JOBS / 100 * 100) ))"
 echo "instructions per job, bare SKIP LOCKED queue (baseline a):  $(( (bare - base_bare) / JOBS ))"
 
 # WAL per job, on the running server: each kind after a CHECKPOINT, so the

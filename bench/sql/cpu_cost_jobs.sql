@@ -14,13 +14,13 @@ END $$;
 -- of the rows were then still live when complete_many updated them, and about
 -- one update in nine found no room on its page and was not HOT, which no
 -- worker that commits its claim sees.
-CREATE FUNCTION bench.batch_claim() RETURNS void LANGUAGE plpgsql AS $$
+CREATE FUNCTION bench.batch_claim(n int DEFAULT 10) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM set_config('bench.items', (SELECT '[' || coalesce(string_agg(
         '{"workload_id":"' || c.workload_id || '","claim_id":"' || c.claim_id ||
         '","fencing_token":' || c.fencing_token || ',"result_id":"' || c.workload_id ||
         '","output":{}}', ','), '') || ']'
-        FROM workload_claim('w', '{}', 'acme', 'billing', max_items => 10, start => true) c), false);
+        FROM workload_claim('w', '{}', 'acme', 'billing', max_items => n, start => true) c), false);
 END $$;
 CREATE FUNCTION bench.batch_complete() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
