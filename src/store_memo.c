@@ -14,7 +14,7 @@
  * index, as it did before.  What a memo points at is read with the caller's
  * snapshot and tested by the caller as the index's row would be (the fence,
  * the tenant, the caller's right to it), so it opens nothing a lookup by the
- * index would not.  Fixed size, per session, never freed.  Layer 1.
+ * index would not.  Fixed size, per session, never freed.  Layer 2.
  */
 #include "postgres.h"
 
