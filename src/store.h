@@ -78,6 +78,9 @@ extern bool wl_store_memo_spec_at(int64 seq, ItemPointer tid);
 extern bool wl_store_fetch_at(Relation rel, BlockNumber *nblocks, ItemPointer tid, Snapshot snap,
 							  TupleTableSlot *slot);
 extern bool wl_store_text_equal(Datum a, Datum b);
+extern bool wl_store_fetch_keyed(Relation rel, BlockNumber *nblocks, ItemPointer tid,
+								 Snapshot snap, TupleTableSlot *slot, AttrNumber seq_att,
+								 int64 seq, AttrNumber tenant_att, Datum tenant);
 
 /*
  * Rows appended to one table by one call, its relation and indexes opened

@@ -325,27 +325,6 @@ queue_hint(Claim *c, int q, ItemPointer tid)
 		ItemPointerCopy((ItemPointer) DatumGetPointer(d), tid);
 }
 
-/*
- * at_key: into slot, the version of rel's row at *tid (a queue row's hint,
- * or invalid) that the snapshot sees, if it has the key (seq, tenant) in
- * its columns seq_col and tenant_col (0-based); false: look it up by key.
- */
-static bool
-at_key(Relation rel, BlockNumber *nblocks, ItemPointer tid, Snapshot snap, TupleTableSlot *slot,
-	   int seq_col, Datum seq, int tenant_col, Datum tenant)
-{
-	bool		isnull;
-
-	if (!ItemPointerIsValid(tid))
-		return false;
-	if (wl_store_fetch_at(rel, nblocks, tid, snap, slot) &&
-		DatumGetInt64(slot_getattr(slot, seq_col + 1, &isnull)) == DatumGetInt64(seq) && !isnull &&
-		wl_store_text_equal(slot_getattr(slot, tenant_col + 1, &isnull), tenant))
-		return true;
-	ExecClearTuple(slot);
-	return false;
-}
-
 /* taken: what the claim returns of a row it moved (v/n) and its spec */
 static void
 taken(Claim *c, const Datum *v, const bool *n)
@@ -367,8 +346,9 @@ taken(Claim *c, const Datum *v, const bool *n)
 	o->key.seq = DatumGetInt64(v[w[W_SEQ]]);
 	if (c->r->on_take)
 		c->r->on_take(c->r->front_arg, &o->key);
-	if (!at_key(c->specs, &c->specs_blocks, &c->spec_at, c->snap, c->spec, s[S_WORKLOAD_SEQ],
-				v[w[W_SEQ]], s[S_TENANT_ID], c->tenant) &&
+	if (!wl_store_fetch_keyed(c->specs, &c->specs_blocks, &c->spec_at, c->snap, c->spec,
+							  s[S_WORKLOAD_SEQ] + 1, DatumGetInt64(v[w[W_SEQ]]),
+							  s[S_TENANT_ID] + 1, c->tenant) &&
 		!wl_store_by_key_in(&c->spec_scan, c->specs, c->specs_idx, c->snap, c->spec, F_INT8EQ,
 							v[w[W_SEQ]], F_TEXTEQ, c->tenant))
 		elog(ERROR, "workload \"%s\" has no spec", o->workload_id);
@@ -441,8 +421,8 @@ take(Claim *c)
 
 	queue_hint(c, Q_SPEC_AT, &c->spec_at);
 	queue_hint(c, Q_ROW_AT, &row_at);
-	if (!at_key(c->workloads, &c->rows_blocks, &row_at, c->snap, c->row, w[W_SEQ], seq,
-				w[W_TENANT_ID], c->tenant) &&
+	if (!wl_store_fetch_keyed(c->workloads, &c->rows_blocks, &row_at, c->snap, c->row,
+							  w[W_SEQ] + 1, DatumGetInt64(seq), w[W_TENANT_ID] + 1, c->tenant) &&
 		!wl_store_by_key_in(&c->row_scan, c->workloads, c->seq_idx, c->snap, c->row, F_INT8EQ,
 							seq, F_TEXTEQ, c->tenant))
 		return false;

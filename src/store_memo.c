@@ -124,6 +124,29 @@ wl_store_memo_spec_at(int64 seq, ItemPointer tid)
 	return true;
 }
 
+/*
+ * wl_store_fetch_keyed: wl_store_fetch_at, kept only if the tuple has the key
+ * (seq, tenant) in its attributes seq_att and tenant_att (1-based): true,
+ * the tuple in slot; false (slot cleared): ask the index.  *tid may be
+ * invalid (no hint).
+ */
+bool
+wl_store_fetch_keyed(Relation rel, BlockNumber *nblocks, ItemPointer tid, Snapshot snap,
+					 TupleTableSlot *slot, AttrNumber seq_att, int64 seq, AttrNumber tenant_att,
+					 Datum tenant)
+{
+	bool		isnull;
+
+	if (!ItemPointerIsValid(tid))
+		return false;
+	if (wl_store_fetch_at(rel, nblocks, tid, snap, slot) &&
+		DatumGetInt64(slot_getattr(slot, seq_att, &isnull)) == seq && !isnull &&
+		wl_store_text_equal(slot_getattr(slot, tenant_att, &isnull), tenant) && !isnull)
+		return true;
+	ExecClearTuple(slot);
+	return false;
+}
+
 /* wl_store_text_equal: whether two text values have the same bytes */
 bool
 wl_store_text_equal(Datum a, Datum b)

@@ -142,16 +142,10 @@ wl_runs_find(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot, Da
 	ItemPointerData tid;
 
 	runs_resolve();
-	if (nblocks && wl_store_memo_run_at(DatumGetInt64(seq), &tid))
-	{
-		bool		isnull;
-
-		if (wl_store_fetch_at(rel, nblocks, &tid, snap, slot) &&
-			DatumGetInt64(slot_getattr(slot, rcol[1] + 1, &isnull)) == DatumGetInt64(seq) &&
-			wl_store_text_equal(slot_getattr(slot, rcol[0] + 1, &isnull), tenant))
-			return true;
-		ExecClearTuple(slot);
-	}
+	if (nblocks && wl_store_memo_run_at(DatumGetInt64(seq), &tid) &&
+		wl_store_fetch_keyed(rel, nblocks, &tid, snap, slot, rcol[1] + 1, DatumGetInt64(seq),
+							 rcol[0] + 1, tenant))
+		return true;
 	if (!wl_store_by_key(rel, idx, snap, slot, F_INT8EQ, seq, F_TEXTEQ, tenant))
 		return false;
 	if (nblocks)
