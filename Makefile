@@ -5,6 +5,8 @@ OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 DATA       = $(wildcard sql/$(EXTENSION)--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src -DWL_EXTVERSION=\"$(EXTVERSION)\"
 PG_CFLAGS  = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers -Wmissing-prototypes
+# crypto.c calls OpenSSL (the library the server links) for SHA-256
+SHLIB_LINK = -lcrypto
 
 REGRESS        = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS   = --inputdir=test --load-extension=pgcrypto --load-extension=workload
