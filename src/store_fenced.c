@@ -82,10 +82,18 @@ fenced_resolve(void)
 	resolved_generation = gen;
 }
 
+/* text_is: whether column c of the row (v/n) is the text s (compared in place, not copied) */
 static bool
 text_is(const Datum *v, const bool *n, int c, const char *s)
 {
-	return !n[col[c]] && s != NULL && strcmp(TextDatumGetCString(v[col[c]]), s) == 0;
+	text	   *t;
+	size_t		len;
+
+	if (n[col[c]] || s == NULL)
+		return false;
+	t = DatumGetTextPP(v[col[c]]);
+	len = strlen(s);
+	return VARSIZE_ANY_EXHDR(t) == len && memcmp(VARDATA_ANY(t), s, len) == 0;
 }
 
 /*
@@ -99,7 +107,8 @@ struct WlFencedRels
 	Relation	rows_pkey;
 	Relation	runs;			/* workload.runs, its key */
 	Relation	runs_pkey;
-	Relation	result_key;		/* runs_result_key (a batch's result ids) */
+	Relation	result_key;		/* runs_result_key (a batch's result ids), its scan */
+	IndexScanDesc result_scan;
 	TupleTableSlot *row;		/* the workload row, the run row, a run row with a result */
 	TupleTableSlot *run;
 	TupleTableSlot *result;
@@ -121,7 +130,7 @@ result_taken(WlFencedRels *f, const Datum *v, const char *rid, Snapshot snap)
 		f->result_key = index_open(result_key_oid, AccessShareLock);
 		f->result = table_slot_create(f->runs, NULL);
 	}
-	return wl_store_index_has_in(f->runs, f->result_key, f->result, snap,
+	return wl_store_index_has_in(f->runs, f->result_key, &f->result_scan, f->result, snap,
 								 (RegProcedure[3]) {F_TEXTEQ, F_TEXTEQ, F_TEXTEQ},
 								 (Datum[3]) {CStringGetTextDatum(rid), v[col[C_TENANT_ID]],
 								 v[col[C_APPLICATION_ID]]}, 3);
@@ -481,6 +490,8 @@ wl_store_fenced_close(WlFencedRels *f)
 	ExecDropSingleTupleTableSlot(f->row);
 	if (f->result_key != NULL)
 	{
+		if (f->result_scan != NULL)
+			index_endscan(f->result_scan);
 		ExecDropSingleTupleTableSlot(f->result);
 		index_close(f->result_key, NoLock);
 	}

@@ -135,30 +135,43 @@ wl_store_index_has(Oid index, Snapshot snap, const RegProcedure *eqs, const Datu
 	Relation	idx = index_open(index, AccessShareLock);
 	Relation	rel = table_open(idx->rd_index->indrelid, AccessShareLock);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	bool		found = wl_store_index_has_in(rel, idx, slot, snap, eqs, vals, nkeys);
+	IndexScanDesc scan = NULL;
+	bool		found = wl_store_index_has_in(rel, idx, &scan, slot, snap, eqs, vals, nkeys);
 
+	index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
 	table_close(rel, NoLock);
 	index_close(idx, NoLock);
 	return found;
 }
 
-/* wl_store_index_has_in is wl_store_index_has on the open index idx of rel, through slot */
+/*
+ * wl_store_index_has_in is wl_store_index_has on the open index idx of rel,
+ * through slot and the scan *scan, begun here (when NULL, or begun for
+ * another snapshot) and otherwise rescanned, so that a batch's questions
+ * to one index share one (beginning and ending one was about a seventh of
+ * a question); the caller ends it (index_endscan).  Always the same nkeys.
+ */
 bool
-wl_store_index_has_in(Relation rel, Relation idx, TupleTableSlot *slot, Snapshot snap,
-					  const RegProcedure *eqs, const Datum *vals, int nkeys)
+wl_store_index_has_in(Relation rel, Relation idx, IndexScanDesc *scan, TupleTableSlot *slot,
+					  Snapshot snap, const RegProcedure *eqs, const Datum *vals, int nkeys)
 {
 	ScanKeyData keys[INDEX_MAX_KEYS];
-	IndexScanDesc scan;
 	bool		found;
 
 	for (int i = 0; i < nkeys; i++)
 		ScanKeyEntryInitialize(&keys[i], 0, i + 1, BTEqualStrategyNumber, InvalidOid,
 							   idx->rd_indcollation[i], eqs[i], vals[i]);
-	scan = index_beginscan(rel, idx, snap, nkeys, 0);
-	index_rescan(scan, keys, nkeys, NULL, 0);
-	found = index_getnext_slot(scan, ForwardScanDirection, slot);
-	index_endscan(scan);
+	if (*scan != NULL && (*scan)->xs_snapshot != snap)
+	{
+		index_endscan(*scan);
+		*scan = NULL;
+	}
+	if (*scan == NULL)
+		*scan = index_beginscan(rel, idx, snap, nkeys, 0);
+	Assert((*scan)->numberOfKeys == nkeys);
+	index_rescan(*scan, keys, nkeys, NULL, 0);
+	found = index_getnext_slot(*scan, ForwardScanDirection, slot);
 	ExecClearTuple(slot);
 	return found;
 }
