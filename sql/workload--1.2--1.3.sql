@@ -174,7 +174,7 @@ CREATE TABLE workload_next.runs (
     deadline_at          timestamptz,
     -- The completion's event (RUNNING -> SUCCEEDED, stop 32) when the run
     -- row carries the start's (see below): its sequence and time.  Retention
-    -- finds these through runs_finished_idx.  Here, among the columns a
+    -- finds these through runs_pkey (store_sql.c, PURGE_BOUND).  Here, among the columns a
     -- completion changes, so that its update record shares the row's tail
     -- (lease_expires_at to event_role) with the version before it.
     finished_seq         bigint,
@@ -508,12 +508,11 @@ CREATE INDEX events_workload_idx ON workload.event_rows (workload_seq, tenant_id
 CREATE INDEX events_final_idx ON workload.event_rows (at)
     WHERE to_state OPERATOR(pg_catalog.=) ANY
         (ARRAY['SUCCEEDED', 'CANCELLED', 'DEAD_LETTER']::@extschema@.workload_state[]);
--- ... and those whose run row carries its completion's event (a completion
--- that sets finished_at is not a HOT update: one more runs_pkey entry and
--- this one, in place of an event row and its two index entries, one of them
--- among the workload's older events).
-CREATE INDEX runs_finished_idx ON workload.runs (finished_at)
-    WHERE finished_at IS NOT NULL;
+-- ... and those whose run row carries its completion's event through
+-- runs_pkey, in creation order, among the workloads created before the
+-- cutoff (store_sql.c, PURGE_BOUND): no index on finished_at, whose entry
+-- each completion paid for (a completion that sets finished_at is still
+-- not a HOT update: it changes claim_id and the result's columns).
 
 -- Results are on the run rows (moved there with them, above).  Result ids
 -- are unique per tenant and application (1.2); the workload row says which

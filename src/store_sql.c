@@ -504,14 +504,43 @@
 /*
  * Retention: one bounded batch of workloads whose final event (through the
  * partial index the states name, and for SUCCEEDED the completions run rows
- * carry, through runs_finished_idx: PURGE_CARRIED) is older than $1 and that
- * are still in that state, with everything that hangs off them, skipping
- * rows someone holds and workloads a not-yet-finished dependent still waits
- * on.
+ * carry: PURGE_CARRIED) is older than $1 and that are still in that state,
+ * with everything that hangs off them, skipping rows someone holds and
+ * workloads a not-yet-finished dependent still waits on.
+ *
+ * The completions run rows carry have no index of their own (an entry on
+ * finished_at made each completion's update cost one index entry more:
+ * bench/results/2026-12-05-stop37-cpu.md).  They are found in creation
+ * order instead, through runs_pkey, among the workloads created before $1
+ * (none created later can have finished before it): PURGE_BOUND finds the
+ * first creation sequence after them by a binary search of
+ * workloads_seq_key (about forty probes; sequences follow creation times
+ * but for transactions that overlap, whose workloads a later call takes),
+ * so that a call reads the run rows of old workloads only, never the young
+ * ones a retention period holds.  What it reads besides the batch: the old
+ * workloads that stay (dead letters not asked for, runs still going).
  */
+#define PURGE_MID "(s.lo + (s.hi - s.lo) / 2)"
+#define PURGE_BOUND \
+	"bound AS (WITH RECURSIVE s(lo, hi) AS (" \
+	"  SELECT coalesce((SELECT b.seq FROM workload.workload_rows b ORDER BY b.seq LIMIT 1), 0), " \
+	"         coalesce((SELECT b.seq FROM workload.workload_rows b ORDER BY b.seq DESC LIMIT 1), -1) " \
+	"  UNION ALL " \
+	"  SELECT CASE WHEN p.created_at < $1 THEN p.seq + 1 ELSE s.lo END, " \
+	"         CASE WHEN p.created_at < $1 THEN s.hi ELSE " PURGE_MID " - 1 END " \
+	"  FROM s LEFT JOIN LATERAL (SELECT b.seq, b.created_at FROM workload.workload_rows b " \
+	"      WHERE b.seq >= " PURGE_MID " ORDER BY b.seq LIMIT 1) p ON true " \
+	"  WHERE s.lo <= s.hi) " \
+	"SELECT max(s.lo) AS lo FROM s), "
 #define PURGE_CARRIED \
-	" UNION ALL SELECT r.tenant_id, r.seq, 'SUCCEEDED', r.finished_at FROM workload.runs r " \
-	"  WHERE r.finished_at < $1"
+	" UNION ALL SELECT c.tenant_id, c.seq, 'SUCCEEDED', c.finished_at FROM (" \
+	"  SELECT r.tenant_id, r.seq, r.finished_at FROM workload.runs r " \
+	"  WHERE r.seq < (SELECT bound.lo FROM bound) AND r.finished_at < $1 " \
+	"    AND NOT EXISTS (SELECT 1 FROM workload.workload_rows q JOIN workload.dependencies d " \
+	"        ON d.tenant_id = q.tenant_id AND d.depends_on = q.workload_id " \
+	"      WHERE q.tenant_id = r.tenant_id AND q.seq = r.seq " \
+	"        AND " DEP_STATE("d.workload_id", "d.tenant_id") " NOT IN " SQL_FINAL ") " \
+	"  ORDER BY r.seq LIMIT $2) c"
 #define PURGE_BY_SEQ(tbl, seqcol) \
 	"DELETE FROM workload." tbl " c USING unnest((SELECT t FROM ids), (SELECT s FROM ids)) x(t, s) " \
 	"  WHERE c.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND c." seqcol " = ANY ((SELECT s FROM ids)::int8[]) " \
@@ -520,8 +549,8 @@
 	"DELETE FROM workload." tbl " c USING unnest((SELECT t FROM ids), (SELECT w FROM ids)) x(t, w) " \
 	"  WHERE c.tenant_id = ANY ((SELECT t FROM ids)::text[]) AND c.workload_id = ANY ((SELECT w FROM ids)::text[]) " \
 	"    AND c.tenant_id = x.t AND c.workload_id = x.w"
-#define PURGE(final_states, carried) \
-	"WITH doomed AS (SELECT w.workload_id, w.tenant_id, w.seq " \
+#define PURGE(final_states, bound, carried) \
+	"WITH " bound "doomed AS (SELECT w.workload_id, w.tenant_id, w.seq " \
 	"  FROM workload.workload_rows w LEFT JOIN" RUN_OF("w") \
 	"  WHERE (w.tenant_id, w.seq) IN (SELECT e.tenant_id, e.workload_seq " \
 	"      FROM (SELECT f.tenant_id, f.workload_seq, f.to_state, f.at FROM workload.event_rows f " \
@@ -1027,8 +1056,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WHERE d.tenant_id = $3 AND d.depends_on = $1 "
 		"ORDER BY d.workload_id",
 	3, {TEXTOID, ST, TEXTOID}},
-	[P_PURGE] = {PURGE(SQL_FINAL, PURGE_CARRIED), 2, {TIMESTAMPTZOID, INT4OID}},
-	[P_PURGE_DEAD] = {PURGE("('DEAD_LETTER')", ""), 2, {TIMESTAMPTZOID, INT4OID}},
+	[P_PURGE] = {PURGE(SQL_FINAL, PURGE_BOUND, PURGE_CARRIED), 2, {TIMESTAMPTZOID, INT4OID}},
+	[P_PURGE_DEAD] = {PURGE("('DEAD_LETTER')", "", ""), 2, {TIMESTAMPTZOID, INT4OID}},
 	[P_KEY_CURRENT] = {
 		"SELECT k.key_id, k.secret FROM workload.signing_keys k WHERE k.retired_at IS NULL "
 		"ORDER BY k.created_at DESC, k.key_id DESC LIMIT 1",
@@ -1576,4 +1605,5 @@ const char *const wl_sql_local_due[4] = {
  * P_PURGE_DEAD, whose table names wl_store_citus_local_purge replaces with
  * the shards of one shard group of this node.
  */
-const char *const wl_sql_purge[2] = {PURGE(SQL_FINAL, PURGE_CARRIED), PURGE("('DEAD_LETTER')", "")};
+const char *const wl_sql_purge[2] = {PURGE(SQL_FINAL, PURGE_BOUND, PURGE_CARRIED),
+PURGE("('DEAD_LETTER')", "", "")};

@@ -153,9 +153,10 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 
 -- retention finds the workloads whose run rows carry their completions (through
--- runs_finished_idx) as it finds those with a completion's event row, oldest
--- first across both, and purges them with what they carried: a, b2 and b3
--- completed (carried) at 00:10, e (an event row) at 00:20
+-- runs_pkey, among the workloads created before the cutoff) as it finds those
+-- with a completion's event row, oldest first across both, and purges them with
+-- what they carried: a, b2 and b3 completed (carried) at 00:10, e (an event row)
+-- at 00:20
 SET workload.clock_override = '2026-01-03 00:00:00+00';
 SELECT workload_purge('1 day', 3) AS purged_first;
 SELECT w.workload_id = :'e' AS is_e, w.state FROM workload.workloads w
