@@ -24,7 +24,9 @@
 # --rows N (scale), --hold S, --before S and --after S (scale snapshot), --control (snapshot:
 # each round runs the same clients with no snapshot held instead of the queue-start claim), --samples K (latency),
 # --calls C (memory), --name NAME, --no-build, --set 'NAME = VALUE' (a server
-# setting added to the ones below, for every system; repeatable).  See bench/README.md.
+# setting added to the ones below, for every system; repeatable), --huge-pages
+# (reserves 2 MB pages for shared memory, vm.nr_hugepages, for the run, and runs
+# the server with huge_pages = on).  See bench/README.md.
 # Writes bench/results/<date>-<name>.md and prints the same tables.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -38,7 +40,7 @@ cmd=compare
 case "${1:-}" in
 	compare|scale|snapshot|latency|memory|profile|anchors|all) cmd=$1; shift ;;
 esac
-quick=0 build=1 name="" control=0
+quick=0 build=1 name="" control=0 huge=0
 rounds="" seconds="" clients="" preload="" rows="" hold="" before="" after="" samples="" calls=""
 extra_settings=()
 while [ $# -gt 0 ]; do
@@ -58,6 +60,7 @@ while [ $# -gt 0 ]; do
 		--set) extra_settings+=("$2"); shift ;;
 		--no-build) build=0 ;;
 		--control) control=1 ;;
+		--huge-pages) huge=1 ;;
 		-h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 		*) echo "unknown option: $1 (see bench/README.md)" >&2; exit 2 ;;
 	esac
@@ -98,6 +101,23 @@ SETTINGS=(
 	"shared_preload_libraries = 'workload'"
 	${extra_settings[@]+"${extra_settings[@]}"}
 )
+# --huge-pages: the shared memory in 2 MB pages, as PostgreSQL's documentation
+# advises for a large shared_buffers.  Each backend maps shared memory page by
+# page as it first touches it; with 4 kB pages that was a page fault per page,
+# and on a virtual machine whose faults are dear (stop 37: AMD EPYC under a
+# paravirtualised kernel, 28% of all samples in the kernel) the batched
+# variants ran a third as fast (bench/README.md, "Stop 37").  The reservation
+# is the machine's (vm.nr_hugepages): put back as it was when the run ends.
+HUGE_WAS=""
+huge_restore() { [ -z "$HUGE_WAS" ] || sysctl -q -w vm.nr_hugepages="$HUGE_WAS" || true; }
+if [ "$huge" = 1 ]; then
+	HUGE_WAS=$(cat /proc/sys/vm/nr_hugepages)
+	trap huge_restore EXIT	# until the cluster's own trap (main) names it too
+	# 1 GB of buffers and the rest of shared memory, with room
+	sysctl -q -w vm.nr_hugepages=$((HUGE_WAS + 640)) ||
+		{ echo "could not reserve huge pages (vm.nr_hugepages)" >&2; exit 1; }
+	SETTINGS+=("huge_pages = on")
+fi
 
 PGBENCH="$WL_PG_BIN/pgbench"
 NPROC=$(nproc)
@@ -256,7 +276,7 @@ environment() {
 	md "- pgbench: $("$PGBENCH" --version)"
 	md "- settings (bench/run.sh): $(printf '%s; ' "${SETTINGS[@]}" | sed 's/; $//')"
 	md "- server reports: $(q -c "SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ', ' ORDER BY name) FROM pg_settings
-		WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'max_connections', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'full_page_writes', 'wal_sync_method')")"
+		WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'huge_pages', 'max_connections', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'full_page_writes', 'wal_sync_method')")"
 	md ""
 }
 
@@ -731,7 +751,7 @@ save_logs() {
 	mkdir -p "$BENCH/results/tmp/$name"
 	cp -r "$LOGDIR"/. "$BENCH/results/tmp/$name/" 2>/dev/null || true
 }
-trap 'save_logs; wl_cluster_stop' EXIT
+trap 'save_logs; wl_cluster_stop; huge_restore' EXIT
 chmod 755 "$WL_TMP" "$LOGDIR"
 OUT="$LOGDIR/result.md"
 started=$(epoch)
