@@ -26,7 +26,8 @@
 # --calls C (memory), --name NAME, --no-build, --set 'NAME = VALUE' (a server
 # setting added to the ones below, for every system; repeatable), --huge-pages
 # (reserves 2 MB pages for shared memory, vm.nr_hugepages, for the run, and runs
-# the server with huge_pages = on).  See bench/README.md.
+# the server with huge_pages = on; the default of anchors since stop 37, where
+# --no-huge-pages turns it off).  See bench/README.md.
 # Writes bench/results/<date>-<name>.md and prints the same tables.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -40,7 +41,7 @@ cmd=compare
 case "${1:-}" in
 	compare|scale|snapshot|latency|memory|profile|anchors|all) cmd=$1; shift ;;
 esac
-quick=0 build=1 name="" control=0 huge=0
+quick=0 build=1 name="" control=0 huge=
 rounds="" seconds="" clients="" preload="" rows="" hold="" before="" after="" samples="" calls=""
 extra_settings=()
 while [ $# -gt 0 ]; do
@@ -61,11 +62,14 @@ while [ $# -gt 0 ]; do
 		--no-build) build=0 ;;
 		--control) control=1 ;;
 		--huge-pages) huge=1 ;;
+		--no-huge-pages) huge=0 ;;
 		-h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 		*) echo "unknown option: $1 (see bench/README.md)" >&2; exit 2 ;;
 	esac
 	shift
 done
+# anchors: every system on the server as its operator would run it (huge pages)
+[ -n "$huge" ] || { [ "$cmd" = anchors ] && huge=1 || huge=0; }
 if [ "$cmd" = anchors ]; then	# every system gets the same preload; the fastest must not run dry
 	if [ "$quick" = 1 ]; then : "${clients:=16}" "${preload:=120000}"; else : "${clients:=16 64}" "${preload:=600000}"; fi
 fi
@@ -113,10 +117,15 @@ huge_restore() { [ -z "$HUGE_WAS" ] || sysctl -q -w vm.nr_hugepages="$HUGE_WAS" 
 if [ "$huge" = 1 ]; then
 	HUGE_WAS=$(cat /proc/sys/vm/nr_hugepages)
 	trap huge_restore EXIT	# until the cluster's own trap (main) names it too
-	# 1 GB of buffers and the rest of shared memory, with room
-	sysctl -q -w vm.nr_hugepages=$((HUGE_WAS + 640)) ||
-		{ echo "could not reserve huge pages (vm.nr_hugepages)" >&2; exit 1; }
-	SETTINGS+=("huge_pages = on")
+	# 1 GB of buffers and the rest of shared memory, with room; a machine that
+	# cannot give them runs without (the results' settings line says which)
+	if sysctl -q -w vm.nr_hugepages=$((HUGE_WAS + 640)) 2>/dev/null &&
+		[ "$(cat /proc/sys/vm/nr_hugepages)" -ge $((HUGE_WAS + 640)) ]; then
+		SETTINGS+=("huge_pages = on")
+	else
+		echo "warning: could not reserve huge pages (vm.nr_hugepages): running without" >&2
+		huge_restore
+	fi
 fi
 
 PGBENCH="$WL_PG_BIN/pgbench"
