@@ -44,4 +44,34 @@ extern void wl_json_object(WlJson *b, const char *key);
 extern void wl_json_object_end(WlJson *b);
 extern Jsonb *wl_json_end(WlJson *b);
 
+/*
+ * A jsonb object written directly in jsonb's binary form (wl_jw_object):
+ * pairs[] in jsonb's key order (shorter keys first, then by their bytes),
+ * which it checks.  For a document of fixed shape made often (a
+ * completion's result); the same bytes as the builder above makes.
+ */
+typedef enum WlJvKind
+{
+	WL_JV_NULL,
+	WL_JV_STR,					/* str (NULL: null) */
+	WL_JV_INT,					/* i */
+	WL_JV_JSONB,				/* jsonb (NULL: null) */
+	WL_JV_STRS,					/* strs, a text[] (NULL: null) */
+	WL_JV_OBJECT				/* obj[0..nobj) */
+} WlJvKind;
+
+typedef struct WlJv
+{
+	const char *key;
+	WlJvKind	kind;
+	const char *str;
+	int64		i;
+	Jsonb	   *jsonb;
+	ArrayType  *strs;
+	const struct WlJv *obj;
+	int			nobj;
+} WlJv;
+
+extern Jsonb *wl_jw_object(const WlJv *pairs, int n);
+
 #endif

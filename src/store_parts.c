@@ -190,30 +190,31 @@ wl_store_result_find_many(const WlRow *rows, char **result_ids, int n, bool *fou
 Jsonb *
 wl_store_result_doc(const WlNewResult *r, const char *output_hash, TimestampTz at)
 {
-	WlJson		b;
-
 	/*
-	 * The keys in jsonb's own order (shorter first, then by their bytes): an
-	 * object's keys are sorted when it ends, and sorted ones are only
-	 * checked (a sort of these nine in another order was 6,800 instructions
-	 * of each completion's).
+	 * Written in jsonb's binary form directly, its keys in jsonb's order
+	 * (shorter first, then by their bytes), without the builder's tree of
+	 * values (12,000 instructions of each completion's, at stop 37).
 	 */
-	wl_json_begin(&b);
-	wl_json_jsonb(&b, "output", r->output);
-	wl_json_str(&b, "outcome", "succeeded");
-	wl_json_strs(&b, "artifacts", r->artifacts);
-	wl_json_str(&b, "result_id", r->result_id);
-	wl_json_ts(&b, "created_at", at);
-	wl_json_object(&b, "provenance");
-	wl_json_int(&b, "attempt", r->row->attempt_count);
-	wl_json_str(&b, "claim_id", r->fence->claim_id);
-	wl_json_str(&b, "worker_id", r->fence->worker_id);
-	wl_json_int(&b, "fencing_token", r->fence->fencing_token);
-	wl_json_object_end(&b);
-	wl_json_str(&b, "output_hash", output_hash);
-	wl_json_str(&b, "workload_id", r->row->workload_id);
-	wl_json_int(&b, "schema_version", r->schema_version);
-	return wl_json_end(&b);
+	const WlJv	provenance[4] = {
+		{.key = "attempt", .kind = WL_JV_INT, .i = r->row->attempt_count},
+		{.key = "claim_id", .kind = WL_JV_STR, .str = r->fence->claim_id},
+		{.key = "worker_id", .kind = WL_JV_STR, .str = r->fence->worker_id},
+		{.key = "fencing_token", .kind = WL_JV_INT, .i = r->fence->fencing_token},
+	};
+	const WlJv	doc[9] = {
+		{.key = "output", .kind = WL_JV_JSONB, .jsonb = r->output},
+		{.key = "outcome", .kind = WL_JV_STR, .str = "succeeded"},
+		{.key = "artifacts", .kind = WL_JV_STRS, .strs = r->artifacts},
+		{.key = "result_id", .kind = WL_JV_STR, .str = r->result_id},
+		{.key = "created_at", .kind = WL_JV_STR,
+		.str = JsonEncodeDateTime(NULL, TimestampTzGetDatum(at), TIMESTAMPTZOID, NULL)},
+		{.key = "provenance", .kind = WL_JV_OBJECT, .obj = provenance, .nobj = 4},
+		{.key = "output_hash", .kind = WL_JV_STR, .str = output_hash},
+		{.key = "workload_id", .kind = WL_JV_STR, .str = r->row->workload_id},
+		{.key = "schema_version", .kind = WL_JV_INT, .i = r->schema_version},
+	};
+
+	return wl_jw_object(doc, 9);
 }
 
 /* processed_of: how many rows t, the statement just run, returned (t freed) */
