@@ -102,24 +102,44 @@ wl_store_by_key(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot,
 }
 
 /*
- * wl_store_by_key_in is wl_store_by_key through *scan, begun at the first
- * lookup (*scan NULL) and rescanned at each after it, for the lookups of one
- * call with one snapshot (a claim's: beginning and ending a scan was 1,400
- * instructions of each lookup's 9,000); the caller ends it (index_endscan).
+ * wl_store_by_key_in is wl_store_by_key through *scan (wl_store_lookup_in),
+ * for the lookups of one call (a claim's); the caller ends it (index_endscan).
  */
 bool
 wl_store_by_key_in(IndexScanDesc *scan, Relation rel, Relation idx, Snapshot snap,
 				   TupleTableSlot *slot, RegProcedure eq_a, Datum a, RegProcedure eq_b, Datum b)
 {
-	ScanKeyData keys[2];
+	return wl_store_lookup_in(scan, rel, idx, snap, slot, (RegProcedure[2]) {eq_a, eq_b},
+							  (Datum[2]) {a, b}, 2);
+}
 
-	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
-						   idx->rd_indcollation[0], eq_a, a);
-	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
-						   idx->rd_indcollation[1], eq_b, b);
+/*
+ * wl_store_lookup_in: whether idx leads to a row of rel the snapshot sees
+ * whose first nkeys key columns equal vals (by eqs, in the index's
+ * collations), that row in slot; through *scan, begun here (when NULL, or
+ * begun for another snapshot) and otherwise rescanned, so that the lookups
+ * of a call or of a batch in one index share one (beginning and ending a
+ * scan was 1,400 instructions of a lookup's 9,000).  Always the same nkeys
+ * for one scan; the caller ends it (index_endscan).
+ */
+bool
+wl_store_lookup_in(IndexScanDesc *scan, Relation rel, Relation idx, Snapshot snap,
+				   TupleTableSlot *slot, const RegProcedure *eqs, const Datum *vals, int nkeys)
+{
+	ScanKeyData keys[INDEX_MAX_KEYS];
+
+	for (int i = 0; i < nkeys; i++)
+		ScanKeyEntryInitialize(&keys[i], 0, i + 1, BTEqualStrategyNumber, InvalidOid,
+							   idx->rd_indcollation[i], eqs[i], vals[i]);
+	if (*scan != NULL && (*scan)->xs_snapshot != snap)
+	{
+		index_endscan(*scan);
+		*scan = NULL;
+	}
 	if (*scan == NULL)
-		*scan = index_beginscan(rel, idx, snap, 2, 0);
-	index_rescan(*scan, keys, 2, NULL, 0);
+		*scan = index_beginscan(rel, idx, snap, nkeys, 0);
+	Assert((*scan)->numberOfKeys == nkeys);
+	index_rescan(*scan, keys, nkeys, NULL, 0);
 	return index_getnext_slot(*scan, ForwardScanDirection, slot);
 }
 
@@ -147,31 +167,14 @@ wl_store_index_has(Oid index, Snapshot snap, const RegProcedure *eqs, const Datu
 
 /*
  * wl_store_index_has_in is wl_store_index_has on the open index idx of rel,
- * through slot and the scan *scan, begun here (when NULL, or begun for
- * another snapshot) and otherwise rescanned, so that a batch's questions
- * to one index share one (beginning and ending one was about a seventh of
- * a question); the caller ends it (index_endscan).  Always the same nkeys.
+ * through slot (cleared) and the scan *scan (wl_store_lookup_in)
  */
 bool
 wl_store_index_has_in(Relation rel, Relation idx, IndexScanDesc *scan, TupleTableSlot *slot,
 					  Snapshot snap, const RegProcedure *eqs, const Datum *vals, int nkeys)
 {
-	ScanKeyData keys[INDEX_MAX_KEYS];
-	bool		found;
+	bool		found = wl_store_lookup_in(scan, rel, idx, snap, slot, eqs, vals, nkeys);
 
-	for (int i = 0; i < nkeys; i++)
-		ScanKeyEntryInitialize(&keys[i], 0, i + 1, BTEqualStrategyNumber, InvalidOid,
-							   idx->rd_indcollation[i], eqs[i], vals[i]);
-	if (*scan != NULL && (*scan)->xs_snapshot != snap)
-	{
-		index_endscan(*scan);
-		*scan = NULL;
-	}
-	if (*scan == NULL)
-		*scan = index_beginscan(rel, idx, snap, nkeys, 0);
-	Assert((*scan)->numberOfKeys == nkeys);
-	index_rescan(*scan, keys, nkeys, NULL, 0);
-	found = index_getnext_slot(*scan, ForwardScanDirection, slot);
 	ExecClearTuple(slot);
 	return found;
 }
