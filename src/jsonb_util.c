@@ -625,7 +625,7 @@ jw_value(StringInfo buf, JEntry *out, const WlJv *v)
 {
 	JsonbValue	n;
 
-	if (v->kind == WL_JV_NULL || (v->kind == WL_JV_STR && v->str == NULL) ||
+	if ((v->kind == WL_JV_STR && v->str == NULL) ||
 		(v->kind == WL_JV_JSONB && v->jsonb == NULL) || (v->kind == WL_JV_STRS && v->strs == NULL))
 	{
 		*out = JENTRY_ISNULL;
@@ -649,8 +649,6 @@ jw_value(StringInfo buf, JEntry *out, const WlJv *v)
 			break;
 		case WL_JV_OBJECT:
 			jw_obj(buf, out, v->obj, v->nobj);
-			break;
-		case WL_JV_NULL:
 			break;
 	}
 }

@@ -52,7 +52,6 @@ extern Jsonb *wl_json_end(WlJson *b);
  */
 typedef enum WlJvKind
 {
-	WL_JV_NULL,
 	WL_JV_STR,					/* str (NULL: null) */
 	WL_JV_INT,					/* i */
 	WL_JV_JSONB,				/* jsonb (NULL: null) */
