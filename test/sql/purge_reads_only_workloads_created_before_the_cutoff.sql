@@ -1,4 +1,4 @@
--- workload_purge finds completions carried on run rows in creation order among the workloads created before its cutoff: a call reads the old run rows, not the young ones a retention period keeps, and a workload whose creation overlapped younger ones goes in a later call (SPEC section 4, workload_purge).
+-- workload_purge finds completions carried on run rows in creation order among the workloads created before its cutoff: a call reads the old run rows, not the young ones a retention period keeps, a workload whose creation overlapped younger ones goes in a later call, and one a dependent still waits on does not hold a batch's place (SPEC section 4, workload_purge).
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -46,3 +46,16 @@ SET workload.clock_override = '2026-01-09 00:00:00+00';
 SELECT workload_purge('3 days', 1000) AS purged;
 SELECT count(*) AS left FROM workload.workloads;
 SELECT (SELECT count(*) FROM workload.runs) AS runs, (SELECT count(*) FROM workload.specs) AS specs;
+
+-- a completion that a dependent still waits on does not hold a batch's place:
+-- of two, the older has a dependent not yet finished; a batch of one takes the other
+SET workload.clock_override = '2026-02-01 00:00:00+00';
+SELECT t.create('first') AS first \gset
+SELECT t.create('second') AS second \gset
+SELECT pg_temp.finish(2) AS finished;
+SELECT t.create('waits', jsonb_build_object('dependencies', jsonb_build_array(
+    jsonb_build_object('workload_id', :'first', 'required_state', 'SUCCEEDED')))) IS NOT NULL AS dependent;
+SET workload.clock_override = '2026-02-10 00:00:00+00';
+SELECT workload_purge('3 days', 1) AS purged;
+SELECT workload_id = :'first' AS is_first, state FROM workload.workloads
+WHERE workload_id IN (:'first', :'second');
