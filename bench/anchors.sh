@@ -9,7 +9,9 @@
 # ratio.  See bench/README.md, "anchors".
 
 ANPM="$BENCH/npm"
-ANCHOR_VARIANTS="a c c100 pgboss graphile"
+# WL_ANCHOR_VARIANTS narrows a run to some of them (for a quicker experiment;
+# the ratios need (a) among them).
+ANCHOR_VARIANTS=${WL_ANCHOR_VARIANTS:-"a c c100 pgboss graphile"}
 CLK_TCK=$(getconf CLK_TCK)
 
 # anchors_install: Node.js >= 20 and the pinned packages (npm ci, only when
@@ -121,6 +123,17 @@ wait_ready() {	# LOG PID: until the driver printed "ready" (at most 60 s)
 	return 1
 }
 
+# stop_client PID: ends a pgbench after its window.  SIGTERM ends it at once
+# (its open transactions are rolled back by their backends; SIGINT would not:
+# a background job of a script ignores it); its exit status from that signal
+# is not a failure, any other status is.
+stop_client() {
+	local rc=0
+	kill -TERM "$1" 2>/dev/null || true
+	wait "$1" || rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 143 ] || return "$rc"
+}
+
 # anchor_measure V N SECONDS DB TAG: one measurement; prints the fields of
 # anchors.tsv after round/clients/variant (see summarize_anchors).
 anchor_measure() {
@@ -132,10 +145,12 @@ anchor_measure() {
 	case "$v" in
 		a|c|c100)
 			j=$(( n < NPROC ? n : NPROC ))
-			# pgbench counts -T from before it connects; one second more keeps
-			# it running to the end of the window when connecting N clients
-			# and seeing them in pg_stat_activity is slow (seen at N=64).
-			"$PGBENCH" -n -M prepared -c "$n" -j "$j" -T "$((secs + 1))" -f "$(anchor_script "$v")" "$db" >"$log" 2>&1 &
+			# pgbench counts -T from before it connects, and connecting 64
+			# clients took up to 2.4 s (stop 37's machine): with -T SECS + 1
+			# it ended before the window did, which then counted idle time
+			# (bench/README.md, "Stop 38").  It runs until after the window,
+			# and is stopped there (stop_client).
+			"$PGBENCH" -n -M prepared -c "$n" -j "$j" -T "$((secs + 30))" -f "$(anchor_script "$v")" "$db" >"$log" 2>&1 &
 			pid=$!
 			wait_clients "$db" "$n" ;;
 		pgboss|graphile)
@@ -151,7 +166,10 @@ anchor_measure() {
 	kill -0 "$pid" 2>/dev/null || flags="${flags}client-ended-before-window-end,"
 	k1=$(client_ns "$pid"); p1=$(server_ticks); m1=$(machine_ticks)
 	read -r c1 e1 l1 < <(window_sample "$db" "$v")
-	wait "$pid" || rc=$?
+	case "$v" in
+		a|c|c100) stop_client "$pid" || rc=$? ;;
+		*) wait "$pid" || rc=$? ;;
+	esac
 	wait_no_backends "$db"
 	s1=$(run_stats "$db" "$v")
 	left=$(q -d "$db" -c "SELECT $(left_expr "$v")")
@@ -196,8 +214,13 @@ run_anchors() {
 	new_db bench_tpl >/dev/null
 	t_wl=$(preload bench_tpl "$APP" 1 "$preload")
 	q -d bench_tpl -c "SELECT bench.q_fill(1, $preload)" >/dev/null
-	t_pb=$(node "$ANPM/driver.mjs" setup pgboss "$(conn bench_tpl)" "$preload" | sed -n 's/^setup seconds=//p')
-	t_gw=$(node "$ANPM/driver.mjs" setup graphile "$(conn bench_tpl)" "$preload" | sed -n 's/^setup seconds=//p')
+	t_pb=- t_gw=-
+	case " $variants " in *" pgboss "*)
+		t_pb=$(node "$ANPM/driver.mjs" setup pgboss "$(conn bench_tpl)" "$preload" | sed -n 's/^setup seconds=//p') ;;
+	esac
+	case " $variants " in *" graphile "*)
+		t_gw=$(node "$ANPM/driver.mjs" setup graphile "$(conn bench_tpl)" "$preload" | sed -n 's/^setup seconds=//p') ;;
+	esac
 	q -d bench_tpl -c "VACUUM ANALYZE"
 	say "   preloaded: workload ${t_wl} s, pg-boss ${t_pb} s, Graphile Worker ${t_gw} s"
 	if ! has_complete_many bench_tpl; then
