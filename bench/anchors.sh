@@ -123,17 +123,6 @@ wait_ready() {	# LOG PID: until the driver printed "ready" (at most 60 s)
 	return 1
 }
 
-# stop_client PID: ends a pgbench after its window.  SIGTERM ends it at once
-# (its open transactions are rolled back by their backends; SIGINT would not:
-# a background job of a script ignores it); its exit status from that signal
-# is not a failure, any other status is.
-stop_client() {
-	local rc=0
-	kill -TERM "$1" 2>/dev/null || true
-	wait "$1" || rc=$?
-	[ "$rc" = 0 ] || [ "$rc" = 143 ] || return "$rc"
-}
-
 # anchor_measure V N SECONDS DB TAG: one measurement; prints the fields of
 # anchors.tsv after round/clients/variant (see summarize_anchors).
 anchor_measure() {
@@ -149,7 +138,7 @@ anchor_measure() {
 			# clients took up to 2.4 s (stop 37's machine): with -T SECS + 1
 			# it ended before the window did, which then counted idle time
 			# (bench/README.md, "Stop 38").  It runs until after the window,
-			# and is stopped there (stop_client).
+			# and is stopped there (stop_client, bench/run.sh).
 			"$PGBENCH" -n -M prepared -c "$n" -j "$j" -T "$((secs + 30))" -f "$(anchor_script "$v")" "$db" >"$log" 2>&1 &
 			pid=$!
 			wait_clients "$db" "$n" ;;
