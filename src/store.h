@@ -132,9 +132,6 @@ extern bool wl_store_row_triggers(Relation rel, bool insert, bool update, bool d
 extern void wl_store_serialization_failure(const char *what);
 extern bool wl_store_index_has(Oid index, Snapshot snap, const RegProcedure *eqs,
 							   const Datum *vals, int nkeys);
-extern bool wl_store_lookup_in(IndexScanDesc *scan, Relation rel, Relation idx, Snapshot snap,
-							   TupleTableSlot *slot, const RegProcedure *eqs, const Datum *vals,
-							   int nkeys);
 extern bool wl_store_index_has_in(Relation rel, Relation idx, IndexScanDesc *scan,
 								  TupleTableSlot *slot, Snapshot snap, const RegProcedure *eqs,
 								  const Datum *vals, int nkeys);

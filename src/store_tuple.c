@@ -102,18 +102,6 @@ wl_store_by_key(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot,
 }
 
 /*
- * wl_store_by_key_in is wl_store_by_key through *scan (wl_store_lookup_in),
- * for the lookups of one call (a claim's); the caller ends it (index_endscan).
- */
-bool
-wl_store_by_key_in(IndexScanDesc *scan, Relation rel, Relation idx, Snapshot snap,
-				   TupleTableSlot *slot, RegProcedure eq_a, Datum a, RegProcedure eq_b, Datum b)
-{
-	return wl_store_lookup_in(scan, rel, idx, snap, slot, (RegProcedure[2]) {eq_a, eq_b},
-							  (Datum[2]) {a, b}, 2);
-}
-
-/*
  * wl_store_lookup_in: whether idx leads to a row of rel the snapshot sees
  * whose first nkeys key columns equal vals (by eqs, in the index's
  * collations), that row in slot; through *scan, begun here (when NULL, or
@@ -122,7 +110,7 @@ wl_store_by_key_in(IndexScanDesc *scan, Relation rel, Relation idx, Snapshot sna
  * scan was 1,400 instructions of a lookup's 9,000).  Always the same nkeys
  * for one scan; the caller ends it (index_endscan).
  */
-bool
+static bool
 wl_store_lookup_in(IndexScanDesc *scan, Relation rel, Relation idx, Snapshot snap,
 				   TupleTableSlot *slot, const RegProcedure *eqs, const Datum *vals, int nkeys)
 {
@@ -141,6 +129,18 @@ wl_store_lookup_in(IndexScanDesc *scan, Relation rel, Relation idx, Snapshot sna
 	Assert((*scan)->numberOfKeys == nkeys);
 	index_rescan(*scan, keys, nkeys, NULL, 0);
 	return index_getnext_slot(*scan, ForwardScanDirection, slot);
+}
+
+/*
+ * wl_store_by_key_in is wl_store_by_key through *scan (wl_store_lookup_in),
+ * for the lookups of one call (a claim's); the caller ends it (index_endscan).
+ */
+bool
+wl_store_by_key_in(IndexScanDesc *scan, Relation rel, Relation idx, Snapshot snap,
+				   TupleTableSlot *slot, RegProcedure eq_a, Datum a, RegProcedure eq_b, Datum b)
+{
+	return wl_store_lookup_in(scan, rel, idx, snap, slot, (RegProcedure[2]) {eq_a, eq_b},
+							  (Datum[2]) {a, b}, 2);
 }
 
 /*
