@@ -103,16 +103,6 @@ window_sample() {
 	q -F ' ' -d "$1" -c "SELECT $(done_expr "$2"), extract(epoch FROM statement_timestamp()),
 		pg_current_wal_lsn() - '0/0'::pg_lsn"
 }
-wait_no_backends() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		# the clients' backends; the background tick stays connected to the database
-		[ "$(q -d postgres -c "SELECT count(*) FROM pg_stat_activity WHERE datname = '$1'
-			AND backend_type = 'client backend'")" = 0 ] && return 0
-		sleep 0.05
-	done
-	say "warning: backends still connected to $1"
-}
 wait_ready() {	# LOG PID: until the driver printed "ready" (at most 60 s)
 	local i
 	for ((i = 0; i < 1200; i++)); do
