@@ -275,4 +275,8 @@ summarize_anchors() {
 	md ""
 	md "</details>"
 	md ""
+	md "Round by round (\`bench/paired.sh\` on this file): the batched variants against pg-boss and Graphile Worker, each ratio taken within one round."
+	md ""
+	"$BENCH/paired.sh" "$OUT" | tee -a "$OUT"
+	md ""
 }
