@@ -7,31 +7,43 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
+#include "utils/resowner.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
 #include "clock.h"
 #include "crypto.h"
+#include "errors.h"
 #include "jsonb_util.h"
 #include "store.h"
 #include "store_ops.h"
 
 #define FC_COLS 9				/* the per-item arrays of P_FENCED_COMPLETE_MANY */
+/*
+ * the smallest batch that runs without result-id probes first
+ * (complete_many_first): its subtransaction costs about as much as one probe
+ */
+#define WL_COMPLETE_FIRST_MIN 2
 
 /*
  * complete_many_direct is wl_store_fenced_complete_many on a single node,
  * without a plan, item by item: the row moved (store_fenced.c, which also
- * tests the result id free and stores the result; its run row leaves
- * runs_held_idx), its event appended (store_direct.c).  -1 where it cannot run (nothing done:
- * the statement runs).  Through the statement a batch of ten cost about
- * 2.65 million instructions (callgrind, bench/README.md "Stop 24").
+ * stores the result; its run row leaves runs_held_idx), its event appended
+ * (store_direct.c).  probe: an item whose result id a result of its tenant
+ * and application has is not done (left to the caller, which refuses that
+ * item); without it, such an item is WORKLOAD_RESULT_DUPLICATE for the whole
+ * call (runs_result_key's unique check).  -1 where it cannot run (nothing
+ * done: the statement runs).  Through the statement a batch of ten cost
+ * about 2.65 million instructions (callgrind, bench/README.md "Stop 24").
  */
 static int
 complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
-					 const WlCaller *who, WlState from, WlState to, const char *tenant)
+					 const WlCaller *who, WlState from, WlState to, const char *tenant,
+					 bool probe)
 {
 	int			got = 0;
 	TimestampTz now = wl_now();
@@ -44,7 +56,7 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 	{
 		WlFencedResult *it = &items[i];
 		WlFencedCall call = {.kind = WL_FENCED_COMPLETE, .fence = it->fence, .who = who,
-			.from = from, .to = to, .result_id = it->result_id, .result_free = true,
+			.from = from, .to = to, .result_id = it->result_id, .result_free = probe,
 		.output = it->output, .artifacts = it->artifacts, .schema_version = it->schema_version};
 		WlNewResult r = {.row = &it->row, .fence = it->fence, .result_id = it->result_id,
 		.output = it->output, .artifacts = it->artifacts, .schema_version = it->schema_version};
@@ -81,6 +93,52 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 }
 
 /*
+ * complete_many_first is complete_many_direct that asks no index whether an
+ * item's result id is taken (a descent of runs_result_key before the insert
+ * that makes the same descent and checks the same: about 8,000 instructions
+ * an item, bench/README.md "Stop 40"), in a subtransaction.  When one is
+ * taken, the insert's check refuses the whole batch: the subtransaction is
+ * rolled back (nothing of the batch is left) and the batch runs again with
+ * the probe, which leaves that item to the caller.  A batch pays the
+ * subtransaction; a batch with a taken result id runs twice.
+ */
+static int
+complete_many_first(WlFencedResult *items, int n, const char *worker_id,
+					const WlCaller *who, WlState from, WlState to, const char *tenant)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile int got;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		got = complete_many_direct(items, n, worker_id, who, from, to, tenant, false);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (e->sqlerrcode != wl_errors[WL_E_RESULT_DUPLICATE].sqlerrcode)
+			PG_RE_THROW();
+		FlushErrorState();
+		FreeErrorData(e);
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		got = complete_many_direct(items, n, worker_id, who, from, to, tenant, true);
+	}
+	PG_END_TRY();
+	return got;
+}
+
+/*
  * wl_store_fenced_complete_many moves each of the n items' workloads from
  * `from` to `to` when its fence holds for worker_id and the caller (the
  * claim's role, its lease, membership, the tenant the call named), it has
@@ -109,7 +167,10 @@ wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_i
 	int			got;
 	WlJson		ev;
 
-	if ((got = complete_many_direct(items, n, worker_id, who, from, to, tenant)) >= 0)
+	got = n >= WL_COMPLETE_FIRST_MIN && !wl_store_citus() ?
+		complete_many_first(items, n, worker_id, who, from, to, tenant) :
+		complete_many_direct(items, n, worker_id, who, from, to, tenant, true);
+	if (got >= 0)
 		return got;
 	for (int c = 0; c < FC_COLS; c++)
 		d[c] = palloc(sizeof(Datum) * (n + 1));
