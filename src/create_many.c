@@ -11,10 +11,8 @@
  */
 #include "postgres.h"
 
-#include "access/xact.h"
 #include "common/hashfn.h"
 #include "utils/memutils.h"
-#include "utils/resowner.h"
 
 #include "authz.h"
 #include "clock.h"
@@ -198,46 +196,45 @@ err_of(ErrorData *e)
 	return WL_OK;
 }
 
+/* isolated's arguments, for wl_isolated */
+typedef struct Isolated
+{
+	Batch	   *b;
+	WlCreateItem *it;
+	Jsonb	   *spec_json;
+	void		(*fn) (Batch *, WlCreateItem *, Jsonb *);
+} Isolated;
+
+static void
+isolated_run(void *arg)
+{
+	Isolated   *i = arg;
+
+	i->fn(i->b, i->it, i->spec_json);
+}
+
 /*
- * isolated runs fn for one item in a subtransaction.  An error that is a
- * refusal rolls the subtransaction back (whatever fn wrote is gone) and
- * marks the item refused; any other error is thrown on.
+ * isolated runs fn for one item in a subtransaction (wl_isolated).  An error
+ * that is a refusal rolls the subtransaction back (whatever fn wrote is
+ * gone) and marks the item refused; any other error is thrown on.
  */
 static void
 isolated(Batch *b, WlCreateItem *it, Jsonb *spec_json,
 		 void (*fn) (Batch *, WlCreateItem *, Jsonb *))
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
+	Isolated	i = {b, it, spec_json, fn};
 	int			npending = b->npending;
+	ErrorData  *e = wl_isolated(isolated_run, &i);
+	WlErr		err;
 
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		fn(b, it, spec_json);
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *e;
-		WlErr		err;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		err = err_of(e);
-		if (err == WL_OK)
-			PG_RE_THROW();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		b->npending = npending;
-		refuse(it, err);
-	}
-	PG_END_TRY();
+	if (e == NULL)
+		return;
+	err = err_of(e);
+	if (err == WL_OK)
+		ReThrowError(e);
+	FreeErrorData(e);
+	b->npending = npending;
+	refuse(it, err);
 }
 
 /* channel: the NOTIFY channel of a spec's tenant and application, made once */

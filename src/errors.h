@@ -49,6 +49,13 @@ typedef struct WlErrInfo
 extern const WlErrInfo wl_errors[WL_E_END];
 
 /*
+ * wl_isolated runs fn(arg) in a subtransaction: NULL when it returned (what
+ * it did stands), else the error it raised, in the caller's memory context,
+ * with what it did rolled back (a cancel or a shutdown is thrown on).
+ */
+extern ErrorData *wl_isolated(void (*fn) (void *), void *arg);
+
+/*
  * wl_refuse raises a refusal: "TOKEN: message", its own SQLSTATE, and any
  * errdetail/errhint given after the code.
  */

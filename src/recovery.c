@@ -12,16 +12,15 @@
  */
 #include "postgres.h"
 
-#include "access/xact.h"
 #include "common/hashfn.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
-#include "utils/resowner.h"
 #include "utils/timestamp.h"
 
 #include "authz.h"
 #include "clock.h"
 #include "deadline.h"
+#include "errors.h"
 #include "fence.h"
 #include "jsonb_util.h"
 #include "recovery.h"
@@ -295,46 +294,6 @@ act_range(WlPass *p)
 	}
 }
 
-/*
- * wl_recovery_isolated runs fn(arg) in a subtransaction.  On success what
- * it did stands and NULL is returned; on an error it is rolled back and the
- * error returned, in the caller's memory context (a cancel or shutdown is
- * re-thrown).
- */
-ErrorData *
-wl_recovery_isolated(void (*fn) (void *), void *arg)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	ErrorData  *volatile err = NULL;
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		fn(arg);
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *e;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		if (e->sqlerrcode == ERRCODE_QUERY_CANCELED || e->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
-			ReThrowError(e);
-		err = e;
-	}
-	PG_END_TRY();
-	return err;
-}
-
 static void
 act_range_fn(void *p)
 {
@@ -354,7 +313,7 @@ isolated(WlPass *p)
 
 	p->acted = NIL;
 	p->nacted = 0;
-	err = wl_recovery_isolated(act_range_fn, p);
+	err = wl_isolated(act_range_fn, p);
 	if (err != NULL)
 	{
 		*p->r = saved;
@@ -601,7 +560,7 @@ sweep_on_citus(WlTickReport *r)
 
 	if (!wl_store_citus_coordinator())
 		return;
-	e = wl_recovery_isolated(sweep_fn, r);
+	e = wl_isolated(sweep_fn, r);
 	if (e != NULL)
 	{
 		*r = saved;

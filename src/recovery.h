@@ -34,7 +34,6 @@ typedef struct WlTickReport
 	bool		keep_ids;
 } WlTickReport;
 
-extern ErrorData *wl_recovery_isolated(void (*fn) (void *), void *arg);
 extern void wl_recovery_leases(uint64 limit, WlTickReport *r);
 extern bool wl_recovery_tick(WlTickReport *r);
 

@@ -134,7 +134,7 @@ fire_slot(WlFire *f, TimestampTz slot, WlScheduleRun *run)
 	}
 	f->slot = slot;
 	f->workload_id = NULL;
-	e = wl_recovery_isolated(make_slot, f);
+	e = wl_isolated(make_slot, f);
 	wl_authz_set_caller(tick_caller);
 	run->set_error = true;
 	if (e == NULL)
@@ -270,7 +270,7 @@ wl_schedule_tick(WlScheduleReport *r)
 		memset(&f, 0, sizeof(f));
 		f.key = &due[i];
 		f.r = r;
-		e = wl_recovery_isolated(fire_schedule, &f);
+		e = wl_isolated(fire_schedule, &f);
 		if (e != NULL)
 		{
 			*r = saved;

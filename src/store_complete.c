@@ -7,11 +7,9 @@
  */
 #include "postgres.h"
 
-#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
-#include "utils/resowner.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
@@ -92,50 +90,51 @@ complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
 	return got;
 }
 
+/* complete_many_first's arguments and answer, for wl_isolated */
+typedef struct FirstRun
+{
+	WlFencedResult *items;
+	int			n;
+	const char *worker_id;
+	const WlCaller *who;
+	WlState		from;
+	WlState		to;
+	const char *tenant;
+	int			got;
+} FirstRun;
+
+static void
+first_run(void *arg)
+{
+	FirstRun   *r = arg;
+
+	r->got = complete_many_direct(r->items, r->n, r->worker_id, r->who, r->from, r->to,
+								  r->tenant, false);
+}
+
 /*
  * complete_many_first is complete_many_direct that asks no index whether an
  * item's result id is taken (a descent of runs_result_key before the insert
  * that makes the same descent and checks the same: about 8,000 instructions
- * an item, bench/README.md "Stop 40"), in a subtransaction.  When one is
- * taken, the insert's check refuses the whole batch: the subtransaction is
- * rolled back (nothing of the batch is left) and the batch runs again with
- * the probe, which leaves that item to the caller.  A batch pays the
- * subtransaction; a batch with a taken result id runs twice.
+ * an item, bench/README.md "Stop 40"), in a subtransaction (wl_isolated).
+ * When one is taken, the insert's check refuses the whole batch: the
+ * subtransaction is rolled back (nothing of the batch is left) and the batch
+ * runs again with the probe, which leaves that item to the caller.  A batch
+ * pays the subtransaction; a batch with a taken result id runs twice.
  */
 static int
 complete_many_first(WlFencedResult *items, int n, const char *worker_id,
 					const WlCaller *who, WlState from, WlState to, const char *tenant)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	volatile int got;
+	FirstRun	r = {items, n, worker_id, who, from, to, tenant, 0};
+	ErrorData  *e = wl_isolated(first_run, &r);
 
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		got = complete_many_direct(items, n, worker_id, who, from, to, tenant, false);
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *e;
-
-		MemoryContextSwitchTo(cxt);
-		e = CopyErrorData();
-		if (e->sqlerrcode != wl_errors[WL_E_RESULT_DUPLICATE].sqlerrcode)
-			PG_RE_THROW();
-		FlushErrorState();
-		FreeErrorData(e);
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		got = complete_many_direct(items, n, worker_id, who, from, to, tenant, true);
-	}
-	PG_END_TRY();
-	return got;
+	if (e == NULL)
+		return r.got;
+	if (e->sqlerrcode != wl_errors[WL_E_RESULT_DUPLICATE].sqlerrcode)
+		ReThrowError(e);
+	FreeErrorData(e);
+	return complete_many_direct(items, n, worker_id, who, from, to, tenant, true);
 }
 
 /*
@@ -146,9 +145,10 @@ complete_many_first(WlFencedResult *items, int n, const char *worker_id,
  * the events and the results (on a single node item by
  * item, complete_many_direct).  Sets items[i].done, and for those the row
  * and the result's document; returns how many.  A result id taken by another
- * workload between the statement's check and its insert is
- * WORKLOAD_RESULT_DUPLICATE (wl_store_run_results).  Nothing is locked or
- * written for an item that is not done.
+ * workload between the check and the insert, where the check asked before
+ * it was taken (a batch of one; the statement) or cannot see it (under
+ * REPEATABLE READ), is WORKLOAD_RESULT_DUPLICATE (wl_store_run_results).
+ * Nothing is locked or written for an item that is not done.
  */
 int
 wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_id,
