@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh: the workload benchmark on a throwaway cluster (as root on Debian 12).
 #
-#   bench/run.sh [compare|scale|snapshot|latency|memory|profile|anchors|specwidth|all] [--quick] [options]
+#   bench/run.sh [compare|scale|snapshot|latency|memory|profile|anchors|all] [--quick] [options]
 #
 # compare (default)  (a) bare SKIP LOCKED queue, (b) workload claim/start/complete,
 #                    (c) workload claim x10 + start, complete_many; N clients each,
@@ -19,9 +19,6 @@
 #                    Graphile Worker (local queue, batched completion) at 16 and 64;
 #                    installs both from npm into bench/npm (bench/anchors.sh).
 #                    Optional: not part of `all` nor of the test command.
-# specwidth          (c100) at 16 clients on 600k READY workloads, their specs
-#                    as created and with their two authority documents emptied,
-#                    alternating (bench/spec_width.sh; an experiment, huge pages).
 #
 # Options: --quick, --rounds R, --seconds T, --clients "1 4 16 64", --preload P,
 # --rows N (scale), --hold S, --before S and --after S (scale snapshot), --control (snapshot:
@@ -42,7 +39,7 @@ COMMAND_LINE="bench/run.sh $*"
 # ---------------------------------------------------------------- options
 cmd=compare
 case "${1:-}" in
-	compare|scale|snapshot|latency|memory|profile|anchors|specwidth|all) cmd=$1; shift ;;
+	compare|scale|snapshot|latency|memory|profile|anchors|all) cmd=$1; shift ;;
 esac
 quick=0 build=1 name="" control=0 huge=
 rounds="" seconds="" clients="" preload="" rows="" hold="" before="" after="" samples="" calls=""
@@ -71,10 +68,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-# anchors: every system on the server as its operator would run it (huge
-# pages); specwidth: under anchors' conditions
-[ -n "$huge" ] || { case "$cmd" in anchors|specwidth) huge=1 ;; *) huge=0 ;; esac; }
-[ "$cmd" != specwidth ] || : "${clients:=16}" "${preload:=600000}" "${rounds:=4}"
+# anchors: every system on the server as its operator would run it (huge pages)
+[ -n "$huge" ] || { case "$cmd" in anchors) huge=1 ;; *) huge=0 ;; esac; }
 if [ "$cmd" = anchors ]; then	# every system gets the same preload; the fastest must not run dry
 	if [ "$quick" = 1 ]; then : "${clients:=16}" "${preload:=120000}"; else : "${clients:=16 64}" "${preload:=600000}"; fi
 fi
@@ -814,7 +809,6 @@ case "$cmd" in
 	memory) run_memory ;;
 	all) run_compare; run_scale; run_latency; run_memory ;;
 	anchors) . "$BENCH/anchors.sh"; run_anchors ;;
-	specwidth) . "$BENCH/spec_width.sh"; run_spec_width ;;
 esac
 md "Finished in $(awk -v a="$(epoch)" -v b="$started" 'BEGIN { printf "%.0f", a - b }') s; load average at the end: $(cut -d ' ' -f 1-3 /proc/loadavg)."
 

@@ -232,7 +232,6 @@ CREATE TABLE workload_next.specs (
     input                jsonb NOT NULL,
     input_hash           text NOT NULL,
     requested_by         jsonb NOT NULL,
-    authorization_snapshot jsonb NOT NULL,
     connection_scopes    text[] NOT NULL,
     max_attempts         integer NOT NULL CHECK (max_attempts OPERATOR(pg_catalog.>=) 1),
     initial_delay_ms     bigint NOT NULL CHECK (initial_delay_ms OPERATOR(pg_catalog.>=) 0),
@@ -245,12 +244,28 @@ CREATE TABLE workload_next.specs (
     governing_snapshots  jsonb,
     contract_version     integer NOT NULL,
     created_by           name NOT NULL,
-    run_authority        jsonb NOT NULL,
     -- the authorization chain (run authority, snapshot grant, the grants it
     -- derives from) that a revocation reaches
     grant_ids            text[] NOT NULL,
     CONSTRAINT specs_pkey PRIMARY KEY (workload_seq, tenant_id),
     CONSTRAINT specs_idempotency_key UNIQUE (tenant_id, application_id, idempotency_key)
+);
+
+-- A spec's two authority documents, in a row of their own beside it: the
+-- authorization snapshot (the creator's grant, stored form) and the run
+-- authority (the grant the workload runs under).  Together about 1,400 of a
+-- spec row's 1,945 bytes in bench runs, and what a claim reads of a spec is
+-- its definition and input: with them in the spec row, four specs filled a
+-- page, and a queue of 600,000 READY workloads had 1.2 GB of specs that a
+-- claim read a page of for each job (bench/README.md, "Stop 41").  Read by
+-- what checks the authority (a named claim, the execution context, the
+-- workload document), written once at create, deleted with the spec.
+CREATE TABLE workload_next.spec_authority (
+    tenant_id              text NOT NULL,
+    workload_seq           bigint NOT NULL,
+    authorization_snapshot jsonb NOT NULL,
+    run_authority          jsonb NOT NULL,
+    CONSTRAINT spec_authority_pkey PRIMARY KEY (workload_seq, tenant_id)
 );
 
 CREATE TABLE workload_next.event_rows (
@@ -314,11 +329,14 @@ SELECT pg_catalog.setval('workload.workload_seq',
 INSERT INTO workload_next.specs
 SELECT s.tenant_id, w.seq, s.workload_id, s.application_id, s.idempotency_key, s.environment,
        s.definition_id, s.definition_revision, s.trigger, s.input, s.input_hash, s.requested_by,
-       s.authorization_snapshot, s.connection_scopes, s.max_attempts, s.initial_delay_ms,
+       s.connection_scopes, s.max_attempts, s.initial_delay_ms,
        s.max_delay_ms, s.backoff, s.retry_on, s.timeouts, s.dependencies, s.completion_criteria,
-       s.governing_snapshots, s.contract_version, s.created_by, s.run_authority, o.grant_ids
+       s.governing_snapshots, s.contract_version, s.created_by, o.grant_ids
 FROM workload.specs s JOIN workload_next.workload_rows w ON w.workload_id OPERATOR(pg_catalog.=) s.workload_id
 JOIN workload.workloads o ON o.workload_id OPERATOR(pg_catalog.=) s.workload_id;
+INSERT INTO workload_next.spec_authority
+SELECT s.tenant_id, w.seq, s.authorization_snapshot, s.run_authority
+FROM workload.specs s JOIN workload_next.workload_rows w ON w.workload_id OPERATOR(pg_catalog.=) s.workload_id;
 
 -- blocked: every required state final (SUCCEEDED, CANCELLED: no edge of the
 -- transition table leaves them) and one not reached yet
@@ -393,6 +411,7 @@ ALTER TABLE workload_next.workload_rows SET SCHEMA workload;
 ALTER TABLE workload_next.queue SET SCHEMA workload;
 ALTER TABLE workload_next.runs SET SCHEMA workload;
 ALTER TABLE workload_next.specs SET SCHEMA workload;
+ALTER TABLE workload_next.spec_authority SET SCHEMA workload;
 ALTER TABLE workload_next.event_rows SET SCHEMA workload;
 ALTER TABLE workload_next.attempts SET SCHEMA workload;
 DROP SCHEMA workload_next;
@@ -584,7 +603,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'specs', 'event_rows', 'attempts'] LOOP
+    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'specs', 'spec_authority', 'event_rows', 'attempts'] LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON workload.%I '
             'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
@@ -961,7 +980,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'specs', 'event_rows', 'attempts',
+    FOREACH t IN ARRAY ARRAY['workload_rows', 'runs', 'queue', 'specs', 'spec_authority', 'event_rows', 'attempts',
             'checkpoints', 'dependencies', 'waits', 'compensations',
             'signing_keys', 'revoked_grants', 'tenant_members', 'grant_lineage',
             'channel_secret'] LOOP
@@ -1036,7 +1055,7 @@ DECLARE
     ref text[] := ARRAY['signing_keys', 'channel_secret', 'revoked_grants', 'tenant_members',
         'grant_lineage'];
     -- workload_rows first: every other table is co-located with it
-    dist text[] := ARRAY['workload_rows', 'runs', 'queue', 'specs', 'event_rows', 'attempts',
+    dist text[] := ARRAY['workload_rows', 'runs', 'queue', 'specs', 'spec_authority', 'event_rows', 'attempts',
         'checkpoints', 'dependencies', 'waits', 'compensations'];
     t text;
     made_ref text[] := '{}';

@@ -58,13 +58,13 @@ col_array(Col *c, int n, Oid type)
 	return PointerGetDatum(wl_array_of(c->d, c->nl, n, type));
 }
 
-#define SPEC_COLS 25
+#define SPEC_COLS 23
 /* the parameter (0-based) and element type of each per-row column of P_CREATE_SPECS_MANY */
 static const int spec_param[SPEC_COLS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-16, 17, 18, 19, 20, 23, 24, 25, 26};
+16, 17, 18, 21, 22, 23, 24};
 static const Oid spec_type[SPEC_COLS] = {TEXTOID, INT8OID, TEXTOID, TEXTOID, TEXTOID, TEXTOID,
-	TEXTOID, TEXTOID, TEXTOID, JSONBOID, TEXTOID, JSONBOID, JSONBOID, TEXTOID, INT4OID, INT8OID,
-	INT8OID, TEXTOID, TEXTOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, TEXTOID, TIMESTAMPTZOID};
+	TEXTOID, TEXTOID, TEXTOID, JSONBOID, TEXTOID, JSONBOID, TEXTOID, INT4OID, INT8OID,
+	INT8OID, TEXTOID, TEXTOID, JSONBOID, JSONBOID, JSONBOID, TEXTOID, TIMESTAMPTZOID};
 
 /* by_key orders items by tenant, application and idempotency key */
 static int
@@ -104,21 +104,19 @@ spec_columns(WlNewWorkload *w, int n, const int *order, Col *c)
 		c[9].d[j] = JsonbPGetDatum(s->input);
 		c[10].d[j] = CStringGetTextDatum(w[i].input_hash);
 		c[11].d[j] = JsonbPGetDatum(s->requested_by);
-		c[12].d[j] = JsonbPGetDatum(w[i].authorization_snapshot);
-		c[13].d[j] = array_text(s->connection_scopes);
-		c[14].d[j] = Int32GetDatum(s->policy.max_attempts);
-		c[15].d[j] = Int64GetDatum(s->policy.initial_delay_ms);
-		c[16].d[j] = Int64GetDatum(s->policy.max_delay_ms);
-		c[17].d[j] = CStringGetTextDatum(s->backoff);
-		c[18].d[j] = array_text(s->policy.retry_on);
-		c[19].d[j] = JsonbPGetDatum(s->timeouts);
-		c[20].d[j] = JsonbPGetDatum(s->completion_criteria);
-		c[21].d[j] = PointerGetDatum(s->governing_snapshots);
-		c[21].nl[j] = s->governing_snapshots == NULL;
-		c[22].d[j] = JsonbPGetDatum(w[i].run_authority);
-		c[23].d[j] = array_text(w[i].grant_ids);
-		c[24].d[j] = TimestampTzGetDatum(s->not_before);
-		c[24].nl[j] = !s->has_not_before;
+		c[12].d[j] = array_text(s->connection_scopes);
+		c[13].d[j] = Int32GetDatum(s->policy.max_attempts);
+		c[14].d[j] = Int64GetDatum(s->policy.initial_delay_ms);
+		c[15].d[j] = Int64GetDatum(s->policy.max_delay_ms);
+		c[16].d[j] = CStringGetTextDatum(s->backoff);
+		c[17].d[j] = array_text(s->policy.retry_on);
+		c[18].d[j] = JsonbPGetDatum(s->timeouts);
+		c[19].d[j] = JsonbPGetDatum(s->completion_criteria);
+		c[20].d[j] = PointerGetDatum(s->governing_snapshots);
+		c[20].nl[j] = s->governing_snapshots == NULL;
+		c[21].d[j] = array_text(w[i].grant_ids);
+		c[22].d[j] = TimestampTzGetDatum(s->not_before);
+		c[22].nl[j] = !s->has_not_before;
 	}
 }
 
@@ -154,7 +152,7 @@ static void
 put_specs(WlNewWorkload *w, int n, const char *role)
 {
 	Col			c[SPEC_COLS];
-	Datum		args[27];
+	Datum		args[25];
 	SPITupleTable *t;
 	int		   *order = palloc(sizeof(int) * (n + 1));
 
@@ -167,12 +165,42 @@ put_specs(WlNewWorkload *w, int n, const char *role)
 	spec_columns(w, n, order, c);
 	for (int k = 0; k < SPEC_COLS; k++)
 		args[spec_param[k]] = col_array(&c[k], n, spec_type[k]);
-	args[21] = Int32GetDatum(WL_CONTRACT_VERSION);
-	args[22] = DirectFunctionCall1(namein, CStringGetDatum(role));
+	args[19] = Int32GetDatum(WL_CONTRACT_VERSION);
+	args[20] = DirectFunctionCall1(namein, CStringGetDatum(role));
 	t = wl_store_run(P_CREATE_SPECS_MANY, args, NULL, 0, SPI_OK_INSERT_RETURNING);
 	for (uint64 r = 0; r < SPI_processed; r++)
 		mark_written(w, n, wl_store_int(t, r, 1));
 	SPI_freetuptable(t);
+}
+
+/* put_authorities writes the authority rows of the specs put_specs wrote */
+static void
+put_authorities(WlNewWorkload *w, int n)
+{
+	static const Oid type[4] = {TEXTOID, INT8OID, JSONBOID, JSONBOID};
+	Col			c[4];
+	Datum		args[4];
+	int			k = 0;
+
+	cols_alloc(c, 4, n);
+	for (int i = 0; i < n; i++)
+	{
+		if (!w[i].written)
+			continue;
+		c[0].d[k] = CStringGetTextDatum(w[i].spec->tenant_id);
+		c[1].d[k] = Int64GetDatum(w[i].seq);
+		c[2].d[k] = JsonbPGetDatum(w[i].authorization_snapshot);
+		c[3].d[k] = JsonbPGetDatum(w[i].run_authority);
+		k++;
+	}
+	if (k == 0)
+		return;
+	for (int j = 0; j < 4; j++)
+		args[j] = col_array(&c[j], k, type[j]);
+	wl_store_run(P_CREATE_AUTHORITY_MANY, args, NULL, 0, SPI_OK_INSERT);
+	if (SPI_processed != (uint64) k)
+		elog(ERROR, "workload batch create wrote %llu authority rows of %d",
+			 (unsigned long long) SPI_processed, k);
 }
 
 #define ROW_COLS 15
@@ -244,6 +272,7 @@ wl_store_create_many(WlNewWorkload *w, int n, TimestampTz now, const char *role)
 	if (n == 0)
 		return;
 	put_specs(w, n, role);
+	put_authorities(w, n);
 	put_rows(w, n, now, role);
 }
 

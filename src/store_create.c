@@ -47,14 +47,18 @@ wl_store_idempotent(const char *tenant_id, const char *application_id,
 	return found;
 }
 
-/* wl_store_spec_put writes the spec row; false when a concurrent create won the key. */
+/*
+ * wl_store_spec_put writes the spec row and its authority row beside it;
+ * false (nothing written) when a concurrent create won the key.
+ */
 bool
 wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
 				  const char *input_hash, const char *role, Jsonb *run_authority,
 				  ArrayType *grant_ids)
 {
-	Datum		a[28];
-	char		nulls[28];
+	Datum		a[26];
+	char		nulls[26];
+	bool		written;
 
 	memset(nulls, ' ', sizeof(nulls));
 	a[0] = CStringGetTextDatum(workload_id);
@@ -68,43 +72,48 @@ wl_store_spec_put(const WlSpec *spec, const char *workload_id, int64 seq,
 	a[8] = JsonbPGetDatum(spec->input);
 	a[9] = CStringGetTextDatum(input_hash);
 	a[10] = JsonbPGetDatum(spec->requested_by);
-	a[11] = JsonbPGetDatum(spec->authorization_snapshot);
-	a[12] = PointerGetDatum(spec->connection_scopes);
-	a[13] = Int32GetDatum(spec->policy.max_attempts);
-	a[14] = Int64GetDatum(spec->policy.initial_delay_ms);
-	a[15] = Int64GetDatum(spec->policy.max_delay_ms);
-	a[16] = CStringGetTextDatum(spec->backoff);
-	a[17] = PointerGetDatum(spec->policy.retry_on);
-	a[18] = JsonbPGetDatum(spec->timeouts);
-	a[19] = JsonbPGetDatum(spec->dependencies);
-	a[20] = JsonbPGetDatum(spec->completion_criteria);
-	a[21] = PointerGetDatum(spec->governing_snapshots);
+	a[11] = PointerGetDatum(spec->connection_scopes);
+	a[12] = Int32GetDatum(spec->policy.max_attempts);
+	a[13] = Int64GetDatum(spec->policy.initial_delay_ms);
+	a[14] = Int64GetDatum(spec->policy.max_delay_ms);
+	a[15] = CStringGetTextDatum(spec->backoff);
+	a[16] = PointerGetDatum(spec->policy.retry_on);
+	a[17] = JsonbPGetDatum(spec->timeouts);
+	a[18] = JsonbPGetDatum(spec->dependencies);
+	a[19] = JsonbPGetDatum(spec->completion_criteria);
+	a[20] = PointerGetDatum(spec->governing_snapshots);
 	if (spec->governing_snapshots == NULL)
-		nulls[21] = 'n';
-	a[22] = Int32GetDatum(WL_CONTRACT_VERSION);
-	a[23] = DirectFunctionCall1(namein, CStringGetDatum(role));
-	a[24] = JsonbPGetDatum(run_authority);
-	a[25] = Int64GetDatum(seq);
-	a[26] = PointerGetDatum(grant_ids);
-	a[27] = wl_store_ts_arg(spec->has_not_before ? spec->not_before : 0, &nulls[27]);
+		nulls[20] = 'n';
+	a[21] = Int32GetDatum(WL_CONTRACT_VERSION);
+	a[22] = DirectFunctionCall1(namein, CStringGetDatum(role));
+	a[23] = Int64GetDatum(seq);
+	a[24] = PointerGetDatum(grant_ids);
+	a[25] = wl_store_ts_arg(spec->has_not_before ? spec->not_before : 0, &nulls[25]);
 	if (wl_store_citus())
 	{
 		wl_store_run(P_SPEC_PUT, a, nulls, 0, SPI_OK_INSERT);
-		return SPI_processed == 1;
+		written = SPI_processed == 1;
 	}
 	else
 	{
 		SPITupleTable *t = wl_store_run(P_SPEC_PUT_AT, a, nulls, 0, SPI_OK_INSERT_RETURNING);
 		bool		isnull;
 
-		if (SPI_processed != 1)
-			return false;
+		written = SPI_processed == 1;
 		/* where its queue row will say it is (store_memo.c) */
-		wl_store_memo_spec(seq, (ItemPointer) DatumGetPointer(SPI_getbinval(t->vals[0], t->tupdesc, 1,
-																   &isnull)));
+		if (written)
+			wl_store_memo_spec(seq, (ItemPointer) DatumGetPointer(SPI_getbinval(t->vals[0], t->tupdesc, 1,
+																	   &isnull)));
 		SPI_freetuptable(t);
-		return true;
 	}
+	if (written)
+	{
+		Datum		b[4] = {a[1], Int64GetDatum(seq), JsonbPGetDatum(spec->authorization_snapshot),
+		JsonbPGetDatum(run_authority)};
+
+		wl_store_run(P_AUTHORITY_PUT, b, NULL, 0, SPI_OK_INSERT);
+	}
+	return written;
 }
 
 /*

@@ -17,7 +17,7 @@
 	"'environment', s.environment, 'definition_id', s.definition_id, " \
 	"'definition_revision', s.definition_revision, 'trigger', s.trigger, 'input', s.input, " \
 	"'input_hash', s.input_hash, 'requested_by', s.requested_by, " \
-	"'authorization_snapshot', s.authorization_snapshot - 'signature' - 'signature_sha256', " \
+	"'authorization_snapshot', sa.authorization_snapshot - 'signature' - 'signature_sha256', " \
 	"'capability_snapshot', to_jsonb(w.capability_snapshot), " \
 	"'connection_scopes', to_jsonb(s.connection_scopes), 'priority', w.priority, " \
 	"'idempotency_key', s.idempotency_key, " \
@@ -110,10 +110,17 @@
 #define CHILD_OF_W(x) CHILD_OF(x, "w.tenant_id")
 #define CHILD_OF(x, t) " " x ".tenant_id = " t " AND " x ".workload_seq = w.seq "
 
-/* a workload row and its spec, looked up by its key for each row (OFFSET 0: never a join plan) */
+/*
+ * a workload row, its spec and its spec's authority (sa), looked up by its
+ * key for each row (OFFSET 0: never a join plan)
+ */
 #define FROM_DOC \
 	" FROM workload.workloads w CROSS JOIN LATERAL (SELECT * FROM workload.specs s " \
-	"  WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq OFFSET 0) s "
+	"  WHERE s.tenant_id = w.tenant_id AND s.workload_seq = w.seq OFFSET 0) s " \
+	AUTHORITY_OF("w.tenant_id", " OFFSET 0")
+#define AUTHORITY_OF(t, offset) \
+	"CROSS JOIN LATERAL (SELECT a.authorization_snapshot FROM workload.spec_authority a " \
+	"  WHERE a.tenant_id = " t " AND a.workload_seq = w.seq" offset ") sa "
 /*
  * ... on Citus, which runs a statement on one node only when every table in
  * it is constrained by a tenant it can read off the statement ($4, not
@@ -122,7 +129,8 @@
 #define FROM_DOC_CITUS FROM_DOC_IN("$4")
 #define FROM_DOC_IN(t) \
 	" FROM workload.workloads w JOIN workload.specs s " \
-	"  ON s.tenant_id = " t " AND s.workload_seq = w.seq "
+	"  ON s.tenant_id = " t " AND s.workload_seq = w.seq " \
+	"JOIN workload.spec_authority sa ON sa.tenant_id = " t " AND sa.workload_seq = w.seq "
 
 /*
  * Statements reach rows by key, and say so in a way no plan can undo: a
@@ -173,20 +181,23 @@
 /* a workload row with its run row, if it has one (RUN_OF) */
 #define ROW_COLUMNS_CUR ROW_COLUMNS_BY(CUR, "r.seq IS NOT NULL")
 
-/* a new workload's spec (P_SPEC_PUT, P_SPEC_PUT_AT); a concurrent create's key wins */
+/*
+ * a new workload's spec (P_SPEC_PUT, P_SPEC_PUT_AT); a concurrent create's
+ * key wins.  Its authority documents go beside it (P_AUTHORITY_PUT).
+ */
 #define SPEC_PUT_SQL \
 	"INSERT INTO workload.specs (tenant_id, workload_seq, workload_id, application_id, " \
 	"  idempotency_key, environment, definition_id, definition_revision, trigger, input, " \
-	"  input_hash, requested_by, authorization_snapshot, connection_scopes, max_attempts, " \
+	"  input_hash, requested_by, connection_scopes, max_attempts, " \
 	"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, " \
-	"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority, " \
+	"  completion_criteria, governing_snapshots, contract_version, created_by, " \
 	"  grant_ids, not_before) " \
-	"VALUES ($2, $26, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, " \
-	"  $18, $19, $20, $21, $22, $23, $24, $25, $27, $28) ON CONFLICT DO NOTHING"
+	"VALUES ($2, $24, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, " \
+	"  $18, $19, $20, $21, $22, $23, $25, $26) ON CONFLICT DO NOTHING"
 #define SPEC_PUT_TYPES \
 	TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID, \
-	TEXTOID, JSONBOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID, \
-	TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, JSONBOID, INT8OID, \
+	TEXTOID, JSONBOID, TEXTARRAYOID, INT4OID, INT8OID, INT8OID, TEXTOID, \
+	TEXTARRAYOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID, INT4OID, NAMEOID, INT8OID, \
 	TEXTARRAYOID, TIMESTAMPTZOID
 /* a new workload's row (P_ROW_PUT, P_ROW_PUT_AT), returned as the row's columns */
 #define ROW_PUT_SQL \
@@ -575,6 +586,7 @@
 	"at AS (" PURGE_BY_SEQ("attempts", "workload_seq") "), " \
 	"ck AS (" PURGE_BY_SEQ("checkpoints", "workload_seq") "), " \
 	"sp AS (" PURGE_BY_SEQ("specs", "workload_seq") "), " \
+	"sa AS (" PURGE_BY_SEQ("spec_authority", "workload_seq") "), " \
 	"qu AS (" PURGE_BY_SEQ("queue", "seq") "), " \
 	"ru AS (" PURGE_BY_SEQ("runs", "seq") "), " \
 	"dp AS (" PURGE_BY_ID("dependencies") "), " \
@@ -678,7 +690,8 @@
 	"CROSS JOIN LATERAL (SELECT * FROM workload.workloads w " \
 	"  WHERE w.workload_id = x.id AND w.tenant_id = " t offset ") w " \
 	"CROSS JOIN LATERAL (SELECT * FROM workload.specs s " \
-	"  WHERE s.tenant_id = " st " AND s.workload_seq = w.seq" offset ") s"
+	"  WHERE s.tenant_id = " st " AND s.workload_seq = w.seq" offset ") s " \
+	AUTHORITY_OF(st, offset)
 
 #define SAVE_SET \
 	"state = $2, updated_at = $3, state_entered_at = $4, " \
@@ -878,9 +891,14 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"SELECT s.workload_id, s.not_before FROM workload.specs s "
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.idempotency_key = $3",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
-	[P_SPEC_PUT] = {SPEC_PUT_SQL, 28, {SPEC_PUT_TYPES}},
+	[P_SPEC_PUT] = {SPEC_PUT_SQL, 26, {SPEC_PUT_TYPES}},
 	/* P_SPEC_PUT, and where it wrote the spec (a single node: a queue row's hint) */
-	[P_SPEC_PUT_AT] = {SPEC_PUT_SQL " RETURNING ctid", 28, {SPEC_PUT_TYPES}},
+	[P_SPEC_PUT_AT] = {SPEC_PUT_SQL " RETURNING ctid", 26, {SPEC_PUT_TYPES}},
+	/* a new spec's authority documents, beside it (once P_SPEC_PUT wrote it) */
+	[P_AUTHORITY_PUT] = {
+		"INSERT INTO workload.spec_authority (tenant_id, workload_seq, authorization_snapshot, "
+		"  run_authority) VALUES ($1, $2, $3, $4)",
+	4, {TEXTOID, INT8OID, JSONBOID, JSONBOID}, true},
 	[P_ROW_PUT] = {ROW_PUT_SQL, 17, {ROW_PUT_TYPES}},
 	/* P_ROW_PUT, and where it wrote the row (its last column; a single node) */
 	[P_ROW_PUT_AT] = {ROW_PUT_SQL ", w.ctid", 17, {ROW_PUT_TYPES}},
@@ -1031,10 +1049,12 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	2, {TEXTOID, INT8OID}},
 	/* what the domain reads of a spec after create (store_parts.c: WlSpecRow) */
 	[P_SPEC_READ] = {
-		"SELECT s.authorization_snapshot, s.run_authority, s.connection_scopes, s.definition_id, "
+		"SELECT a.authorization_snapshot, a.run_authority, s.connection_scopes, s.definition_id, "
 		"  s.definition_revision, s.environment, s.governing_snapshots, s.completion_criteria, "
 		"  s.created_by::text "
-		"FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = $2",
+		"FROM workload.specs s JOIN workload.spec_authority a "
+		"  ON a.tenant_id = $1 AND a.workload_seq = $2 "
+		"WHERE s.tenant_id = $1 AND s.workload_seq = $2",
 	2, {TEXTOID, INT8OID}},
 	/*
 	 * Expired leases the caller may touch (MAY_TOUCH: $2, $3), among the
@@ -1271,26 +1291,32 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_CREATE_SPECS_MANY] = {
 		"INSERT INTO workload.specs (tenant_id, workload_seq, workload_id, application_id, "
 		"  idempotency_key, environment, definition_id, definition_revision, trigger, input, "
-		"  input_hash, requested_by, authorization_snapshot, connection_scopes, max_attempts, "
+		"  input_hash, requested_by, connection_scopes, max_attempts, "
 		"  initial_delay_ms, max_delay_ms, backoff, retry_on, timeouts, dependencies, "
-		"  completion_criteria, governing_snapshots, contract_version, created_by, run_authority, "
+		"  completion_criteria, governing_snapshots, contract_version, created_by, "
 		"  grant_ids, not_before) "
-		"SELECT x.t, x.seq, x.id, x.a, x.k, x.env, x.def, x.rev, x.trg, x.input, x.ih, x.rb, x.snap, "
+		"SELECT x.t, x.seq, x.id, x.a, x.k, x.env, x.def, x.rev, x.trg, x.input, x.ih, x.rb, "
 		"  x.cs::text[], x.ma, x.idm, x.mdm, x.bo, "
-		"  x.ro::text[], x.tos, '[]'::jsonb, x.cc, x.gs, $22, $23, "
-		"  x.ra, x.gi::text[], x.nb "
+		"  x.ro::text[], x.tos, '[]'::jsonb, x.cc, x.gs, $20, $21, "
+		"  x.gi::text[], x.nb "
 		"FROM unnest($1::text[], $2::int8[], $3::text[], $4::text[], $5::text[], $6::text[], "
-		"  $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::text[], $12::jsonb[], $13::jsonb[], "
-		"  $14::text[], $15::int4[], $16::int8[], $17::int8[], $18::text[], $19::text[], "
-		"  $20::jsonb[], $21::jsonb[], $24::jsonb[], $25::jsonb[], $26::text[], $27::timestamptz[]) "
-		"  x(t, seq, id, a, k, env, def, rev, trg, input, ih, rb, snap, cs, ma, idm, mdm, bo, ro, "
-		"    tos, cc, gs, ra, gi, nb) "
+		"  $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::text[], $12::jsonb[], "
+		"  $13::text[], $14::int4[], $15::int8[], $16::int8[], $17::text[], $18::text[], "
+		"  $19::jsonb[], $22::jsonb[], $23::jsonb[], $24::text[], $25::timestamptz[]) "
+		"  x(t, seq, id, a, k, env, def, rev, trg, input, ih, rb, cs, ma, idm, mdm, bo, ro, "
+		"    tos, cc, gs, gi, nb) "
 		"ON CONFLICT DO NOTHING RETURNING workload_seq",
-	27, {TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID,
+	25, {TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID,
 		TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, JSONBARRAYOID,
-		JSONBARRAYOID, TEXTARRAYOID, INT4ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, TEXTARRAYOID,
-		TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID, INT4OID, NAMEOID, JSONBARRAYOID,
+		TEXTARRAYOID, INT4ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, TEXTARRAYOID,
+		TEXTARRAYOID, JSONBARRAYOID, INT4OID, NAMEOID, JSONBARRAYOID,
 	JSONBARRAYOID, TEXTARRAYOID, TIMESTAMPTZARRAYOID}},
+	/* the authority documents of the specs just written (P_CREATE_SPECS_MANY), one row each */
+	[P_CREATE_AUTHORITY_MANY] = {
+		"INSERT INTO workload.spec_authority (tenant_id, workload_seq, authorization_snapshot, "
+		"  run_authority) "
+		"SELECT * FROM unnest($1::text[], $2::int8[], $3::jsonb[], $4::jsonb[])",
+	4, {TEXTARRAYOID, INT8ARRAYOID, JSONBARRAYOID, JSONBARRAYOID}},
 	/*
 	 * The rows of n new READY workloads (no dependencies): the workload
 	 * rows, their queue rows and their CREATED and READY events, in one

@@ -47,6 +47,7 @@ typedef enum WlPlanId
 	P_IDEM,
 	P_SPEC_PUT,
 	P_SPEC_PUT_AT,
+	P_AUTHORITY_PUT,
 	P_ROW_PUT,
 	P_ROW_PUT_AT,
 	P_DEP_STATE,
@@ -113,6 +114,7 @@ typedef enum WlPlanId
 	/* scheduling and bulk work (store_bulk.c) */
 	P_IDEM_MANY,
 	P_CREATE_SPECS_MANY,
+	P_CREATE_AUTHORITY_MANY,
 	P_CREATE_ROWS_MANY,
 	P_DOC_MANY,
 	P_DEAD_LETTERS,

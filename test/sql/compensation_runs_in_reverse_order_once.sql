@@ -23,8 +23,9 @@ SELECT workload_fail(:'trip', :'claim_id', 'w1', :fencing_token, 'no_seats', 'co
 SELECT state FROM workload.workloads WHERE workload_id = :'trip';
 -- each step is bound to the digest of the saga's authorization snapshot
 SELECT step, capability_id, attempt_number,
-       authorization_digest = (SELECT encode(digest(authorization_snapshot::text, 'sha256'), 'hex')
-                               FROM workload.specs WHERE workload_id = :'trip') AS bound
+       authorization_digest = (SELECT encode(digest(a.authorization_snapshot::text, 'sha256'), 'hex')
+                               FROM workload.specs s JOIN workload.spec_authority a USING (tenant_id, workload_seq)
+                               WHERE s.workload_id = :'trip') AS bound
 FROM workload.compensations ORDER BY step;
 
 -- compensate: three workloads, the card refund first, the flight cancellation last
@@ -39,10 +40,11 @@ FROM undo u, workload_get(u.id) d ORDER BY u.run_order;
 SELECT u.run_order, (SELECT p.run_order FROM undo p WHERE p.id = d.depends_on) AS waits_for, d.required_state
 FROM undo u LEFT JOIN workload.dependencies d ON d.workload_id = u.id ORDER BY u.run_order;
 -- each runs on the saga's run authority: requested by the saga, tenant and application kept
-SELECT bool_and(d -> 'authorization_snapshot' -> 'grant' = s.run_authority -> 'grant'
+SELECT bool_and(d -> 'authorization_snapshot' -> 'grant' = s2.run_authority -> 'grant'
                 AND NOT d -> 'authorization_snapshot' ?| ARRAY['signature', 'signature_sha256']) AS saga_authority,
        bool_and(d ->> 'tenant_id' = 'acme' AND d ->> 'application_id' = 'billing') AS same_tenant
-FROM undo u, workload_get(u.id) d, workload.specs s WHERE s.workload_id = :'trip';
+FROM undo u, workload_get(u.id) d, workload.specs s JOIN workload.spec_authority s2 USING (tenant_id, workload_seq)
+WHERE s.workload_id = :'trip';
 -- the steps now name their compensation, who asked and when
 SELECT p.step, u.run_order, p.compensated_by, p.compensated_at
 FROM workload.compensations p JOIN undo u ON u.id = p.compensation_id ORDER BY p.step;

@@ -35,6 +35,8 @@ SELECT state, count(*) FROM workload.workloads GROUP BY 1 ORDER BY 1;
 
 -- nothing of a purged workload is left in any table; the rest are intact
 SELECT (SELECT count(*) FROM workload.specs s WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.workload_id = s.workload_id)) AS orphan_specs,
+       (SELECT count(*) FROM workload.spec_authority a WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.tenant_id = a.tenant_id AND w.seq = a.workload_seq)) AS orphan_authority,
+       (SELECT count(*) FROM workload.specs s WHERE NOT EXISTS (SELECT 1 FROM workload.spec_authority a WHERE a.tenant_id = s.tenant_id AND a.workload_seq = s.workload_seq)) AS specs_without_authority,
        (SELECT count(*) FROM workload.events e WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.tenant_id = e.tenant_id AND w.seq = e.workload_seq)) AS orphan_events,
        (SELECT count(*) FROM workload.attempts a WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.workload_id = a.workload_id)) AS orphan_attempts,
        (SELECT count(*) FROM workload.results r WHERE NOT EXISTS (SELECT 1 FROM workload.workloads w WHERE w.workload_id = r.workload_id)) AS orphan_results,

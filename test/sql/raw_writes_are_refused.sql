@@ -53,7 +53,12 @@ TRUNCATE workload.workload_rows;
 -- workload.specs
 INSERT INTO workload.specs SELECT * FROM workload.specs WHERE false;
 \echo :SQLSTATE
-UPDATE workload.specs SET authorization_snapshot = '{}', max_attempts = 1000;
+UPDATE workload.specs SET input = '{}', max_attempts = 1000;
+\echo :SQLSTATE
+-- workload.spec_authority
+UPDATE workload.spec_authority SET authorization_snapshot = '{}';
+\echo :SQLSTATE
+DELETE FROM workload.spec_authority;
 \echo :SQLSTATE
 DELETE FROM workload.specs;
 \echo :SQLSTATE
@@ -184,7 +189,7 @@ CREATE FUNCTION pg_temp.settable(tbl text) RETURNS text LANGUAGE sql AS $$
     FROM information_schema.columns
     WHERE table_schema = 'workload' AND table_name = tbl AND is_generated = 'NEVER' $$;
 SELECT tbl, op, t.raw_write(format(sql, tbl, pg_temp.settable(tbl))) AS outcome
-FROM unnest(ARRAY['workload_rows', 'runs', 'queue', 'specs', 'attempts', 'checkpoints', 'event_rows', 'dependencies',
+FROM unnest(ARRAY['workload_rows', 'runs', 'queue', 'specs', 'spec_authority', 'attempts', 'checkpoints', 'event_rows', 'dependencies',
                   'schedules', 'schedule_events']) tbl,
      (VALUES (1, 'insert', 'INSERT INTO workload.%1$I (%2$s) OVERRIDING SYSTEM VALUE SELECT %2$s FROM workload.%1$I'),
              (2, 'update', 'UPDATE workload.%I SET tenant_id = tenant_id'),

@@ -13,7 +13,8 @@ SELECT ra #>> '{grant,subject,kind}' AS subject_kind, ra #>> '{grant,subject,id}
        ra #>> '{grant,issued_at}' AS issued_at, ra #>> '{grant,expires_at}' AS expires_at,
        ra ? 'signature' AS bearer_signature_stored, ra ? 'signature_sha256' AS digest_stored,
        workload_verify_grant(ra) AS verifies_as_a_bearer_grant
-FROM (SELECT run_authority AS ra FROM workload.specs WHERE workload_id = :'a') s;
+FROM (SELECT run_authority AS ra FROM workload.spec_authority a JOIN workload.specs s USING (tenant_id, workload_seq)
+      WHERE s.workload_id = :'a') s;
 
 CREATE FUNCTION pg_temp.claim(id text) RETURNS TABLE(claim_id text, fencing_token bigint) LANGUAGE sql AS $$
     SELECT c.claim_id, c.fencing_token FROM workload_claim_id(id, 'w1', ARRAY['render']) c $$;
@@ -22,18 +23,21 @@ SELECT claim_id AS b_claim, fencing_token AS b_tok FROM pg_temp.claim(:'b') \gse
 SELECT workload_execution_context(:'a', :'a_claim', 'w1', :a_tok) -> 'capabilities' AS a_capabilities;
 
 -- a superuser swaps in b's run authority (behind the API's back): refused
-ALTER TABLE workload.specs DISABLE TRIGGER specs_raw_write_trg;
-UPDATE workload.specs SET run_authority = (SELECT run_authority FROM workload.specs WHERE workload_id = :'b')
-WHERE workload_id = :'a';
+CREATE FUNCTION pg_temp.authority_of(id text) RETURNS jsonb LANGUAGE sql AS $$
+    SELECT a.run_authority FROM workload.spec_authority a JOIN workload.specs s USING (tenant_id, workload_seq)
+    WHERE s.workload_id = id $$;
+ALTER TABLE workload.spec_authority DISABLE TRIGGER spec_authority_raw_write_trg;
+UPDATE workload.spec_authority a SET run_authority = pg_temp.authority_of(:'b')
+FROM workload.specs s WHERE s.workload_id = :'a' AND (a.tenant_id, a.workload_seq) = (s.tenant_id, s.workload_seq);
 SELECT workload_execution_context(:'a', :'a_claim', 'w1', :a_tok);
 \echo :SQLSTATE
 -- widens a's own run authority after signing: refused
-UPDATE workload.specs SET run_authority = jsonb_set(
-    (SELECT run_authority FROM workload.specs WHERE workload_id = :'b'), '{grant,subject,id}', to_jsonb(:'a'::text))
-WHERE workload_id = :'a';
+UPDATE workload.spec_authority a SET run_authority = jsonb_set(
+    pg_temp.authority_of(:'b'), '{grant,subject,id}', to_jsonb(:'a'::text))
+FROM workload.specs s WHERE s.workload_id = :'a' AND (a.tenant_id, a.workload_seq) = (s.tenant_id, s.workload_seq);
 SELECT workload_execution_context(:'a', :'a_claim', 'w1', :a_tok);
 \echo :SQLSTATE
-ALTER TABLE workload.specs ENABLE ALWAYS TRIGGER specs_raw_write_trg;
+ALTER TABLE workload.spec_authority ENABLE ALWAYS TRIGGER spec_authority_raw_write_trg;
 
 -- b is fine until its grant is revoked
 SELECT workload_execution_context(:'b', :'b_claim', 'w1', :b_tok) ->> 'attempt_id' IS NOT NULL AS b_ok;

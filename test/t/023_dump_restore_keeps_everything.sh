@@ -225,8 +225,8 @@ LIST_SQL="SELECT string_agg(d::text, E'\n') FROM workload_list('acme', 'billing'
 # every stored grant (authorization snapshot, run authority) and checkpoint
 # tag, checked with pgcrypto against the key it names: how many, how many verify
 MACS_SQL="WITH g AS (
-    SELECT s.authorization_snapshot AS doc FROM workload.specs s
-    UNION ALL SELECT s.run_authority FROM workload.specs s)
+    SELECT s.authorization_snapshot AS doc FROM workload.spec_authority s
+    UNION ALL SELECT s.run_authority FROM workload.spec_authority s)
 SELECT (SELECT count(*) || ' grants, ' || count(*) FILTER (WHERE k.retired_at IS NULL AND
         encode(sha256(convert_to(encode(hmac(convert_to((g.doc -> 'grant')::text, 'UTF8'), k.secret, 'sha256'), 'hex'), 'UTF8')), 'hex')
         = g.doc ->> 'signature_sha256') || ' verify'
