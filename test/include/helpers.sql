@@ -68,6 +68,7 @@ CREATE OR REPLACE FUNCTION t.fingerprint() RETURNS text LANGUAGE sql AS $$
         UNION ALL SELECT 'q' || md5(q::text) FROM workload.queue q
         UNION ALL SELECT 'l' || md5(l::text) FROM workload.leases l
         UNION ALL SELECT 's' || md5(s::text) FROM workload.specs s
+        UNION ALL SELECT 'h' || md5(h::text) FROM workload.spec_authority h
         UNION ALL SELECT 'a' || md5(a::text) FROM workload.attempts a
         UNION ALL SELECT 'c' || md5(c::text) FROM workload.checkpoints c
         UNION ALL SELECT 'r' || md5(r::text) FROM workload.results r

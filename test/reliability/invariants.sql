@@ -110,6 +110,16 @@ SELECT pg_temp.verdict('every workload has exactly one spec and one state row', 
     FULL JOIN workload.specs s ON s.workload_id = w.workload_id
     WHERE w.workload_id IS NULL OR s.workload_id IS NULL LIMIT 100));
 
+-- ... and (1.3) every spec has its authority documents beside it, and nothing else does
+SELECT to_regclass('workload.spec_authority') IS NULL AS no_authority_table \gset
+\if :no_authority_table
+\else
+SELECT pg_temp.verdict('every spec has exactly one authority row, and every authority row a spec', ARRAY(
+    SELECT coalesce(s.workload_id, a.tenant_id || '#' || a.workload_seq) FROM workload.specs s
+    FULL JOIN workload.spec_authority a ON a.tenant_id = s.tenant_id AND a.workload_seq = s.workload_seq
+    WHERE s.workload_id IS NULL OR a.workload_seq IS NULL LIMIT 100));
+\endif
+
 -- legal states: every event is an edge of the table, the history is a chain
 -- from CREATED, and the row is where its last event left it
 SELECT pg_temp.verdict('every event is a legal transition (workload_can_transition)', ARRAY(
