@@ -204,8 +204,8 @@ is "$(as ht_reader "SELECT (SELECT count(*) FROM workload.signing_keys) + (SELEC
 	"pg_read_all_data sees no signing key and no channel secret (1.1: every key)"
 is "$(as ht_reader "SELECT count(*) > 0 FROM workload.workloads")" t "while it still reads the workloads it is meant to"
 is "$(as ht_reader "SELECT count(*) FILTER (WHERE authorization_snapshot ? 'signature' OR run_authority ? 'signature')
-	|| '/' || count(*) FILTER (WHERE authorization_snapshot ? 'signature_sha256') FROM workload.specs")" "0/$(su "SELECT count(*) FROM workload.specs")" \
-	"it finds every stored grant and run authority in workload.specs by its signature's SHA-256, none with its signature"
+	|| '/' || count(*) FILTER (WHERE authorization_snapshot ? 'signature_sha256') FROM workload.spec_authority")" "0/$(su "SELECT count(*) FROM workload.specs")" \
+	"it finds every stored grant and run authority (workload.spec_authority, one per spec) by its signature's SHA-256, none with its signature"
 
 # ---- approvals need a second pair of eyes --------------------------------
 p1=$(create ht_a_client ta approve-1 a)
