@@ -2,7 +2,7 @@
  * bench/latency_probe.c: time from a workload's create commit to its claim by
  * an idle worker.
  *
- *   latency_probe <dbname> <tenant> <app> <count> <poll_ms> <gap_ms> <listen>
+ *   latency_probe <dbname> <tenant> <app> <count> <poll_ms> <gap_ms> <listen> [bare]
  *
  * A child process is the worker: with listen = 1 it LISTENs on
  * workload_channel(tenant, app); whenever a claim finds nothing it waits for
@@ -18,6 +18,13 @@
  * <latency_ms>" per workload (what woke the worker before the claim that got
  * it), then "summary ...".  A NOTIFY latency is only meaningful when
  * notifications arrived; bench/run.sh prints "pending NOTIFY" otherwise.
+ *
+ * With "bare" as the last argument the same two processes run a bare queue
+ * instead, the floor of this machine for the same path: the producer inserts
+ * a row into bench_latency_queue and notifies bench_latency in one autocommit
+ * statement, and the worker claims with one UPDATE ... FOR UPDATE SKIP LOCKED
+ * and then writes the row twice more (start, complete), each its own commit,
+ * as workload's worker does.
  */
 #include <errno.h>
 #include <signal.h>
@@ -32,6 +39,24 @@
 #include <libpq-fe.h>
 
 #define MAX_ITEMS 100000
+
+/* the bare queue ("bare"): a plain table with a partial index, as bench/sql's (a) */
+#define BARE_SETUP \
+	"CREATE TABLE IF NOT EXISTS bench_latency_queue (id bigserial PRIMARY KEY, " \
+	"key text NOT NULL, state text NOT NULL DEFAULT 'ready', " \
+	"claimed_at timestamptz, done_at timestamptz); " \
+	"CREATE INDEX IF NOT EXISTS bench_latency_ready ON bench_latency_queue (id) " \
+	"WHERE state = 'ready'"
+#define BARE_CREATE \
+	"WITH i AS (INSERT INTO bench_latency_queue (key) VALUES ($1) RETURNING id) " \
+	"SELECT i.id::text, pg_notify('bench_latency', '') FROM i"
+#define BARE_CLAIM \
+	"UPDATE bench_latency_queue SET state = 'claimed', claimed_at = now() " \
+	"WHERE id = (SELECT id FROM bench_latency_queue WHERE state = 'ready' " \
+	"ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id::text, '', '0'"
+#define BARE_START "UPDATE bench_latency_queue SET state = 'running' WHERE id = $1::bigint"
+#define BARE_COMPLETE \
+	"UPDATE bench_latency_queue SET state = 'done', done_at = now() WHERE id = $1::bigint"
 
 typedef struct Stamp
 {
@@ -80,7 +105,7 @@ run(PGconn *conn, const char *sql, int n, const char *const *params, ExecStatusT
 /* The worker: claim, else wait for a notification or poll_ms; start, complete. */
 static void
 worker(const char *dbname, const char *tenant, const char *app, int count,
-	   int poll_ms, int do_listen, int ready_fd, FILE *out)
+	   int poll_ms, int do_listen, int bare, int ready_fd, FILE *out)
 {
 	PGconn	   *conn = connect_db(dbname);
 	const char *chan_params[] = {tenant, app};
@@ -93,7 +118,8 @@ worker(const char *dbname, const char *tenant, const char *app, int count,
 	Stamp	   *stamps = calloc(count, sizeof(Stamp));
 	double		deadline;
 
-	res = run(conn, "SELECT workload_channel($1, $2)", 2, chan_params, PGRES_TUPLES_OK);
+	res = bare ? run(conn, "SELECT 'bench_latency'", 0, NULL, PGRES_TUPLES_OK)
+		: run(conn, "SELECT workload_channel($1, $2)", 2, chan_params, PGRES_TUPLES_OK);
 	ident = PQescapeIdentifier(conn, PQgetvalue(res, 0, 0), strlen(PQgetvalue(res, 0, 0)));
 	PQclear(res);
 	listen = malloc(strlen(ident) + 16);
@@ -109,7 +135,8 @@ worker(const char *dbname, const char *tenant, const char *app, int count,
 	{
 		const char *claim_params[] = {"bench-latency", tenant, app};
 
-		res = run(conn,
+		res = bare ? run(conn, BARE_CLAIM, 0, NULL, PGRES_TUPLES_OK)
+			: run(conn,
 				  "SELECT workload_id, claim_id, fencing_token::text "
 				  "FROM workload_claim($1, '{}', $2, $3)",
 				  3, claim_params, PGRES_TUPLES_OK);
@@ -123,6 +150,14 @@ worker(const char *dbname, const char *tenant, const char *app, int count,
 			stamps[got].t = t;
 			snprintf(stamps[got].woke, sizeof(stamps[got].woke), "%s", woke);
 			got++;
+			if (bare)
+			{
+				PQclear(run(conn, BARE_START, 1, done_params, PGRES_COMMAND_OK));
+				PQclear(run(conn, BARE_COMPLETE, 1, done_params, PGRES_COMMAND_OK));
+				PQclear(res);
+				woke = "busy";
+				continue;
+			}
 			PQclear(run(conn, "SELECT workload_start($1, $2, $3, $4::bigint)",
 						4, done_params, PGRES_TUPLES_OK));
 			PQclear(run(conn, "SELECT 1 FROM workload_complete($1, $2, $3, $4::bigint, "
@@ -177,7 +212,7 @@ int
 main(int argc, char **argv)
 {
 	const char *dbname, *tenant, *app;
-	int			count, poll_ms, gap_ms, do_listen;
+	int			count, poll_ms, gap_ms, do_listen, bare;
 	int			ready[2], data[2];
 	pid_t		pid;
 	PGconn	   *conn;
@@ -189,9 +224,9 @@ main(int argc, char **argv)
 	char		line[256];
 	FILE	   *in;
 
-	if (argc != 8)
+	if (argc != 8 && !(argc == 9 && strcmp(argv[8], "bare") == 0))
 	{
-		fprintf(stderr, "usage: latency_probe dbname tenant app count poll_ms gap_ms listen\n");
+		fprintf(stderr, "usage: latency_probe dbname tenant app count poll_ms gap_ms listen [bare]\n");
 		return 2;
 	}
 	dbname = argv[1];
@@ -201,10 +236,25 @@ main(int argc, char **argv)
 	poll_ms = atoi(argv[5]);
 	gap_ms = atoi(argv[6]);
 	do_listen = atoi(argv[7]);
+	bare = (argc == 9);
 	if (count < 1 || count > MAX_ITEMS || poll_ms < 1 || gap_ms < 2)
 	{
 		fprintf(stderr, "latency_probe: count 1..%d, poll_ms >= 1, gap_ms >= 2\n", MAX_ITEMS);
 		return 2;
+	}
+	if (bare)
+	{
+		PGresult   *res;
+
+		conn = connect_db(dbname);
+		res = PQexec(conn, BARE_SETUP);	/* two statements: not PQexecParams */
+		if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		{
+			fprintf(stderr, "latency_probe: %s", PQerrorMessage(conn));
+			return 1;
+		}
+		PQclear(res);
+		PQfinish(conn);
 	}
 	if (pipe(ready) != 0 || pipe(data) != 0)
 		return 1;
@@ -218,7 +268,7 @@ main(int argc, char **argv)
 		close(ready[0]);
 		close(data[0]);
 		out = fdopen(data[1], "w");
-		worker(dbname, tenant, app, count, poll_ms, do_listen, ready[1], out);
+		worker(dbname, tenant, app, count, poll_ms, do_listen, bare, ready[1], out);
 		fclose(out);
 		_exit(0);
 	}
@@ -242,7 +292,8 @@ main(int argc, char **argv)
 
 		usleep(us);
 		snprintf(key, sizeof(key), "latency-%d-%d", (int) getpid(), i);
-		res = run(conn, "SELECT workload_create(bench.spec($1, $2, $3))->>'workload_id'",
+		res = bare ? run(conn, BARE_CREATE, 1, params, PGRES_TUPLES_OK)
+			: run(conn, "SELECT workload_create(bench.spec($1, $2, $3))->>'workload_id'",
 				  3, params, PGRES_TUPLES_OK);
 		made[i].t = now_ms();
 		snprintf(made[i].id, sizeof(made[i].id), "%s", PQgetvalue(res, 0, 0));

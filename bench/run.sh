@@ -696,7 +696,7 @@ run_snapshot() {
 
 # ---------------------------------------------------------------- latency
 run_latency() {
-	local probe="$LOGDIR/latency_probe" out1 out2 n1
+	local probe="$LOGDIR/latency_probe" out1 out2 out3 n1 n3
 	show "## Latency: create commit -> claim by an idle worker"
 	show ""
 	gcc -O2 -I"$("$WL_PG_BIN/pg_config" --includedir)" "$BENCH/latency_probe.c" \
@@ -705,16 +705,22 @@ run_latency() {
 	new_db bench_lat
 	say "== latency: $samples workloads, LISTEN with 1 s poll fallback"
 	out1=$("$probe" bench_lat "$TENANT" latency "$samples" 1000 40 1 | tail -n 2) || true
+	say "== latency: $samples rows of a bare queue, LISTEN with 1 s poll fallback"
+	out3=$("$probe" bench_lat "$TENANT" latency "$samples" 1000 40 1 bare | tail -n 2) || true
 	say "== latency: $samples workloads, polling every 1 ms"
 	out2=$("$probe" bench_lat "$TENANT" latency-poll "$samples" 1 40 0 | tail -n 2) || true
 	drop_db bench_lat
 	n1=$(echo "$out1" | sed -n 's/^notifications //p')
+	n3=$(echo "$out3" | sed -n 's/^notifications //p')
 	show "| worker | p50 ms | p90 ms | max ms | samples | woken by NOTIFY / poll timeout / busy |"
 	show "|---|---:|---:|---:|---:|---|"
 	latency_row "LISTEN workload_channel, poll fallback every 1 s" "$out1" "$n1"
+	latency_row "bare queue (insert + pg_notify; UPDATE ... SKIP LOCKED claim), LISTEN, poll fallback every 1 s" "$out3" "$n3"
 	latency_row "no LISTEN, poll every 1 ms (the fallback where a pooler drops LISTEN)" "$out2" ""
+	show ""
+	show "LISTEN p50, workload / bare queue: $(latency_ratio "$out1" "$out3")"
 	md ""
-	md "One producer creates a workload every 20–60 ms (jittered); the idle worker (a separate connection, bench/latency_probe.c) claims, starts and completes it. Latency is from the moment the create's commit returned to the moment the claim returned, on one monotonic clock."
+	md "One producer creates a workload every 20–60 ms (jittered); the idle worker (a separate connection, bench/latency_probe.c) claims, starts and completes it. Latency is from the moment the create's commit returned to the moment the claim returned, on one monotonic clock. The bare queue row runs the same two processes on a plain table (\`latency_probe ... bare\`): the floor of this machine for the same path (a commit, a notification, a claim and its commit), measured in the same run."
 	md ""
 }
 
@@ -727,6 +733,15 @@ latency_row() {
 	else
 		show "| $label | $(val p50_ms) | $(val p90_ms) | $(val max_ms) | $(val n) | $(val woke_notify) / $(val woke_poll) / $(val woke_busy) |"
 	fi
+}
+
+# latency_ratio OUT_A OUT_B: p50 of A / p50 of B, two decimals ("–" without both)
+latency_ratio() {
+	local a b
+	a=$(echo "$1" | grep '^summary' | tr ' ' '\n' | sed -n 's/^p50_ms=//p')
+	b=$(echo "$2" | grep '^summary' | tr ' ' '\n' | sed -n 's/^p50_ms=//p')
+	if [ -n "$a" ] && [ -n "$b" ]; then awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f\n", a / b }'
+	else echo "–"; fi
 }
 
 # ---------------------------------------------------------------- memory
