@@ -27,8 +27,8 @@
 # --calls C (memory), --name NAME, --no-build, --set 'NAME = VALUE' (a server
 # setting added to the ones below, for every system; repeatable), --huge-pages
 # (reserves 2 MB pages for shared memory, vm.nr_hugepages, for the run, and runs
-# the server with huge_pages = on; the default of anchors since stop 37, where
-# --no-huge-pages turns it off).  See bench/README.md.
+# the server with huge_pages = on; the default of anchors since stop 37 and of
+# compare since stop 43, where --no-huge-pages turns it off).  See bench/README.md.
 # Writes bench/results/<date>-<name>.md and prints the same tables.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -69,8 +69,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-# anchors: every system on the server as its operator would run it (huge pages)
-[ -n "$huge" ] || { case "$cmd" in anchors) huge=1 ;; *) huge=0 ;; esac; }
+# anchors and compare: every system on the server as its operator would run it
+# (huge pages).  With 4 kB pages at 64 clients on 2 cores every system, the bare
+# queue too, lost 8-36% of its 16-client rate to the kernel's page faults and
+# page tables (bench/README.md, stops 37, 42 and 43).
+[ -n "$huge" ] || { case "$cmd" in anchors|compare) huge=1 ;; *) huge=0 ;; esac; }
 if [ "$cmd" = anchors ]; then	# every system gets the same preload; the fastest must not run dry
 	if [ "$quick" = 1 ]; then : "${clients:=16}" "${preload:=120000}"; else : "${clients:=16 64}" "${preload:=600000}"; fi
 fi
