@@ -493,7 +493,7 @@ run_scale() {
 	q -d scale_fin -c "VACUUM ANALYZE"
 	md "Preloading: 10k READY workloads ${t_10k} s; $rows READY ${t_big} s; $rows more created ${t_fin_create} s and driven to SUCCEEDED (claim max_items 1000 with start, then workload_complete each; $PAR sessions) ${t_fin_drain} s. All with $PAR parallel sessions, 10k workloads per transaction."
 	md ""
-	md "Each measurement runs (b) with $n clients for $scale_seconds s on a fresh FILE_COPY clone of its template, while a producer (bench.feed) creates as many workloads as the workers take, so the READY depth stays where it started (it runs in every scenario, so its cost is the same in each). The window is 30 s unless \`--seconds\` says otherwise: a fresh clone's rate climbs over its first ~10 s on every store (\`bench/scale_wal.sh\`), and a 10 s window measured mostly that climb."
+	md "Each measurement runs (b) with $n clients for $scale_seconds s on a fresh FILE_COPY clone of its template, while a producer (bench.feed) creates as many workloads as the workers take, so the READY depth stays where it started (it runs in every scenario, so its cost is the same in each). The default window has been 30 s since stop 43 (10 s before; \`--seconds\` sets it): a fresh clone's rate climbs over its first ~10 s on every store (\`bench/scale_wal.sh\`), and a 10 s window measured mostly that climb."
 	md ""
 	: >"$LOGDIR/scale.tsv"
 	feed_s=$((scale_seconds + 25))
