@@ -22,6 +22,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "storage/lmgr.h"
 #include "utils/syscache.h"
 
 #include "catalog.h"
@@ -35,6 +36,7 @@ static Oid	state_oids[WL_STATE_COUNT];
 static Oid	workload_seq = InvalidOid;
 static Oid	event_seq = InvalidOid;
 static Oid	store_schema = InvalidOid;
+static Oid	extension_oid = InvalidOid;
 
 /* A change to our enum type makes the cached OIDs, and plans typed with them, stale. */
 static void
@@ -111,6 +113,7 @@ ensure_cache(void)
 	extoid = get_extension_oid("workload", true);
 	if (OidIsValid(extoid))
 		nsp = extension_row(extoid, &extension_owner, &version);
+	extension_oid = extoid;
 	if (!OidIsValid(nsp))
 		elog(ERROR, "extension \"workload\" is not installed in this database");
 	/*
@@ -232,4 +235,25 @@ wl_catalog_store_schema(void)
 {
 	ensure_cache();
 	return store_schema;
+}
+
+/*
+ * The tick's single-runner lock is taken on a sub-object of the extension
+ * itself (pg_extension, its OID, this sub-id): no SQL command locks a
+ * sub-object of an extension, so no role, whatever its rights, can take or
+ * hold it.  An advisory lock key, which any role may take, would let a
+ * stranger with a login hold every tick off.
+ */
+#define WL_TICK_LOCK_SUBID 1
+
+/*
+ * wl_catalog_tick_lock takes the tick's single-runner lock for the
+ * transaction, without waiting: false when another tick holds it.
+ */
+bool
+wl_catalog_tick_lock(void)
+{
+	ensure_cache();
+	return ConditionalLockDatabaseObject(ExtensionRelationId, extension_oid,
+										 WL_TICK_LOCK_SUBID, ExclusiveLock);
 }

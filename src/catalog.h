@@ -15,5 +15,6 @@ extern WlState wl_catalog_state_from_oid(Oid oid);
 extern Oid	wl_catalog_workload_seq(void);
 extern Oid	wl_catalog_event_seq(void);
 extern Oid	wl_catalog_store_schema(void);
+extern bool wl_catalog_tick_lock(void);
 
 #endif

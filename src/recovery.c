@@ -18,6 +18,7 @@
 #include "utils/timestamp.h"
 
 #include "authz.h"
+#include "catalog.h"
 #include "clock.h"
 #include "deadline.h"
 #include "errors.h"
@@ -580,7 +581,7 @@ sweep_on_citus(WlTickReport *r)
 bool
 wl_recovery_tick(WlTickReport *r)
 {
-	if (!wl_store_tick_lock())
+	if (!wl_catalog_tick_lock())
 		return false;
 	wl_store_held_begin();
 	pass(scan_expired, NULL, recover_one, WL_TICK_LIMIT, true, r);

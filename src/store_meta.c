@@ -419,13 +419,6 @@ wl_store_member_del(const char *role, const char *tenant_id, const char *applica
 
 /* ---- maintenance scans ---- */
 
-/* wl_store_tick_lock: the tick's single-runner advisory lock, for this transaction. */
-bool
-wl_store_tick_lock(void)
-{
-	return wl_store_run_bool(P_TICK_LOCK, NULL);
-}
-
 /* dues reads (workload_id, position) rows of a maintenance scan. */
 static int
 dues(SPITupleTable *t, WlDue **out)

@@ -363,7 +363,6 @@ typedef struct WlDue
 	TimestampTz at;
 } WlDue;
 
-extern bool wl_store_tick_lock(void);
 extern void wl_store_held_begin(void);
 extern void wl_store_held_end(void);
 extern int	wl_store_expired(TimestampTz now, const WlCaller *who, int limit,

@@ -1167,10 +1167,6 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	3, {NAMEOID, TEXTOID, TEXTOID}},
 
 	/* ---- maintenance (recovery.c's passes) ---- */
-	/* one tick at a time on a node (on Citus each node ticks its own shards) */
-	[P_TICK_LOCK] = {
-		"SELECT pg_try_advisory_xact_lock(" WL_TICK_LOCK_KEY ")",
-	0, {InvalidOid}},
 	/*
 	 * The workloads that hold a claim (runs_held_idx): as many as are in
 	 * flight, and the entries of the claims ended since they were last

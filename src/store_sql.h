@@ -23,12 +23,6 @@
 /* {"STATE": count of rows x in it, ...} for every state, as an aggregate */
 #define SQL_COUNT_BY_STATE "{count_by_state}"
 
-/*
- * The advisory lock that makes workload_tick a single runner ('workload' in
- * ASCII, as a bigint).  Defined here and nowhere else.
- */
-#define WL_TICK_LOCK_KEY "8606223218634613092"
-
 typedef enum WlPlanId
 {
 	P_LOCK,
@@ -96,7 +90,6 @@ typedef enum WlPlanId
 	P_MEMBER_APPS,
 	P_MEMBER_PUT,
 	P_MEMBER_DEL,
-	P_TICK_LOCK,
 	P_HELD_SEQS,
 	P_DEADLINE_DUE,
 	P_HELD_DEADLINE_DUE,
