@@ -4,3 +4,39 @@
 -- The tick, the background workers and every shared name belong to all
 -- tenants: no tenant, and no role outside workload_admin, can stop, stall or
 -- starve them.  Claims held through the update keep their fences and leases.
+
+-- Schedule time zones are IANA names only, stored as pg_timezone_names
+-- spells them: a POSIX zone specification ("BBB0:01") made the tick cache one
+-- zone per spelling for its life.  A schedule whose zone is no IANA name is
+-- paused, with the reason in last_error, until it is replaced with one.
+UPDATE workload.schedules s SET timezone = z.name
+FROM pg_catalog.pg_timezone_names z
+WHERE pg_catalog.upper(z.name) OPERATOR(pg_catalog.=) pg_catalog.upper(s.timezone)
+  AND z.name OPERATOR(pg_catalog.<>) s.timezone;
+UPDATE workload.schedules s SET paused = true, next_run_at = NULL,
+    last_error = pg_catalog.jsonb_build_object('code', 'WORKLOAD_INVALID', 'sqlstate', 'WL001',
+        'message', 'time zone "' OPERATOR(pg_catalog.||) s.timezone OPERATOR(pg_catalog.||)
+            '" is not an IANA time zone name; the schedule was paused by the update to 1.4',
+        'at', pg_catalog.statement_timestamp())
+WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_timezone_names z
+                  WHERE z.name OPERATOR(pg_catalog.=) s.timezone);
+
+-- Memberships name roles by identity (SPEC section 5.1): the role's OID,
+-- recorded when the membership is added, never a name that is parsed or
+-- case-folded (a membership added for "Alice" let the role alice act).  A
+-- row whose role does not exist under its exact name counts for nobody and
+-- is removed.  workload.member_role is what the statements compare: the OID,
+-- or on Citus, where each node gives a role its own OID, the exact name.
+ALTER TABLE workload.tenant_members ADD COLUMN role_oid oid;
+UPDATE workload.tenant_members m SET role_oid = r.oid
+FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) m.role;
+DELETE FROM workload.tenant_members WHERE role_oid IS NULL;
+ALTER TABLE workload.tenant_members ALTER COLUMN role_oid SET NOT NULL;
+ALTER TABLE workload.tenant_members DROP CONSTRAINT tenant_members_pkey;
+ALTER TABLE workload.tenant_members ADD CONSTRAINT tenant_members_pkey
+    PRIMARY KEY (role_oid, tenant_id, application_id);
+CREATE FUNCTION workload.member_role(role_oid oid, role name)
+    RETURNS oid LANGUAGE C STABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'workload_member_role';
+COMMENT ON FUNCTION workload.member_role(oid, name) IS 'the role a membership names, by identity (its OID; on Citus its exact name)';
+REVOKE ALL ON FUNCTION workload.member_role(oid, name) FROM PUBLIC;

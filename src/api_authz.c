@@ -107,19 +107,28 @@ workload_retire_signing_key(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* membership_args reads (role, tenant_id, application_id); the role must exist. */
+/*
+ * membership_args reads (role, tenant_id, application_id); the role is named
+ * exactly as given (no case folding): *oid is its identity, which the
+ * membership records, or InvalidOid when there is no such role.
+ */
 static char *
-membership_args(FunctionCallInfo fcinfo, char **tenant, char **app)
+membership_args(FunctionCallInfo fcinfo, Oid *oid, char **tenant, char **app)
 {
 	char	   *role;
 
 	wl_args_require(fcinfo, "role", "tenant_id", "application_id");
 	role = NameStr(*PG_GETARG_NAME(0));
-	if (!OidIsValid(get_role_oid(role, true)))
-		wl_refuse(WL_E_INVALID, errdetail("Role \"%s\" does not exist.", role));
+	*oid = get_role_oid(role, true);
 	*tenant = wl_arg_tenant(fcinfo, 1, "tenant_id");
 	*app = wl_arg_tenant(fcinfo, 2, "application_id");
 	return role;
+}
+
+static void
+no_such_role(const char *role)
+{
+	wl_refuse(WL_E_INVALID, errdetail("Role \"%s\" does not exist.", role));
 }
 
 /* workload_add_tenant_member(role, tenant_id, application_id): idempotent. */
@@ -128,28 +137,41 @@ Datum
 workload_add_tenant_member(PG_FUNCTION_ARGS)
 {
 	WlApi		api;
+	Oid			oid;
 	char	   *tenant;
 	char	   *app;
-	char	   *role = membership_args(fcinfo, &tenant, &app);
+	char	   *role = membership_args(fcinfo, &oid, &tenant, &app);
 
+	if (!OidIsValid(oid))
+		no_such_role(role);
 	wl_api_begin(fcinfo, &api);
-	wl_store_member_put(role, tenant, app);
+	wl_store_member_put(role, oid, tenant, app);
 	wl_api_end(&api);
 	PG_RETURN_VOID();
 }
 
-/* workload_remove_tenant_member(role, tenant_id, application_id): idempotent. */
+/*
+ * workload_remove_tenant_member(role, tenant_id, application_id): idempotent.
+ * It removes the role's membership, and any recorded under that name for a
+ * role dropped since (which counts for nobody).
+ */
 PG_FUNCTION_INFO_V1(workload_remove_tenant_member);
 Datum
 workload_remove_tenant_member(PG_FUNCTION_ARGS)
 {
 	WlApi		api;
+	Oid			oid;
 	char	   *tenant;
 	char	   *app;
-	char	   *role = membership_args(fcinfo, &tenant, &app);
+	char	   *role = membership_args(fcinfo, &oid, &tenant, &app);
+	bool		removed;
 
 	wl_api_begin(fcinfo, &api);
-	wl_store_member_del(role, tenant, app);
+	removed = wl_store_member_del_dropped(role, tenant, app);
+	if (OidIsValid(oid))
+		removed = wl_store_member_del(oid, tenant, app) || removed;
+	if (!OidIsValid(oid) && !removed)
+		no_such_role(role);
 	wl_api_end(&api);
 	PG_RETURN_VOID();
 }

@@ -13,6 +13,7 @@
 
 #include "api.h"
 #include "args.h"
+#include "authz.h"
 #include "catalog.h"
 #include "compat.h"
 #include "crypto.h"
@@ -119,6 +120,24 @@ workload_queue_key(PG_FUNCTION_ARGS)
 	application = PG_GETARG_TEXT_PP(1);
 	PG_RETURN_INT64(wl_queue_key(VARDATA_ANY(tenant), VARSIZE_ANY_EXHDR(tenant),
 								 VARDATA_ANY(application), VARSIZE_ANY_EXHDR(application)));
+}
+
+/*
+ * workload.member_role(role_oid, role): the role a membership names
+ * (wl_authz_member_role), for the statements that check membership.
+ */
+PG_FUNCTION_INFO_V1(workload_member_role);
+Datum
+workload_member_role(PG_FUNCTION_ARGS)
+{
+	Oid			role;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	role = wl_authz_member_role(PG_GETARG_OID(0), NameStr(*PG_GETARG_NAME(1)));
+	if (!OidIsValid(role))
+		PG_RETURN_NULL();
+	PG_RETURN_OID(role);
 }
 
 /* workload.attempt_id_for(workload_id, attempt): the attempt id rule, for the claim statement. */

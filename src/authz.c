@@ -11,6 +11,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 
 #include "authz.h"
 #include "errors.h"
@@ -90,6 +91,23 @@ wl_authz_member(const char *tenant_id, const char *application_id)
 	const WlCaller *who = wl_authz_caller();
 
 	return who->admin || wl_store_member(who->role, tenant_id, application_id);
+}
+
+/*
+ * wl_authz_member_role: the role a membership row names, by identity: its
+ * OID, as recorded when the membership was added (a role dropped since, or
+ * made again under the same name, is another role).  On Citus each node
+ * gives a role its own OID, and the row (a reference table's) holds the
+ * coordinator's, so there the role's exact name stands for it, as it does
+ * for Citus itself (a role is made on every node by name); never a parsed
+ * or case-folded name.  InvalidOid: no such role (it counts for nobody).
+ */
+Oid
+wl_authz_member_role(Oid role_oid, const char *role)
+{
+	if (wl_store_citus())
+		return get_role_oid(role, true);
+	return SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role_oid)) ? role_oid : InvalidOid;
 }
 
 /* wl_authz_require_member raises WORKLOAD_UNAUTHORIZED unless wl_authz_member. */

@@ -11,6 +11,7 @@ extern Oid	wl_authz_routed_caller(void);
 extern Oid	wl_authz_caller_oid(void);
 extern bool wl_authz_caller_is(const char *role);
 extern bool wl_authz_member(const char *tenant_id, const char *application_id);
+extern Oid	wl_authz_member_role(Oid role_oid, const char *role);
 extern void wl_authz_require_member(const char *tenant_id, const char *application_id);
 extern bool wl_authz_lock(const char *workload_id, WlRow *row);
 extern void wl_authz_lock_or_refuse(const char *workload_id, WlRow *row);

@@ -26,7 +26,10 @@
 #include <ctype.h>
 
 #include "common/int.h"
+#include "common/hashfn.h"
 #include "utils/datetime.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "cron.h"
@@ -355,28 +358,109 @@ wl_cron_parse(const char *text, WlCron *out)
 }
 
 /*
- * wl_cron_zone returns the time zone called `name` as SET TIME ZONE and
- * AT TIME ZONE find it (pg_tzset, cached for the backend's life).  Raises
- * WORKLOAD_INVALID for an empty, overlong, unknown or leap-second zone.
+ * The zones a schedule may name: the IANA names of the server's time-zone
+ * database, as pg_timezone_names lists them, keyed in upper case (zone names
+ * are matched without regard to case, as SET TIME ZONE matches them) and
+ * mapped to their canonical spelling.  Read once per backend; a few hundred
+ * names, whatever names callers try.  pg_tzset alone would also accept a
+ * POSIX zone specification ("BBB0:01") and cache each one for the backend's
+ * life: one spelling per call, without bound.
  */
-pg_tz *
-wl_cron_zone(const char *name)
+typedef struct WlZoneName
+{
+	char		key[TZ_STRLEN_MAX + 1];
+	char		canonical[TZ_STRLEN_MAX + 1];
+} WlZoneName;
+
+static HTAB *zone_names = NULL;
+
+static void
+zone_key(const char *name, char *key)
 {
 	size_t		len = strlen(name);
+
+	for (size_t i = 0; i < len; i++)
+		key[i] = pg_toupper((unsigned char) name[i]);
+	key[len] = '\0';
+}
+
+static void
+zone_names_load(void)
+{
+	HASHCTL		ctl = {.keysize = TZ_STRLEN_MAX + 1, .entrysize = sizeof(WlZoneName),
+	.hcxt = TopMemoryContext};
+	MemoryContext scratch = AllocSetContextCreate(CurrentMemoryContext, "workload zone names",
+												  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(scratch);
+	HTAB	   *names = hash_create("workload zone names", 1024, &ctl,
+									HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	pg_tzenum  *dir = pg_tzenumerate_start();
 	pg_tz	   *tz;
+
+	while ((tz = pg_tzenumerate_next(dir)) != NULL)
+	{
+		const char *name = pg_get_timezone_name(tz);
+		char		key[TZ_STRLEN_MAX + 1];
+		WlZoneName *z;
+
+		if (strlen(name) > TZ_STRLEN_MAX)
+			continue;
+		zone_key(name, key);
+		z = hash_search(names, key, HASH_ENTER, NULL);
+		strlcpy(z->canonical, name, sizeof(z->canonical));
+	}
+	pg_tzenumerate_end(dir);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(scratch);
+	zone_names = names;
+}
+
+/*
+ * wl_cron_zone_name returns the canonical spelling of the IANA time zone
+ * `name` (any case).  Raises WORKLOAD_INVALID for an empty or overlong name,
+ * and for anything the time-zone database does not list: POSIX zone
+ * specifications, abbreviations and offsets included.
+ */
+const char *
+wl_cron_zone_name(const char *name)
+{
+	size_t		len = strlen(name);
+	char		key[TZ_STRLEN_MAX + 1];
+	WlZoneName *z;
 
 	if (len == 0)
 		wl_refuse(WL_E_INVALID, errdetail("The time zone must not be empty."));
 	if (len > TZ_STRLEN_MAX)
 		wl_refuse(WL_E_INVALID,
 				  errdetail("The time zone name is %zu bytes; the limit is %d.", len, TZ_STRLEN_MAX));
-	tz = pg_tzset(name);
+	if (zone_names == NULL)
+		zone_names_load();
+	zone_key(name, key);
+	z = hash_search(zone_names, key, HASH_FIND, NULL);
+	if (z == NULL)
+		wl_refuse(WL_E_INVALID,
+				  errdetail("Time zone \"%s\" is not an IANA time zone name; use one pg_timezone_names lists, such as \"Europe/Berlin\" or \"UTC\".", name));
+	return z->canonical;
+}
+
+/*
+ * wl_cron_zone returns the IANA time zone called `name` (wl_cron_zone_name)
+ * as SET TIME ZONE finds it (pg_tzset, cached for the backend's life: at
+ * most one entry a listed zone).  Raises WORKLOAD_INVALID for a name
+ * wl_cron_zone_name refuses and for a zone that counts leap seconds.
+ */
+pg_tz *
+wl_cron_zone(const char *name)
+{
+	const char *canonical = wl_cron_zone_name(name);
+	pg_tz	   *tz = pg_tzset(canonical);
+
 	if (tz == NULL)
 		wl_refuse(WL_E_INVALID,
-				  errdetail("Time zone \"%s\" is not known; use an IANA name such as \"Europe/Berlin\" or \"UTC\".", name));
+				  errdetail("Time zone \"%s\" could not be loaded.", canonical));
 	if (!pg_tz_acceptable(tz))
 		wl_refuse(WL_E_INVALID,
-				  errdetail("Time zone \"%s\" counts leap seconds, which PostgreSQL does not support.", name));
+				  errdetail("Time zone \"%s\" counts leap seconds, which PostgreSQL does not support.", canonical));
 	return tz;
 }
 

@@ -35,6 +35,7 @@ typedef struct WlCron
 
 extern void wl_cron_parse(const char *text, WlCron *out);
 extern pg_tz *wl_cron_zone(const char *name);
+extern const char *wl_cron_zone_name(const char *name);
 extern bool wl_cron_next(const WlCron *c, const char *timezone, TimestampTz after,
 						 TimestampTz *slot);
 extern bool wl_cron_prev(const WlCron *c, const char *timezone, TimestampTz at,

@@ -26,7 +26,8 @@
 	X(WL_E_SNAPSHOT_MISMATCH, '0','1','4', "WORKLOAD_SNAPSHOT_MISMATCH", "governing snapshots do not match") \
 	X(WL_E_COMPENSATION_UNAUTHORIZED, '0','1','5', "WORKLOAD_COMPENSATION_UNAUTHORIZED", "compensation step is not bound to the workload's authorization") \
 	X(WL_E_RAW_WRITE_DENIED,  '0','1','6', "WORKLOAD_RAW_WRITE_DENIED",  "direct writes to workload tables are not allowed") \
-	X(WL_E_AUTHORIZATION_DENIED, '0','1','7', "AUTHORIZATION_DENIED",    "authorization no longer holds")
+	X(WL_E_AUTHORIZATION_DENIED, '0','1','7', "AUTHORIZATION_DENIED",    "authorization no longer holds") \
+	X(WL_E_QUOTA_EXCEEDED,    '0','1','8', "WORKLOAD_QUOTA_EXCEEDED",    "tenant quota exceeded")
 
 /* WL_OK is "no refusal"; WL_E_END counts the table (codes are 1..WL_E_END-1). */
 #define WL_ERR_ENUM(name, a, b, c, token, message) name,

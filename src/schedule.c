@@ -54,7 +54,7 @@ wl_schedule_check_request(const WlScheduleRequest *req)
 	if (!wl_in_list(catch_ups, req->catch_up))
 		wl_refuse(WL_E_INVALID, errdetail("Argument \"catch_up\" must be latest, all or none."));
 	wl_cron_parse(req->cron, &c);
-	(void) wl_cron_zone(req->timezone);
+	(void) wl_cron_zone_name(req->timezone);
 }
 
 /* slot_text: a slot as RFC 3339 in UTC, "2026-01-01T09:00:00Z". */
@@ -123,7 +123,7 @@ wl_schedule_put(const WlScheduleRequest *req)
 	s.application_id = req->application_id;
 	s.schedule_id = req->schedule_id;
 	s.cron = req->cron;
-	s.timezone = req->timezone;
+	s.timezone = pstrdup(wl_cron_zone_name(req->timezone));
 	s.overlap = req->overlap;
 	s.catch_up = req->catch_up;
 	s.created_by = (char *) wl_authz_caller()->role;

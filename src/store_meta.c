@@ -395,26 +395,47 @@ wl_store_member(const char *role, const char *tenant_id, const char *application
 	return found;
 }
 
+/* wl_store_member_put records a membership of the role (its OID; its name as it was then). */
 void
-wl_store_member_put(const char *role, const char *tenant_id, const char *application_id)
+wl_store_member_put(const char *role, Oid role_oid, const char *tenant_id,
+					const char *application_id)
 {
-	Datum		args[3];
+	Datum		args[4];
 
 	args[0] = name_arg(role);
 	args[1] = CStringGetTextDatum(tenant_id);
 	args[2] = CStringGetTextDatum(application_id);
+	args[3] = ObjectIdGetDatum(role_oid);
 	wl_store_run(P_MEMBER_PUT, args, NULL, 0, SPI_OK_INSERT);
 }
 
-void
-wl_store_member_del(const char *role, const char *tenant_id, const char *application_id)
+/* wl_store_member_del removes the role's membership; whether there was one. */
+bool
+wl_store_member_del(Oid role_oid, const char *tenant_id, const char *application_id)
+{
+	Datum		args[3];
+
+	args[0] = ObjectIdGetDatum(role_oid);
+	args[1] = CStringGetTextDatum(tenant_id);
+	args[2] = CStringGetTextDatum(application_id);
+	wl_store_run(P_MEMBER_DEL, args, NULL, 0, SPI_OK_DELETE);
+	return SPI_processed > 0;
+}
+
+/*
+ * wl_store_member_del_dropped removes the memberships recorded under the
+ * name role whose role no longer exists; whether there were any.
+ */
+bool
+wl_store_member_del_dropped(const char *role, const char *tenant_id, const char *application_id)
 {
 	Datum		args[3];
 
 	args[0] = name_arg(role);
 	args[1] = CStringGetTextDatum(tenant_id);
 	args[2] = CStringGetTextDatum(application_id);
-	wl_store_run(P_MEMBER_DEL, args, NULL, 0, SPI_OK_DELETE);
+	wl_store_run(P_MEMBER_DEL_DROPPED, args, NULL, 0, SPI_OK_DELETE);
+	return SPI_processed > 0;
 }
 
 /* ---- maintenance scans ---- */

@@ -353,8 +353,11 @@ extern void wl_store_revocation_progress(const char *grant_id, const char *after
 extern bytea *wl_store_channel_secret(void);
 extern void wl_store_channel_secret_put(bytea *secret, TimestampTz at);
 extern bool wl_store_member(const char *role, const char *tenant_id, const char *application_id);
-extern void wl_store_member_put(const char *role, const char *tenant_id, const char *application_id);
-extern void wl_store_member_del(const char *role, const char *tenant_id, const char *application_id);
+extern void wl_store_member_put(const char *role, Oid role_oid, const char *tenant_id,
+								const char *application_id);
+extern bool wl_store_member_del(Oid role_oid, const char *tenant_id, const char *application_id);
+extern bool wl_store_member_del_dropped(const char *role, const char *tenant_id,
+										const char *application_id);
 
 /* A row a maintenance scan found due, and where the scan has got to. */
 typedef struct WlDue

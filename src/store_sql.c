@@ -226,16 +226,18 @@
 #define MAY_TOUCH(w) MAY_TOUCH_AS(w, "$2", "$3")
 
 /*
- * MAY_TOUCH with the caller in other parameters.  A membership of a role
- * that no longer exists counts for nobody (to_regrole is NULL, and so is
- * pg_has_role); the role is looked up by name, not joined to pg_roles, so
- * that Citus runs the statement on the one node of its tenant (a join with
- * a local catalog is planned across the cluster).
+ * MAY_TOUCH with the caller in other parameters.  A membership names its
+ * role by identity (workload.member_role: its OID; on Citus, where each node
+ * gives a role its own OID, its exact name), never by a parsed or
+ * case-folded name; a membership of a role that no longer exists counts for
+ * nobody.  The role is not joined to pg_roles, so that Citus runs the
+ * statement on the one node of its tenant (a join with a local catalog is
+ * planned across the cluster).
  */
 #define MAY_TOUCH_AS(w, admin, role) \
 	"(" admin " OR EXISTS (SELECT 1 FROM workload.tenant_members m " \
 	"  WHERE m.tenant_id = " w ".tenant_id AND m.application_id = " w ".application_id " \
-	"    AND " HAS_ROLE(role, "m.role") "))"
+	"    AND " HAS_ROLE(role, "m") "))"
 /*
  * ... on Citus: a statement Citus delegates must not mix a distributed
  * table with a reference table (tenant_members), so the applications of the
@@ -243,8 +245,8 @@
  * P_MEMBER_APPS)
  */
 #define MAY_TOUCH_CITUS(w, admin, apps) "(" admin " OR " w ".application_id = ANY(" apps "))"
-#define HAS_ROLE(who, role) \
-	"pg_catalog.pg_has_role(" who ", pg_catalog.to_regrole(" role "::text)::oid, 'MEMBER')"
+#define HAS_ROLE(who, m) \
+	"pg_catalog.pg_has_role(" who ", workload.member_role(" m ".role_oid, " m ".role), 'MEMBER')"
 
 /*
  * A fenced call's one conditional statement (store_rows.c,
@@ -1150,20 +1152,25 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/* A role is a member through itself or any role it belongs to. */
 	[P_MEMBER] = {
 		"SELECT 1 FROM workload.tenant_members m "
-		"WHERE m.tenant_id = $2 AND m.application_id = $3 AND " HAS_ROLE("$1", "m.role") " "
+		"WHERE m.tenant_id = $2 AND m.application_id = $3 AND " HAS_ROLE("$1", "m") " "
 		"LIMIT 1",
 	3, {NAMEOID, TEXTOID, TEXTOID}},
 	/* the applications of tenant $2 that role $1 may act in (for MAY_TOUCH_CITUS) */
 	[P_MEMBER_APPS] = {
 		"SELECT COALESCE(array_agg(m.application_id), '{}') FROM workload.tenant_members m "
-		"WHERE m.tenant_id = $2 AND " HAS_ROLE("$1", "m.role"),
+		"WHERE m.tenant_id = $2 AND " HAS_ROLE("$1", "m"),
 	2, {NAMEOID, TEXTOID}, true},
 	[P_MEMBER_PUT] = {
-		"INSERT INTO workload.tenant_members (role, tenant_id, application_id) VALUES ($1, $2, $3) "
-		"ON CONFLICT DO NOTHING",
-	3, {NAMEOID, TEXTOID, TEXTOID}},
+		"INSERT INTO workload.tenant_members (role, tenant_id, application_id, role_oid) "
+		"VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+	4, {NAMEOID, TEXTOID, TEXTOID, OIDOID}},
 	[P_MEMBER_DEL] = {
-		"DELETE FROM workload.tenant_members WHERE role = $1 AND tenant_id = $2 AND application_id = $3",
+		"DELETE FROM workload.tenant_members WHERE role_oid = $1 AND tenant_id = $2 AND application_id = $3",
+	3, {OIDOID, TEXTOID, TEXTOID}},
+	/* memberships recorded under a name whose role was dropped since */
+	[P_MEMBER_DEL_DROPPED] = {
+		"DELETE FROM workload.tenant_members WHERE role = $1 AND tenant_id = $2 AND application_id = $3 "
+		"  AND workload.member_role(role_oid, role) IS NULL",
 	3, {NAMEOID, TEXTOID, TEXTOID}},
 
 	/* ---- maintenance (recovery.c's passes) ---- */

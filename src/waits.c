@@ -7,6 +7,8 @@
  */
 #include "postgres.h"
 
+#include "utils/acl.h"
+
 #include "authz.h"
 #include "clock.h"
 #include "fence.h"
@@ -167,12 +169,31 @@ wl_wait_signal(const char *tenant_id, const char *application_id, const char *wa
 }
 
 /*
+ * same_person: whether the approving role could be the role that created
+ * the workload: the same role, a member of it (SET ROLE to it), or a role it
+ * is a member of (the creator could SET ROLE to the approver), by identity;
+ * superuser rights do not count as membership either way.  A creator that
+ * no longer exists is nobody.
+ */
+static bool
+same_person(const char *creator, Oid approver)
+{
+	Oid			c = get_role_oid(creator, true);
+
+	if (!OidIsValid(c))
+		return false;
+	return c == approver || is_member_of_role_nosuper(approver, c) ||
+		is_member_of_role_nosuper(c, approver);
+}
+
+/*
  * wl_wait_approve answers a human_approval wait either way (READY); the
  * decision, approver and note reach the run through workload_resume.  false,
  * changing nothing, when the workload is not waiting for an approval.
  * WORKLOAD_NOT_FOUND when the caller may not touch it; WORKLOAD_UNAUTHORIZED
- * when the caller is the role that created it (superusers aside).  The
- * approving role is recorded beside the approver's name.
+ * when the caller could be the role that created it (same_person;
+ * superusers aside).  The approving role is recorded beside the approver's
+ * name.
  */
 bool
 wl_wait_approve(const char *workload_id, const char *approver, bool approved, const char *note)
@@ -191,11 +212,11 @@ wl_wait_approve(const char *workload_id, const char *approver, bool approved, co
 	k.actor = approver;
 	wl_authz_lock_or_refuse(workload_id, &row);
 	wl_store_spec_read(&row, &spec);
-	/* an approval needs a second pair of eyes: not the role that created the workload */
+	/* an approval needs a second pair of eyes: not the creator under another role */
 	if (!wl_authz_caller()->superuser && spec.created_by != NULL &&
-		strcmp(spec.created_by, wl_authz_caller()->role) == 0)
+		same_person(spec.created_by, wl_authz_caller_oid()))
 		wl_refuse(WL_E_UNAUTHORIZED,
-				  errdetail("Role \"%s\" created workload \"%s\" and cannot approve it.",
-							spec.created_by, workload_id));
+				  errdetail("Role \"%s\" created workload \"%s\"; role \"%s\" is it or shares its membership, and cannot approve it.",
+							spec.created_by, workload_id, wl_authz_caller()->role));
 	return wake(&row, &k);
 }

@@ -53,6 +53,14 @@ SELECT z AS zone, r.* FROM unnest(ARRAY['Mars/Olympus', 'Europe/Berlín', '', 'C
                                          'Europe/Berlin ', 'Europe//Berlin', '../../etc/passwd']) z,
     pg_temp.try('0 9 * * *', z) r;
 SELECT length(repeat('x', 256)) AS zone_bytes, r.* FROM pg_temp.try('0 9 * * *', repeat('x', 256)) r;
+-- POSIX zone specifications are no IANA names (SPEC section 5.1): refused,
+-- however PostgreSQL's SET TIME ZONE would read them
+SELECT z AS zone, r.code FROM unnest(ARRAY['BBB0:01', 'BBB0:02', 'EST5EDT,M3.2.0,M11.1.0', '<+03>-3',
+                                            'UTC+5', 'XXX-3']) z,
+    pg_temp.try('0 9 * * *', z) r;
+-- an IANA name in any case is the zone pg_timezone_names spells
+SELECT z AS zone, r.code FROM unnest(ARRAY['europe/berlin', 'UTC', 'utc', 'America/New_York', 'EST5EDT']) z,
+    pg_temp.try('0 9 * * *', z) r;
 -- an unknown zone is refused for @every too, although its slots do not depend on it
 SELECT r.* FROM pg_temp.try('@every 5 seconds', 'Mars/Olympus') r;
 

@@ -1,4 +1,4 @@
--- Every refusal code is listed once, with its own SQLSTATE WL001..WL017 and a PostgreSQL-style message (SPEC section 4, workload_error_codes).
+-- Every refusal code is listed once, with its own SQLSTATE WL001..WL018 and a PostgreSQL-style message (SPEC section 4, workload_error_codes).
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -7,17 +7,17 @@ SET workload.clock_override = '2026-01-01 00:00:00+00';
 
 SELECT * FROM workload_error_codes() ORDER BY sqlstate;
 
--- 17 codes, 17 distinct tokens, 17 distinct SQLSTATEs, exactly WL001..WL017
+-- 18 codes, 18 distinct tokens, 18 distinct SQLSTATEs, exactly WL001..WL018
 SELECT count(*) AS codes, count(DISTINCT code) AS tokens, count(DISTINCT sqlstate) AS sqlstates,
        array_agg(sqlstate ORDER BY sqlstate) = (SELECT array_agg(format('WL%s', lpad(n::text, 3, '0')) ORDER BY n)
-                                                FROM generate_series(1, 17) n) AS wl001_to_wl017
+                                                FROM generate_series(1, 18) n) AS wl001_to_wl018
 FROM workload_error_codes();
 
 -- the tokens SPEC section 4 names, no more, no fewer
 SELECT array_agg(code ORDER BY code) = ARRAY['AUTHORIZATION_DENIED', 'WORKLOAD_CAPABILITY_DENIED',
     'WORKLOAD_CHECKPOINT_TAMPERED', 'WORKLOAD_CLAIM_INVALID', 'WORKLOAD_COMPENSATION_UNAUTHORIZED',
     'WORKLOAD_IDEMPOTENCY_CONFLICT', 'WORKLOAD_INVALID', 'WORKLOAD_LEASE_EXPIRED', 'WORKLOAD_NOT_FOUND',
-    'WORKLOAD_NOT_READY', 'WORKLOAD_RAW_WRITE_DENIED', 'WORKLOAD_RESULT_DUPLICATE', 'WORKLOAD_SECRET_REJECTED',
+    'WORKLOAD_NOT_READY', 'WORKLOAD_QUOTA_EXCEEDED', 'WORKLOAD_RAW_WRITE_DENIED', 'WORKLOAD_RESULT_DUPLICATE', 'WORKLOAD_SECRET_REJECTED',
     'WORKLOAD_SNAPSHOT_MISMATCH', 'WORKLOAD_STALE_FENCE', 'WORKLOAD_TRANSITION_DENIED', 'WORKLOAD_UNAUTHORIZED']
     AS spec_tokens
 FROM workload_error_codes();
