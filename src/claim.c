@@ -60,7 +60,7 @@ wl_claim_named(WlClaimRequest *r, WlClaimed **out)
 	if (wl_store_unmet_dependencies(&row) > 0)
 		wl_refuse(WL_E_NOT_READY, errdetail("Workload \"%s\" has unmet dependencies.", id));
 	wl_store_spec_read(&row, &spec);
-	if (wl_grant_authority_revoked(spec.authorization_snapshot, spec.run_authority))
+	if (wl_grant_authority_revoked(&spec))
 		wl_refuse(WL_E_AUTHORIZATION_DENIED,
 				  errdetail("The authorization of workload \"%s\" has been revoked.", id));
 	needed = wl_array_items(row.capability_snapshot, &n);

@@ -78,6 +78,9 @@ wl_execution_context(const WlFence *fence, ArrayType *secret_references)
 				  errdetail("The authorization snapshot does not hold: %s.", why));
 	wl_grant_check_run_authority(spec.run_authority, row.workload_id, row.tenant_id,
 								 row.application_id);
+	if (wl_grant_authority_revoked(&spec))
+		wl_refuse(WL_E_AUTHORIZATION_DENIED,
+				  errdetail("A grant the workload's authorization derives from has been revoked."));
 	granted = wl_json_get_strings(wl_json_get_object(&spec.authorization_snapshot->root, "grant"),
 								  "capabilities");
 

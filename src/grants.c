@@ -97,19 +97,35 @@ bound_ok(JsonbContainer *grant, char **detail)
  * snapshot_holds: whether the authorization snapshot holds (verify; a
  * snapshot the system presents, a compensation's run authority, is in
  * stored form) and the caller may present it (bound_ok); *chain its chain
- * of grant ids, *detail why not.
+ * of grant ids, *detail why not.  A compensation's chain also holds the
+ * chain of the workload it undoes (spec->inherited_grants), whose own run
+ * authority's lineage is not recorded: revoking any grant the original
+ * derived from reaches its compensations at any depth.
  */
 static bool
 snapshot_holds(const WlSpec *spec, ArrayType **chain, char **detail)
 {
 	JsonbContainer *grant = wl_json_get_object(&spec->authorization_snapshot->root, "grant");
 	const char *why;
+	bool		revoked;
 
 	*chain = NULL;
 	if (!verify(spec->authorization_snapshot, spec->stored_authority, &why, chain))
 	{
 		*detail = psprintf("The authorization snapshot does not hold: %s.", why);
 		return false;
+	}
+	if (spec->inherited_grants != NULL)
+	{
+		*chain = wl_store_grants_chain(DatumGetArrayTypeP(DirectFunctionCall2(array_cat,
+																			  PointerGetDatum(*chain),
+																			  PointerGetDatum(spec->inherited_grants))),
+									   &revoked);
+		if (revoked)
+		{
+			*detail = psprintf("The authorization snapshot does not hold: a grant the workload it compensates derives from has been revoked.");
+			return false;
+		}
 	}
 	return spec->stored_authority || bound_ok(grant, detail);
 }
@@ -439,13 +455,21 @@ revoked(Jsonb *snapshot)
 
 /*
  * wl_grant_authority_revoked: whether a workload's authorization has been
- * revoked: its run authority, its snapshot grant, or a grant they derive
- * from (SPEC section 5, "Revocation reaches down").
+ * revoked: its run authority, its snapshot grant, a grant they derive from,
+ * or any grant of the chain stored with it at create, which holds the chain
+ * of the workload a compensation undoes (SPEC section 5.1, "Revocation
+ * reaches every descendant").
  */
 bool
-wl_grant_authority_revoked(Jsonb *snapshot, Jsonb *run_authority)
+wl_grant_authority_revoked(const WlSpecRow *spec)
 {
-	return revoked(run_authority) || revoked(snapshot);
+	bool		r = false;
+
+	if (revoked(spec->run_authority) || revoked(spec->authorization_snapshot))
+		return true;
+	if (spec->grant_ids != NULL)
+		(void) wl_store_grants_chain(spec->grant_ids, &r);
+	return r;
 }
 
 /*

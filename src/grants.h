@@ -6,6 +6,7 @@
 #include "utils/jsonb.h"
 
 #include "spec.h"
+#include "store_ops.h"
 
 extern bool wl_grant_shape(JsonbContainer *g, char **detail);
 extern Jsonb *wl_grant_sign(Jsonb *grant);
@@ -14,7 +15,7 @@ extern bool wl_grant_verify_stored(Jsonb *stored_grant, const char **why);
 extern Jsonb *wl_grant_stored_form(Jsonb *signed_grant);
 extern Jsonb *wl_grant_sign_recorded(Jsonb *grant);
 extern bool wl_grant_current(Jsonb *snapshot, const char **why);
-extern bool wl_grant_authority_revoked(Jsonb *snapshot, Jsonb *run_authority);
+extern bool wl_grant_authority_revoked(const WlSpecRow *spec);
 extern ArrayType *wl_grant_check_snapshot(const WlSpec *spec);
 
 /* the snapshots a batch presented, each checked once (grants.c) */

@@ -58,7 +58,7 @@ retry_locked(WlRow *row, const char *actor)
 	WlSpecRow	spec;
 
 	wl_store_spec_read(row, &spec);
-	if (wl_grant_authority_revoked(spec.authorization_snapshot, spec.run_authority))
+	if (wl_grant_authority_revoked(&spec))
 		return false;
 	row->next_attempt_at = wl_now();
 	wl_transition(row, WL_READY, actor, actor_evidence("manual_retry", actor));

@@ -164,6 +164,10 @@ wl_saga_compensate(const char *workload_id, const char *actor, int *count)
 			wl_refuse(WL_E_COMPENSATION_UNAUTHORIZED,
 					  errdetail("The run authority of workload \"%s\" no longer holds: %s.",
 								workload_id, why));
+		if (wl_grant_authority_revoked(&spec))
+			wl_refuse(WL_E_COMPENSATION_UNAUTHORIZED,
+					  errdetail("A grant the authorization of workload \"%s\" derives from has been revoked.",
+								workload_id));
 		for (int i = 0; i < n; i++)
 			require_covered(workload_id, spec.run_authority, steps[i].capability);
 	}
@@ -176,6 +180,7 @@ wl_saga_compensate(const char *workload_id, const char *actor, int *count)
 			WlSpec		cs;
 
 			wl_spec_parse_stored(compensation_spec(&row, &spec, &steps[i], after), &cs);
+			cs.inherited_grants = spec.grant_ids;
 			steps[i].compensation_id =
 				wl_json_get_text(&wl_create(&cs)->root, "workload_id");
 			wl_store_step_bind(&row, steps[i].step, steps[i].compensation_id, actor);

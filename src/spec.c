@@ -493,6 +493,7 @@ void
 wl_spec_parse(Jsonb *spec, WlSpec *out)
 {
 	out->stored_authority = false;
+	out->inherited_grants = NULL;
 	parse(spec, out);
 }
 
@@ -504,5 +505,6 @@ void
 wl_spec_parse_stored(Jsonb *spec, WlSpec *out)
 {
 	out->stored_authority = true;
+	out->inherited_grants = NULL;
 	parse(spec, out);
 }

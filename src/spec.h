@@ -25,6 +25,7 @@ typedef struct WlSpec
 	char	   *requested_id;
 	Jsonb	   *authorization_snapshot;
 	bool		stored_authority;	/* the system presents a stored grant (a compensation) */
+	ArrayType  *inherited_grants;	/* the chain the workload acts under inherits (a compensation's) */
 	ArrayType  *capability_snapshot;
 	ArrayType  *connection_scopes;
 	int			priority;

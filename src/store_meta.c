@@ -239,13 +239,25 @@ wl_store_grant_chain(const char *grant_id, const char *parent, bool *revoked)
 {
 	Datum		d[2];
 	bool		nl[2] = {false, parent == NULL};
+
+	d[0] = CStringGetTextDatum(grant_id);
+	d[1] = parent ? CStringGetTextDatum(parent) : (Datum) 0;
+	return wl_store_grants_chain(wl_array_of(d, nl, 2, TEXTOID), revoked);
+}
+
+/*
+ * wl_store_grants_chain: the grants ids (a text array), and every grant they
+ * derive from by the recorded lineage (sorted ids), and whether any is
+ * revoked.
+ */
+ArrayType *
+wl_store_grants_chain(ArrayType *ids, bool *revoked)
+{
 	Datum		args[1];
 	SPITupleTable *t;
 	ArrayType  *chain;
 
-	d[0] = CStringGetTextDatum(grant_id);
-	d[1] = parent ? CStringGetTextDatum(parent) : (Datum) 0;
-	args[0] = PointerGetDatum(wl_array_of(d, nl, 2, TEXTOID));
+	args[0] = PointerGetDatum(ids);
 	t = wl_store_run(P_GRANT_CHAIN, args, NULL, 1, SPI_OK_SELECT);
 	*revoked = wl_store_bool(t, 0, 1);
 	chain = wl_store_array(t, 0, 2);

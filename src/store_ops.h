@@ -187,6 +187,7 @@ typedef struct WlSpecRow
 	Jsonb	   *completion_criteria;
 	int			priority;
 	char	   *created_by;		/* the database role that created the workload */
+	ArrayType  *grant_ids;		/* its authorization chain, as stored at create */
 } WlSpecRow;
 
 extern void wl_store_policy(const WlRow *row, WlPolicy *p);
@@ -334,6 +335,7 @@ extern void wl_store_key_put(const char *key_id, bytea *secret, TimestampTz at);
 extern bool wl_store_key_retire(const char *key_id, TimestampTz at);
 extern int64 wl_store_keys_other(const char *key_id);
 extern ArrayType *wl_store_grant_chain(const char *grant_id, const char *parent, bool *revoked);
+extern ArrayType *wl_store_grants_chain(ArrayType *ids, bool *revoked);
 extern void wl_store_lineage_put(const char *grant_id, const char *parent, const char *tenant_id,
 								 const char *application_id, TimestampTz at);
 extern void wl_store_revoke(const char *grant_id, TimestampTz at, const char *role);

@@ -59,6 +59,7 @@ wl_store_spec_read(const WlRow *row, WlSpecRow *out)
 	out->completion_criteria = wl_store_jsonb(t, 0, 8);
 	out->priority = row->priority;
 	out->created_by = wl_store_text(t, 0, 9);
+	out->grant_ids = wl_store_array(t, 0, 10);
 	SPI_freetuptable(t);
 }
 

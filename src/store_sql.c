@@ -1053,7 +1053,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_SPEC_READ] = {
 		"SELECT a.authorization_snapshot, a.run_authority, s.connection_scopes, s.definition_id, "
 		"  s.definition_revision, s.environment, s.governing_snapshots, s.completion_criteria, "
-		"  s.created_by::text "
+		"  s.created_by::text, s.grant_ids "
 		"FROM workload.specs s JOIN workload.spec_authority a "
 		"  ON a.tenant_id = $1 AND a.workload_seq = $2 "
 		"WHERE s.tenant_id = $1 AND s.workload_seq = $2",
