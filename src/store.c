@@ -698,7 +698,12 @@ wl_store_citus(void)
  * rebalancer), and it is the top-level statement of that backend (at most
  * top executors deep), not one planned inside a function Citus delegated
  * here.  run_command_on_* ('citus_run_command gpid=') is a user's command
- * and does not count.  Never true on a single node.
+ * and does not count.  Any session may set its application_name, so the
+ * name alone proves nothing: Citus must be installed in this database, and
+ * the session must be one only Citus (or a superuser) opens, a superuser's;
+ * Citus connects to a node as the role that planned the statement, and our
+ * statements are planned inside the API, as the extension's owner.  Never
+ * true on a single node.
  */
 static bool
 citus_sent(int top)
@@ -708,8 +713,11 @@ citus_sent(int top)
 	if (exec_nest > top)
 		return false;
 	app = GetConfigOption("application_name", true, false);
-	return app != NULL && (strncmp(app, "citus_internal gpid=", 20) == 0 ||
-						   strncmp(app, "citus_rebalancer gpid=", 22) == 0);
+	if (app == NULL || (strncmp(app, "citus_internal gpid=", 20) != 0 &&
+						strncmp(app, "citus_rebalancer gpid=", 22) != 0))
+		return false;
+	return IsTransactionState() && superuser_arg(GetSessionUserId()) &&
+		OidIsValid(get_extension_oid("citus", true));
 }
 
 static void
