@@ -154,24 +154,146 @@ has_pem_private_key(const char *s, int len)
 }
 
 /*
+ * Prefixes of the credentials common services issue, refused at the start of
+ * a value (any case): OpenAI and the like (sk-), FoundationDB (fdb_live_),
+ * Stripe secret, restricted and webhook keys, GitHub tokens, Slack tokens.
+ */
+static const char *const secret_prefixes[] = {
+	"sk-", "fdb_live_",
+	"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_",
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+	"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xapp-",
+	NULL
+};
+
+static bool
+is_upper_alnum(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static bool
+is_base64url(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		c == '-' || c == '_';
+}
+
+static bool
+is_base64(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		c == '+' || c == '/' || c == '=';
+}
+
+/* is_aws_key_id: an AWS access key id, AKIA or ASIA and 16 capitals or digits */
+static bool
+is_aws_key_id(const char *s, int len)
+{
+	if (len < 20 || (strncmp(s, "AKIA", 4) != 0 && strncmp(s, "ASIA", 4) != 0))
+		return false;
+	for (int i = 4; i < 20; i++)
+	{
+		if (!is_upper_alnum(s[i]))
+			return false;
+	}
+	return len == 20 || !is_upper_alnum(s[20]);
+}
+
+/* is_jwt: a JSON Web Token, three base64url parts joined by dots, its header a JSON object */
+static bool
+is_jwt(const char *s, int len)
+{
+	int			dots = 0;
+	int			i;
+
+	if (len < 10 || strncmp(s, "eyJ", 3) != 0)
+		return false;
+	for (i = 0; i < len && (is_base64url(s[i]) || s[i] == '.'); i++)
+		dots += s[i] == '.';
+	return dots == 2 && (i == len || s[i] == ' ' || s[i] == '"');
+}
+
+/* is_basic_auth: "Basic " and a base64 user:password */
+static bool
+is_basic_auth(const char *s, int len)
+{
+	int			n = 0;
+
+	if (!starts_with_ci(s, len, "basic "))
+		return false;
+	for (int i = 6; i < len && is_base64(s[i]); i++)
+		n++;
+	return n >= 4;
+}
+
+/*
+ * has_url_password: a URL anywhere in the value that carries a password,
+ * scheme://user:password@host
+ */
+static bool
+has_url_password(const char *s, int len)
+{
+	for (int i = 0; i + 3 < len; i++)
+	{
+		bool		colon = false;
+
+		if (s[i] != ':' || s[i + 1] != '/' || s[i + 2] != '/')
+			continue;
+		for (int j = i + 3; j < len; j++)
+		{
+			char		c = s[j];
+
+			if (c == '/' || c == '?' || c == '#' || c == ' ' || c == '\t' || c == '\n')
+				break;
+			if (c == ':')
+				colon = true;
+			else if (c == '@')
+			{
+				if (colon)
+					return true;
+				break;
+			}
+		}
+	}
+	return false;
+}
+
+/* skip_spaces: past leading spaces and tabs */
+static void
+skip_spaces(const char **s, int *len)
+{
+	while (*len > 0 && (**s == ' ' || **s == '\t'))
+		(*s)++, (*len)--;
+}
+
+/*
  * is_secret_string: the value rules of SPEC section 5: a PEM private key
- * header anywhere, or, after leading spaces or a "Bearer " prefix, a value
- * starting with sk- or fdb_live_ (any case).
+ * header or a URL with a password anywhere; or, after leading spaces, an
+ * "Authorization:" header name (whatever follows it) or a "Bearer " prefix,
+ * a value starting with a known credential prefix (sk-, fdb_live_, sk_live_,
+ * ghp_, xoxb-, ...: secret_prefixes, any case), an AWS access key id, a JSON
+ * Web Token, or "Basic " credentials.
  */
 static bool
 is_secret_string(const char *s, int len)
 {
-	if (has_pem_private_key(s, len))
+	if (has_pem_private_key(s, len) || has_url_password(s, len))
 		return true;
-	while (len > 0 && (*s == ' ' || *s == '\t'))
-		s++, len--;
+	skip_spaces(&s, &len);
+	if (starts_with_ci(s, len, "authorization:") || starts_with_ci(s, len, "proxy-authorization:"))
+		return true;
 	if (starts_with_ci(s, len, "bearer "))
 	{
 		s += 7, len -= 7;
-		while (len > 0 && (*s == ' ' || *s == '\t'))
-			s++, len--;
+		skip_spaces(&s, &len);
 	}
-	return starts_with_ci(s, len, "sk-") || starts_with_ci(s, len, "fdb_live_");
+	for (int i = 0; secret_prefixes[i]; i++)
+	{
+		if (starts_with_ci(s, len, secret_prefixes[i]))
+			return true;
+	}
+	return is_aws_key_id(s, len) || is_jwt(s, len) || is_basic_auth(s, len);
 }
 
 /* wl_payload_secret_text: whether a text value looks like a credential (the value rules). */
