@@ -40,3 +40,44 @@ CREATE FUNCTION workload.member_role(role_oid oid, role name)
     AS 'MODULE_PATHNAME', 'workload_member_role';
 COMMENT ON FUNCTION workload.member_role(oid, name) IS 'the role a membership names, by identity (its OID; on Citus its exact name)';
 REVOKE ALL ON FUNCTION workload.member_role(oid, name) FROM PUBLIC;
+
+-- A tenant's and application's own channel secret, made when a member is
+-- removed from it (workload_remove_tenant_member): NOTIFY channels are named
+-- under it from then on (SPEC section 4, with the same formula), so a removed
+-- role that still LISTENs on the old name hears nothing more.  Key material:
+-- readable by no role but the extension's owner, as channel_secret.
+CREATE TABLE workload.channel_secrets (
+    tenant_id            text NOT NULL,
+    application_id       text NOT NULL,
+    secret               bytea NOT NULL CHECK (pg_catalog.length(secret) OPERATOR(pg_catalog.=) 32),
+    rotated_at           timestamptz NOT NULL,
+    CONSTRAINT channel_secrets_pkey PRIMARY KEY (tenant_id, application_id)
+);
+ALTER TABLE workload.channel_secrets ENABLE ROW LEVEL SECURITY;
+
+-- ============================================================================
+-- The tables this version adds are guarded, hidden and dumped as the others:
+-- written by the API alone (the raw-write triggers, ENABLE ALWAYS), no
+-- privilege for PUBLIC, and registered for pg_dump.
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['channel_secrets'] LOOP
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE ON workload.%I '
+            'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
+            t OPERATOR(pg_catalog.||) '_raw_write_trg', t);
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER %I BEFORE TRUNCATE ON workload.%I '
+            'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',
+            t OPERATOR(pg_catalog.||) '_raw_truncate_trg', t);
+        EXECUTE pg_catalog.format('ALTER TABLE workload.%I ENABLE ALWAYS TRIGGER %I',
+            t, t OPERATOR(pg_catalog.||) '_raw_write_trg');
+        EXECUTE pg_catalog.format('ALTER TABLE workload.%I ENABLE ALWAYS TRIGGER %I',
+            t, t OPERATOR(pg_catalog.||) '_raw_truncate_trg');
+        EXECUTE pg_catalog.format('REVOKE ALL ON workload.%I FROM PUBLIC', t);
+        PERFORM pg_catalog.pg_extension_config_dump(('workload.' OPERATOR(pg_catalog.||) t)::pg_catalog.regclass, '');
+    END LOOP;
+END
+$$;

@@ -170,6 +170,9 @@ workload_remove_tenant_member(PG_FUNCTION_ARGS)
 	removed = wl_store_member_del_dropped(role, tenant, app);
 	if (OidIsValid(oid))
 		removed = wl_store_member_del(oid, tenant, app) || removed;
+	/* the removed role may still be listening: the channel gets a new name */
+	if (removed)
+		wl_keys_rotate_channel(tenant, app);
 	if (!OidIsValid(oid) && !removed)
 		no_such_role(role);
 	wl_api_end(&api);

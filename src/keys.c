@@ -8,7 +8,10 @@
  */
 #include "postgres.h"
 
+#include "commands/async.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -17,6 +20,7 @@
 #include "crypto.h"
 #include "errors.h"
 #include "keys.h"
+#include "payload.h"
 #include "store_ops.h"
 
 #define WL_KEY_BYTES 32
@@ -101,36 +105,126 @@ wl_keys_mac_digest_check(const char *key_id, const char *text, const char *diges
 	return check(key_id, text, digest, true, why);
 }
 
-/* The channel secret, kept for the backend's life (it never changes once made). */
+/*
+ * The channel secrets, kept for the backend's life: the one made at CREATE
+ * EXTENSION, and those of the tenants and applications whose secret was
+ * rotated since (a member removed: workload.channel_secrets), all read at
+ * once (a row per tenant and application that ever lost a member).  A
+ * rotation invalidates the table's relcache entry, which every backend
+ * hears of before its next transaction, and the secrets are read again.
+ */
+#define WL_PAIR_LEN (2 * WL_MAX_ID_LEN + 2)
+
+typedef struct WlChannelSecret
+{
+	char		pair[WL_PAIR_LEN];	/* "tenant:application" (ids are at most WL_MAX_ID_LEN) */
+	bytea	   *secret;
+} WlChannelSecret;
+
 static bytea *channel_secret = NULL;
+static HTAB *channel_secrets = NULL;
+static MemoryContext channel_cxt = NULL;
 static uint64 channel_secret_generation = 0;
+static bool channel_callback = false;
+static Oid	channel_secrets_rel = InvalidOid;
+
+static void
+channel_secrets_forget(Datum arg, Oid relid)
+{
+	if (!OidIsValid(relid) || relid == channel_secrets_rel)
+		channel_secret = NULL;
+}
+
+/* channel_secrets_load reads every channel secret into channel_cxt */
+static void
+channel_secrets_load(void)
+{
+	HASHCTL		ctl = {.keysize = WL_PAIR_LEN, .entrysize = sizeof(WlChannelSecret)};
+	bytea	   *secret = wl_store_channel_secret();
+	MemoryContext old;
+	WlChannelPair *pairs;
+	int			n;
+
+	if (secret == NULL)
+		elog(ERROR, "workload has no channel secret");
+	if (!channel_callback)
+	{
+		CacheRegisterRelcacheCallback(channel_secrets_forget, (Datum) 0);
+		channel_callback = true;
+	}
+	channel_secrets_rel = wl_store_channel_secrets_rel();
+	if (channel_cxt == NULL)
+		channel_cxt = AllocSetContextCreate(TopMemoryContext, "workload channel secrets",
+											ALLOCSET_SMALL_SIZES);
+	MemoryContextReset(channel_cxt);
+	old = MemoryContextSwitchTo(channel_cxt);
+	channel_secret = palloc(VARSIZE_ANY(secret));
+	memcpy(channel_secret, secret, VARSIZE_ANY(secret));
+	ctl.hcxt = channel_cxt;
+	channel_secrets = hash_create("workload channel secrets", 64, &ctl,
+								  HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	MemoryContextSwitchTo(old);
+	n = wl_store_channel_pairs(&pairs);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *pair = psprintf("%s:%s", pairs[i].tenant_id, pairs[i].application_id);
+		WlChannelSecret *e = hash_search(channel_secrets, pair, HASH_ENTER, NULL);
+
+		old = MemoryContextSwitchTo(channel_cxt);
+		e->secret = palloc(VARSIZE_ANY(pairs[i].secret));
+		memcpy(e->secret, pairs[i].secret, VARSIZE_ANY(pairs[i].secret));
+		MemoryContextSwitchTo(old);
+	}
+	channel_secret_generation = wl_catalog_generation();
+}
 
 /*
  * wl_keys_channel: the NOTIFY channel of a tenant and application:
  * 'workload_' || 32 hex of HMAC-SHA256(tenant:application) under the
- * channel secret (SPEC section 4), so only who may be told can name it.
+ * channel secret (SPEC section 4; the pair's own once it was rotated), so
+ * only who may be told can name it.
  */
 char *
 wl_keys_channel(const char *tenant_id, const char *application_id)
 {
 	char	   *text = psprintf("%s:%s", tenant_id, application_id);
+	bytea	   *secret;
+	WlChannelSecret *e;
 	char	   *mac;
 
 	if (channel_secret == NULL || channel_secret_generation != wl_catalog_generation())
-	{
-		bytea	   *secret = wl_store_channel_secret();
-
-		if (secret == NULL)
-			elog(ERROR, "workload has no channel secret");
-		if (channel_secret)
-			pfree(channel_secret);
-		channel_secret = MemoryContextAlloc(TopMemoryContext, VARSIZE_ANY(secret));
-		memcpy(channel_secret, secret, VARSIZE_ANY(secret));
-		channel_secret_generation = wl_catalog_generation();
-	}
-	mac = wl_hmac_hex((const uint8 *) VARDATA_ANY(channel_secret),
-					  VARSIZE_ANY_EXHDR(channel_secret), text, strlen(text));
+		channel_secrets_load();
+	secret = channel_secret;
+	e = hash_search(channel_secrets, text, HASH_FIND, NULL);
+	if (e != NULL)
+		secret = e->secret;
+	mac = wl_hmac_hex((const uint8 *) VARDATA_ANY(secret), VARSIZE_ANY_EXHDR(secret),
+					  text, strlen(text));
 	return psprintf("workload_%.32s", mac);
+}
+
+/*
+ * wl_keys_rotate_channel gives a tenant and application a new channel
+ * secret (32 random bytes), so that a role removed from it no longer hears
+ * its notifications, and tells the old channel ("workload.channel_rotated")
+ * so its workers ask for the new name (workload_channel).  Other backends
+ * read the new secret from their next transaction on.
+ */
+void
+wl_keys_rotate_channel(const char *tenant_id, const char *application_id)
+{
+	uint8		raw[WL_KEY_BYTES];
+	bytea	   *secret = palloc(VARHDRSZ + WL_KEY_BYTES);
+	char	   *old_channel = wl_keys_channel(tenant_id, application_id);
+
+	wl_random_bytes(raw, sizeof(raw));
+	SET_VARSIZE(secret, VARHDRSZ + WL_KEY_BYTES);
+	memcpy(VARDATA(secret), raw, WL_KEY_BYTES);
+	explicit_bzero(raw, sizeof(raw));
+	wl_store_channel_pair_put(tenant_id, application_id, secret, wl_now());
+	CacheInvalidateRelcacheByRelid(wl_store_channel_secrets_rel());
+	channel_secret = NULL;
+	Async_Notify(old_channel, WL_CHANNEL_ROTATED);
 }
 
 /* wl_keys_make_channel_secret makes the channel secret (32 random bytes), once. */

@@ -12,6 +12,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -378,6 +379,50 @@ wl_store_channel_secret(void)
 		secret = DatumGetByteaPCopy(wl_store_datum(t, 0, 1, &isnull));
 	SPI_freetuptable(t);
 	return secret;
+}
+
+/* wl_store_channel_pairs: the rotated channel secrets (*out, in the caller's memory); how many. */
+int
+wl_store_channel_pairs(WlChannelPair **out)
+{
+	SPITupleTable *t = wl_store_run(P_CHANNEL_PAIRS, NULL, NULL, 0, SPI_OK_SELECT);
+	int			n = (int) SPI_processed;
+	bool		isnull;
+
+	*out = palloc(sizeof(WlChannelPair) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		(*out)[i].tenant_id = wl_store_text(t, i, 1);
+		(*out)[i].application_id = wl_store_text(t, i, 2);
+		(*out)[i].secret = DatumGetByteaPCopy(wl_store_datum(t, i, 3, &isnull));
+	}
+	SPI_freetuptable(t);
+	return n;
+}
+
+/* wl_store_channel_pair_put sets a tenant's and application's own channel secret. */
+void
+wl_store_channel_pair_put(const char *tenant_id, const char *application_id, bytea *secret,
+						  TimestampTz at)
+{
+	Datum		args[4];
+
+	args[0] = CStringGetTextDatum(tenant_id);
+	args[1] = CStringGetTextDatum(application_id);
+	args[2] = PointerGetDatum(secret);
+	args[3] = TimestampTzGetDatum(at);
+	wl_store_run(P_CHANNEL_PAIR_PUT, args, NULL, 0, SPI_OK_INSERT);
+}
+
+/* wl_store_channel_secrets_rel: the table of rotated channel secrets. */
+Oid
+wl_store_channel_secrets_rel(void)
+{
+	Oid			rel = get_relname_relid("channel_secrets", wl_catalog_store_schema());
+
+	if (!OidIsValid(rel))
+		elog(ERROR, "table workload.channel_secrets not found");
+	return rel;
 }
 
 void

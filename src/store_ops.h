@@ -354,6 +354,19 @@ extern void wl_store_revocation_progress(const char *grant_id, const char *after
 										 bool done, TimestampTz at);
 extern bytea *wl_store_channel_secret(void);
 extern void wl_store_channel_secret_put(bytea *secret, TimestampTz at);
+
+/* A tenant's and application's own channel secret (rotated since CREATE EXTENSION). */
+typedef struct WlChannelPair
+{
+	char	   *tenant_id;
+	char	   *application_id;
+	bytea	   *secret;
+} WlChannelPair;
+
+extern int	wl_store_channel_pairs(WlChannelPair **out);
+extern void wl_store_channel_pair_put(const char *tenant_id, const char *application_id,
+									  bytea *secret, TimestampTz at);
+extern Oid	wl_store_channel_secrets_rel(void);
 extern bool wl_store_member(const char *role, const char *tenant_id, const char *application_id);
 extern void wl_store_member_put(const char *role, Oid role_oid, const char *tenant_id,
 								const char *application_id);

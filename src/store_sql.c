@@ -1146,6 +1146,15 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_CHANNEL_SECRET] = {
 		"SELECT c.secret FROM workload.channel_secret c",
 	0, {InvalidOid}},
+	/* the tenants' and applications' own channel secrets, rotated since CREATE EXTENSION */
+	[P_CHANNEL_PAIRS] = {
+		"SELECT c.tenant_id, c.application_id, c.secret FROM workload.channel_secrets c",
+	0, {InvalidOid}},
+	[P_CHANNEL_PAIR_PUT] = {
+		"INSERT INTO workload.channel_secrets (tenant_id, application_id, secret, rotated_at) "
+		"VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, application_id) "
+		"DO UPDATE SET secret = EXCLUDED.secret, rotated_at = EXCLUDED.rotated_at",
+	4, {TEXTOID, TEXTOID, BYTEAOID, TIMESTAMPTZOID}},
 	[P_CHANNEL_SECRET_PUT] = {
 		"INSERT INTO workload.channel_secret (secret, created_at) VALUES ($1, $2)",
 	2, {BYTEAOID, TIMESTAMPTZOID}},

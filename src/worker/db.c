@@ -38,6 +38,14 @@ wlw_db_socket(void)
 /* A NOTIFY arrived (while waiting or with a statement's answer) not yet reported. */
 static bool notify_pending = false;
 
+/*
+ * The channel was renamed (a member was removed from the tenant, and the
+ * server said so on the old name): LISTEN on the new one before the next
+ * statement.
+ */
+#define CHANNEL_ROTATED "workload.channel_rotated"
+static bool relisten_pending = false;
+
 static void
 drain_notifies(void)
 {
@@ -46,9 +54,13 @@ drain_notifies(void)
 	while ((n = PQnotifies(conn)) != NULL)
 	{
 		notify_pending = true;
+		if (n->extra != NULL && strcmp(n->extra, CHANNEL_ROTATED) == 0)
+			relisten_pending = true;
 		PQfreemem(n);
 	}
 }
+
+static bool listen_channel(void);
 
 /*
  * wlw_db_notified says whether a NOTIFY arrived since it was last taken
@@ -83,6 +95,11 @@ wlw_db_exec_once(const char *sql, int n, const char *const *params, WlwError *er
 		*lost = true;
 		snprintf(err->message, sizeof(err->message), "not connected");
 		return NULL;
+	}
+	if (relisten_pending)
+	{
+		relisten_pending = false;
+		(void) listen_channel();
 	}
 	res = PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
 	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
@@ -179,6 +196,24 @@ follow_tenant(void)
 static bool
 try_connect(void)
 {
+	if (!open_conn(NULL, NULL))
+		return false;
+	if (!follow_tenant() || !listen_channel())
+	{
+		wlw_db_close();
+		return false;
+	}
+	wlw_log("connected (server pid %d)", PQbackendPID(conn));
+	return true;
+}
+
+/*
+ * listen_channel asks for the tenant's channel (workload_channel) and
+ * LISTENs on it, and on nothing else.
+ */
+static bool
+listen_channel(void)
+{
 	const char *params[2] = {wlw_opt.tenant, wlw_opt.application};
 	PGresult   *res;
 	WlwError	err;
@@ -186,33 +221,29 @@ try_connect(void)
 	char	   *ident;
 	char		sql[600];
 
-	if (!open_conn(NULL, NULL))
-		return false;
-	if (!follow_tenant())
-	{
-		wlw_db_close();
-		return false;
-	}
 	res = wlw_db_exec_once("SELECT workload_channel($1, $2)", 2, params, &err, &lost);
 	if (res == NULL)
 	{
 		wlw_log("could not find the notification channel: %s", err.message);
-		wlw_db_close();
 		return false;
 	}
 	ident = PQescapeIdentifier(conn, PQgetvalue(res, 0, 0), strlen(PQgetvalue(res, 0, 0)));
 	snprintf(sql, sizeof(sql), "LISTEN %s", ident ? ident : "\"\"");
 	PQfreemem(ident);
 	PQclear(res);
-	res = wlw_db_exec_once(sql, 0, NULL, &err, &lost);
+	res = wlw_db_exec_once("UNLISTEN *", 0, NULL, &err, &lost);
+	if (res != NULL)
+	{
+		PQclear(res);
+		res = wlw_db_exec_once(sql, 0, NULL, &err, &lost);
+	}
 	if (res == NULL)
 	{
 		wlw_log("could not LISTEN: %s", err.message);
-		wlw_db_close();
 		return false;
 	}
 	PQclear(res);
-	wlw_log("connected (server pid %d); %s", PQbackendPID(conn), sql);
+	wlw_log("%s", sql);
 	return true;
 }
 
