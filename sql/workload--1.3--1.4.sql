@@ -55,6 +55,30 @@ CREATE TABLE workload.channel_secrets (
 );
 ALTER TABLE workload.channel_secrets ENABLE ROW LEVEL SECURITY;
 
+-- The tick's phases (SPEC section 5.1): the background worker runs each in a
+-- transaction of its own, leases first, so that every tenant's lease
+-- recoveries and timeouts are committed before anything slower runs;
+-- workload_tick() runs them all in the caller's transaction.
+CREATE FUNCTION workload.tick_phase(phase text) RETURNS jsonb
+    LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_tick_phase';
+COMMENT ON FUNCTION workload.tick_phase(text) IS 'one phase of workload_tick (leases, cascades, schedules, sweeps), for the background worker';
+REVOKE ALL ON FUNCTION workload.tick_phase(text) FROM PUBLIC;
+
+-- What a maintenance pass left of a cascade for the next (a pass has a budget
+-- of steps and waits for no row another session holds): the dependents of
+-- workload_id, which reached final_state, after after_id (a frame,
+-- dependent_id ''), or the one dependent dependent_id whose row was held.
+CREATE TABLE workload.cascades (
+    tenant_id            text NOT NULL,
+    workload_id          text NOT NULL,
+    final_state          @extschema@.workload_state NOT NULL,
+    after_id             text,
+    dependent_id         text NOT NULL,
+    queued_at            timestamptz NOT NULL,
+    CONSTRAINT cascades_pkey PRIMARY KEY (tenant_id, workload_id, dependent_id)
+);
+
 -- ============================================================================
 -- The tables this version adds are guarded, hidden and dumped as the others:
 -- written by the API alone (the raw-write triggers, ENABLE ALWAYS), no
@@ -63,7 +87,7 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['channel_secrets'] LOOP
+    FOREACH t IN ARRAY ARRAY['channel_secrets', 'cascades'] LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE ON workload.%I '
             'FOR EACH STATEMENT EXECUTE FUNCTION workload.refuse_raw_write()',

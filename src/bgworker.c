@@ -114,9 +114,16 @@ pass_lock_timeout_ms(void)
 	return Max(Min(DeadlockTimeout, 1000) / 2, 1);
 }
 
-/* pass_once runs workload_tick() once in its own transaction. */
+/*
+ * The phases of a pass (tick.c), each run by pass_once in a transaction of
+ * its own: the leases every tenant waits on are committed before anything
+ * slower runs.
+ */
+static const char *const tick_phases[] = {"leases", "cascades", "schedules", "sweeps", NULL};
+
+/* phase_once runs workload.tick_phase(phase) once in its own transaction. */
 static WlPass
-pass_once(void)
+phase_once(const char *phase)
 {
 	Oid			schema;
 	bool		busy;
@@ -135,8 +142,7 @@ pass_once(void)
 		result = WL_PASS_DONE;	/* a DROP or ALTER EXTENSION is under way */
 	else if (OidIsValid(schema))
 	{
-		char	   *sql = psprintf("SELECT %s.workload_tick()",
-								   quote_identifier(get_namespace_name(schema)));
+		char	   *sql = psprintf("SELECT workload.tick_phase(%s)", quote_literal_cstr(phase));
 		bool		isnull;
 		Datum		d;
 
@@ -156,6 +162,27 @@ pass_once(void)
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	return result;
+}
+
+/*
+ * pass_once runs a pass: each phase in its own transaction, leases first;
+ * WL_PASS_MORE when a phase left work.
+ */
+static WlPass
+pass_once(void)
+{
+	WlPass		result = WL_PASS_DONE;
+
+	for (int i = 0; tick_phases[i]; i++)
+	{
+		WlPass		p = phase_once(tick_phases[i]);
+
+		if (p == WL_PASS_ABSENT)
+			return p;
+		if (p == WL_PASS_MORE)
+			result = WL_PASS_MORE;
+	}
 	return result;
 }
 

@@ -14,14 +14,39 @@
 
 static bool clock_overridden = false;
 static TimestampTz clock_override_value = 0;
+static bool clock_stepping = false;
+static TimestampTz clock_step = 0;
 
-/* wl_now returns the time every workload decision is made against. */
+/*
+ * wl_now returns the time every workload decision is made against: the
+ * statement's start, or (during a maintenance pass, which may take long) the
+ * start of the pass's current step.
+ */
 TimestampTz
 wl_now(void)
 {
 	if (clock_overridden)
 		return clock_override_value;
+	if (clock_stepping)
+		return clock_step;
 	return GetCurrentStatementStartTimestamp();
+}
+
+/* wl_clock_steps: from now on (on), the clock is read at each step (wl_clock_step). */
+void
+wl_clock_steps(bool on)
+{
+	clock_stepping = on;
+	if (on)
+		clock_step = GetCurrentTimestamp();
+}
+
+/* wl_clock_step: a step begins: wl_now is the time now (while stepping). */
+void
+wl_clock_step(void)
+{
+	if (clock_stepping)
+		clock_step = GetCurrentTimestamp();
 }
 
 /*

@@ -8,5 +8,7 @@ extern TimestampTz wl_now(void);
 extern bool wl_clock_parse(const char *text, TimestampTz *result);
 extern bool wl_clock_parse_rfc3339(const char *text, TimestampTz *result);
 extern void wl_clock_set_override(const char *text);
+extern void wl_clock_steps(bool on);
+extern void wl_clock_step(void);
 
 #endif

@@ -1,14 +1,18 @@
 /*
- * recovery.c: maintenance, bounded and isolated.  Lease recovery and the
- * tick's passes (silent heartbeats, due deadlines) scan for due rows in
- * batches, in keyset order (a pass never selects a row twice, whatever
- * happened to it), each batch in its own memory context.  Each batch runs
- * in a subtransaction; when one fails, its rows are done again one by one,
- * each in its own, and a row whose step fails is skipped and reported while
- * every other row is still handled in the same pass: one tenant's broken
- * workload never stops anyone's maintenance.  This is the one place an
- * error is caught: its subtransaction is rolled back, as PL/pgSQL's
- * EXCEPTION does, and it is reported; a cancel is re-thrown.  Layer 3.
+ * recovery.c: maintenance, bounded, fair and isolated.  Lease recovery and
+ * the tick's scans (silent heartbeats, due deadlines) read due rows in fair
+ * order between tenants (each tenant's soonest first, the tenants in turn:
+ * store_sql.c, FAIR), so the budget of a pass reaches a quiet tenant's one
+ * due row however many another tenant has, and act on them in batches, each
+ * in its own memory context.  Each batch runs in a subtransaction; when one
+ * fails, its rows are done again one by one, each in its own, and a row
+ * whose step fails is skipped and reported while every other row is still
+ * handled in the same pass: one tenant's broken workload never stops
+ * anyone's maintenance.  A row another session holds is never waited for
+ * (pass.c): it is taken SKIP LOCKED, and a step that meets another lock
+ * gives way and is left for a later pass.  This is the one place an error is
+ * caught: its subtransaction is rolled back, as PL/pgSQL's EXCEPTION does,
+ * and it is reported; a cancel is re-thrown.  Layer 3.
  */
 #include "postgres.h"
 
@@ -19,6 +23,7 @@
 
 #include "authz.h"
 #include "catalog.h"
+#include "pass.h"
 #include "clock.h"
 #include "deadline.h"
 #include "errors.h"
@@ -30,15 +35,15 @@
 #include "transition.h"
 #include "waits.h"
 
-#define WL_TICK_BATCH 100		/* rows per scan and per subtransaction */
+#define WL_TICK_BATCH 100		/* rows per subtransaction */
 #define WL_TICK_LIMIT 1000		/* rows acted on per kind of work per tick */
-#define WL_TICK_TRIES 10		/* rows tried per kind of work per tick: this times the limit */
+#define WL_TICK_FETCH 2000		/* rows a scan reads, in fair order, per kind of work per tick */
 #define WL_DEFER_FIRST_MS 10000 /* a failed row's first wait before the tick tries it again */
 #define WL_DEFER_MAX_MS 300000	/* its longest (the wait doubles with each failure) */
+#define WL_DEFER_HELD_MS 1000	/* a row whose step gave way to another session's lock */
 #define WL_DEFER_ROWS 10000		/* failed rows remembered by a session */
 
-typedef int (*WlScan) (TimestampTz now, const WlCaller *who, int limit, const WlDue *after,
-						WlDue **out);
+typedef int (*WlScan) (TimestampTz now, const WlCaller *who, int limit, WlDue **out);
 struct WlPass;
 typedef bool (*WlAct) (WlRow *row, struct WlPass *p);
 
@@ -57,6 +62,7 @@ typedef struct WlPass
 	uint64		done;			/* rows acted on in this pass */
 	bool		defer;			/* a failed row waits before it is tried again */
 	uint64		deferred_now;	/* rows whose failure this pass deferred */
+	int			first_held;		/* a sweep: the first row another session held (-1: none) */
 } WlPass;
 
 /*
@@ -97,9 +103,12 @@ deferred(WlAct act, const char *workload_id, TimestampTz now)
 	return d != NULL && d->retry_at > now;
 }
 
-/* defer: the row failed; it waits (when there is room to remember it) */
+/*
+ * defer: the row failed (held: gave way to another session's lock); it
+ * waits (when there is room to remember it)
+ */
 static void
-defer(WlPass *p, const char *workload_id)
+defer(WlPass *p, const char *workload_id, bool held)
 {
 	uint64		key = deferred_key(p->act, workload_id);
 	TimestampTz now = wl_now();
@@ -125,6 +134,13 @@ defer(WlPass *p, const char *workload_id)
 			return;
 	}
 	d = hash_search(deferred_rows, &key, HASH_ENTER, &found);
+	if (held)
+	{
+		/* not a failure: the row is tried again soon, whatever failed before */
+		d->failures = found ? d->failures : 0;
+		d->retry_at = now + (int64) WL_DEFER_HELD_MS * 1000;
+		return;
+	}
 	d->failures = found ? Min(d->failures + 1, 16) : 1;
 	d->retry_at = now + Min((int64) WL_DEFER_FIRST_MS << (d->failures - 1),
 							(int64) WL_DEFER_MAX_MS) * 1000;
@@ -273,9 +289,10 @@ revoke_one(WlRow *row, WlPass *p)
 }
 
 /*
- * act_range runs the pass's step on its rows from..to, each locked again:
- * by a due scan, passing over one another transaction holds (the next pass
- * sees it); by a revocation's sweep, which must reach every one, waiting.
+ * act_range runs the pass's step on its rows from..to, each locked again,
+ * passing over one another transaction holds (the next pass sees it; a
+ * revocation's sweep, which must reach every one, notes the first, and
+ * goes on from it next time).
  */
 static void
 act_range(WlPass *p)
@@ -283,9 +300,10 @@ act_range(WlPass *p)
 	for (int i = p->from; i < p->to; i++)
 	{
 		WlRow		row;
-		bool		locked = p->grant_id ? wl_store_lock(p->due[i].workload_id, p->who, &row) :
-			wl_store_lock_unheld(p->due[i].workload_id, p->who, &row);
+		bool		locked = wl_store_lock_unheld(p->due[i].workload_id, p->who, &row);
 
+		if (!locked && p->grant_id && p->first_held < 0)
+			p->first_held = i;
 		if (locked && p->act(&row, p))
 		{
 			p->nacted++;
@@ -363,46 +381,55 @@ keep_acted(WlPass *p, MemoryContext keep)
 }
 
 /*
- * run_batch handles n due rows in one subtransaction; when it fails, each
- * row again in its own, so only the rows that fail are skipped.
+ * run_batch handles the due rows start..start+n in one subtransaction; when
+ * it fails, each row again in its own, so only the rows that fail are
+ * skipped.  A row whose step gave way to another session's lock (pass.c) is
+ * left for a later pass, counted in r->held, not reported as failed.
  */
 static void
-run_batch(WlPass *p, int n, MemoryContext keep)
+run_batch(WlPass *p, int start, int n, MemoryContext keep)
 {
 	ErrorData  *e;
 
-	p->from = 0;
-	p->to = n;
+	p->from = start;
+	p->to = start + n;
 	if ((e = isolated(p)) == NULL)
 	{
 		keep_acted(p, keep);
 		return;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = start; i < start + n; i++)
 	{
 		p->from = i;
 		p->to = i + 1;
 		if ((e = isolated(p)) == NULL)
 			keep_acted(p, keep);
+		else if (wl_pass_gave_way(e->sqlerrcode))
+		{
+			p->r->held++;
+			if (p->grant_id && p->first_held < 0)
+				p->first_held = i;
+			if (p->defer)
+				defer(p, p->due[i].workload_id, true);
+		}
 		else
 		{
 			report(p->r, p->due[i].workload_id, e, keep);
 			if (p->defer)
-				defer(p, p->due[i].workload_id);
+				defer(p, p->due[i].workload_id, false);
 		}
 	}
 }
 
 /*
- * pass scans for due rows in batches after the last position it reached,
- * and hands each batch to run_batch.  It stops when it has acted on limit
- * rows or tried ten times as many (0: when the scan is exhausted), and
- * then says so in r->more, unless the rows it tried were all left as they
- * were (held by other transactions, no longer due): the next pass would
- * find them the same.  Rows that fail do not use up the limit, so rows
- * behind them are reached in the same pass; with defer (the tick's
- * passes) each waits before it is tried again (deferred), and a row
- * waiting is passed over, counted in r->deferred.
+ * pass reads due rows in fair order (scan) and hands them to run_batch in
+ * batches, until it has acted on limit rows, the scan's rows are done, or
+ * the maintenance pass's time is spent; with limit 0, it reads again after
+ * each read it acted on, until none is left (rows it could not act on,
+ * held or failing, are not read twice in a row: a read that acts on none
+ * ends it).  r->more says that due rows may be left.  With defer (the
+ * tick's passes) a row that failed waits before it is tried again, and a
+ * row waiting is passed over, counted in r->deferred.
  */
 static void
 pass(WlScan scan, const WlCaller *who, WlAct act, uint64 limit, bool defer, WlTickReport *r)
@@ -410,43 +437,40 @@ pass(WlScan scan, const WlCaller *who, WlAct act, uint64 limit, bool defer, WlTi
 	MemoryContext keep = CurrentMemoryContext;
 	MemoryContext batch = AllocSetContextCreate(keep, "workload maintenance batch",
 												ALLOCSET_DEFAULT_SIZES);
-	WlDue		pos = {"", DT_NOBEGIN};
-	uint64		tried = 0;
 	WlPass		p = {act, NULL, who, r};
+	int			fetch = limit > 0 ? (int) Min(limit * 2, (uint64) WL_TICK_FETCH * 10) : WL_TICK_FETCH;
 
 	p.defer = defer;
+	p.first_held = -1;
 	for (;;)
 	{
-		MemoryContext old;
+		MemoryContext old = MemoryContextSwitchTo(batch);
+		uint64		before = p.done;
 		int			n;
 		int			m = 0;
-		TimestampTz now = wl_now();
+		int			i;
 
-		if (limit > 0 && (p.done >= limit || tried >= limit * WL_TICK_TRIES))
+		wl_pass_step();
+		n = scan(wl_now(), who, fetch, &p.due);
+		for (i = 0; i < n; i++)
 		{
-			r->more = r->more || p.done > 0 || p.deferred_now > 0;
-			break;
-		}
-		old = MemoryContextSwitchTo(batch);
-		n = scan(now, who, WL_TICK_BATCH, &pos, &p.due);
-		if (n > 0)
-		{
-			pos.at = p.due[n - 1].at;
-			pos.workload_id = MemoryContextStrdup(keep, p.due[n - 1].workload_id);
-		}
-		for (int i = 0; i < n; i++)
-		{
-			if (defer && deferred(act, p.due[i].workload_id, now))
+			if (defer && deferred(act, p.due[i].workload_id, wl_now()))
 				r->deferred++;
 			else
 				p.due[m++] = p.due[i];
 		}
-		if (m > 0)
-			run_batch(&p, m, keep);
+		for (i = 0; i < m && (limit == 0 || p.done < limit); i += WL_TICK_BATCH)
+		{
+			if (wl_pass_spent())
+				break;
+			wl_pass_step();
+			run_batch(&p, i, Min(WL_TICK_BATCH, m - i), keep);
+		}
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(batch);
-		tried += m;
-		if (n < WL_TICK_BATCH)
+		if (i < m || n == fetch)
+			r->more = r->more || p.done > before || p.deferred_now > 0 || i < m;
+		if (limit > 0 || n < fetch || p.done == before || wl_pass_spent())
 			break;
 	}
 	MemoryContextDelete(batch);
@@ -454,28 +478,27 @@ pass(WlScan scan, const WlCaller *who, WlAct act, uint64 limit, bool defer, WlTi
 
 /* the scans, in WlScan's shape (only leases are scanned for a caller) */
 static int
-scan_expired(TimestampTz now, const WlCaller *who, int limit, const WlDue *after, WlDue **out)
+scan_expired(TimestampTz now, const WlCaller *who, int limit, WlDue **out)
 {
-	return wl_store_expired(now, who, limit, after, out);
+	return wl_store_expired(now, who, limit, out);
 }
 
 static int
-scan_deadlines(TimestampTz now, const WlCaller *who, int limit, const WlDue *after, WlDue **out)
+scan_deadlines(TimestampTz now, const WlCaller *who, int limit, WlDue **out)
 {
-	return wl_store_deadline_due(now, limit, after, out);
+	return wl_store_deadline_due(now, limit, out);
 }
 
 static int
-scan_held_deadlines(TimestampTz now, const WlCaller *who, int limit, const WlDue *after,
-					WlDue **out)
+scan_held_deadlines(TimestampTz now, const WlCaller *who, int limit, WlDue **out)
 {
-	return wl_store_held_deadline_due(now, limit, after, out);
+	return wl_store_held_deadline_due(now, limit, out);
 }
 
 static int
-scan_heartbeats(TimestampTz now, const WlCaller *who, int limit, const WlDue *after, WlDue **out)
+scan_heartbeats(TimestampTz now, const WlCaller *who, int limit, WlDue **out)
 {
-	return wl_store_heartbeat_due(now, limit, after, out);
+	return wl_store_heartbeat_due(now, limit, out);
 }
 
 /*
@@ -500,8 +523,9 @@ wl_recovery_leases(uint64 limit, WlTickReport *r)
  * grants: for each revocation not swept yet, the next slice of workloads
  * (in id order, from where its sweep stopped) is looked at, and those whose
  * authorization chain holds the grant go to DEAD_LETTER (revoke_one), in
- * isolated batches.  A revocation is swept once its scan reached the end;
- * meanwhile claims skip its work.
+ * isolated batches.  A workload another session holds is not waited for:
+ * the sweep goes on from it next time.  A revocation is swept once its scan
+ * reached the end; meanwhile claims skip its work.
  */
 static void
 sweep_revocations(WlTickReport *r)
@@ -519,23 +543,44 @@ sweep_revocations(WlTickReport *r)
 		char	   *last;
 		int			scanned;
 		int			m;
-		char	  **ids = wl_store_revoked_slice(revs[i].grant_id, revs[i].sweep_after,
-												 WL_SWEEP_SLICE, &last, &scanned, &m);
+		char	  **ids;
+		int			j;
 
-		p.due = palloc(sizeof(WlDue) * (m + 1));
-		for (int j = 0; j < m; j++)
-			p.due[j].workload_id = ids[j];
-		for (int j = 0; j < m; j += WL_TICK_BATCH)
+		if (wl_pass_spent())
 		{
-			WlPass		slice = p;
-
-			slice.due = p.due + j;
-			run_batch(&slice, Min(WL_TICK_BATCH, m - j), keep);
-		}
-		wl_store_revocation_progress(revs[i].grant_id, last ? last : revs[i].sweep_after,
-									 scanned < WL_SWEEP_SLICE, wl_now());
-		if (scanned == WL_SWEEP_SLICE)
 			r->more = true;
+			MemoryContextSwitchTo(old);
+			break;
+		}
+		wl_pass_step();
+		ids = wl_store_revoked_slice(revs[i].grant_id, revs[i].sweep_after,
+									 WL_SWEEP_SLICE, &last, &scanned, &m);
+		p.first_held = -1;
+		p.due = palloc(sizeof(WlDue) * (m + 1));
+		for (j = 0; j < m; j++)
+			p.due[j].workload_id = ids[j];
+		for (j = 0; j < m && p.first_held < 0 && !wl_pass_spent(); j += WL_TICK_BATCH)
+		{
+			wl_pass_step();
+			run_batch(&p, j, Min(WL_TICK_BATCH, m - j), keep);
+		}
+		if (p.first_held >= 0 || j < m)
+		{
+			/* from the first row held (or not reached), next time */
+			int			k = p.first_held >= 0 ? p.first_held : j;
+
+			wl_store_revocation_progress(revs[i].grant_id,
+										 k > 0 ? p.due[k - 1].workload_id : revs[i].sweep_after,
+										 false, wl_now());
+			r->more = true;
+		}
+		else
+		{
+			wl_store_revocation_progress(revs[i].grant_id, last ? last : revs[i].sweep_after,
+										 scanned < WL_SWEEP_SLICE, wl_now());
+			if (scanned == WL_SWEEP_SLICE)
+				r->more = true;
+		}
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(one);
 	}
@@ -570,28 +615,36 @@ sweep_on_citus(WlTickReport *r)
 }
 
 /*
- * wl_recovery_tick: one maintenance pass as a single runner (false, doing
- * nothing, when another is running): expired leases, silent heartbeats,
- * then every row whose deadline has come (rows nobody holds by the
- * deadline index, then held rows by their lease); at most WL_TICK_LIMIT rows of
- * each, with r->more when some were left; then the work of revoked grants.
- * On Citus every node runs its own, over the shards it holds
+ * wl_recovery_leases_phase: the first phase of a maintenance pass, the one
+ * every tenant waits on: expired leases, silent heartbeats, then every row
+ * whose deadline has come (rows nobody holds by the deadline index, then
+ * held rows by their lease), at most WL_TICK_LIMIT rows of each, in fair
+ * order between tenants, with r->more when some were left.  The caller holds
+ * the tick's single-runner lock, in a maintenance pass (pass.c).  On Citus
+ * every node runs its own, over the shards it holds
  * (wl_store_citus_local_due).
  */
-bool
-wl_recovery_tick(WlTickReport *r)
+void
+wl_recovery_leases_phase(WlTickReport *r)
 {
-	if (!wl_catalog_tick_lock())
-		return false;
 	wl_store_held_begin();
 	pass(scan_expired, NULL, recover_one, WL_TICK_LIMIT, true, r);
 	pass(scan_heartbeats, NULL, heartbeat_one, WL_TICK_LIMIT, true, r);
 	pass(scan_deadlines, NULL, deadline_one, WL_TICK_LIMIT, true, r);
 	pass(scan_held_deadlines, NULL, deadline_one, WL_TICK_LIMIT, true, r);
 	wl_store_held_end();
+}
+
+/*
+ * wl_recovery_sweeps_phase: the work of revoked grants (on Citus, the
+ * coordinator's, for the whole cluster).  The caller holds the tick's
+ * single-runner lock, in a maintenance pass.
+ */
+void
+wl_recovery_sweeps_phase(WlTickReport *r)
+{
 	if (wl_store_citus_distributed())
 		sweep_on_citus(r);
 	else
 		sweep_revocations(r);
-	return true;
 }

@@ -28,6 +28,10 @@ typedef struct WlTickReport
 	int64		revoked;		/* dead-lettered: their authorization was revoked */
 	int64		failed;
 	int64		deferred;		/* passed over: their step failed a moment ago */
+	int64		held;			/* left for a later pass: their step met another session's lock */
+	int64		cascaded;		/* cascades taken up from workload.cascades */
+	int64		cascade_steps;	/* dependents looked at by cascades */
+	int64		cascades_left;	/* cascade frames and dependents left for a later pass */
 	bool		more;			/* it stopped at its limit with work left */
 	List	   *errors;			/* of WlStepError, at most WL_REPORT_ERRORS */
 	List	   *recovered_ids;	/* of char *, when asked for */
@@ -35,6 +39,7 @@ typedef struct WlTickReport
 } WlTickReport;
 
 extern void wl_recovery_leases(uint64 limit, WlTickReport *r);
-extern bool wl_recovery_tick(WlTickReport *r);
+extern void wl_recovery_leases_phase(WlTickReport *r);
+extern void wl_recovery_sweeps_phase(WlTickReport *r);
 
 #endif

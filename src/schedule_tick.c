@@ -6,9 +6,14 @@
  * the schedule goes on; a schedule whose pass fails as a whole is left for
  * the next tick and never stops the others.  A slot's workload is made
  * through wl_create, as the role that made the schedule, with the slot's
- * idempotency key: a slot fires once however many ticks race.  Bounded: at
- * most WL_SCHEDULE_LIMIT schedules and WL_SCHEDULE_SLOTS slots of each a
- * tick.  Layer 3.
+ * idempotency key: a slot fires once however many ticks race.  Bounded and
+ * fair: the due schedules are taken in fair order between tenants (each
+ * tenant's soonest first, the tenants in turn), at most WL_SCHEDULE_LIMIT
+ * schedules, WL_SCHEDULE_SLOTS slots of each and WL_SCHEDULE_PASS_SLOTS in
+ * all a tick, while the pass's time lasts; the rest are due next time.  A
+ * schedule another session holds is passed over, and a slot whose create
+ * meets another session's lock gives way: it is made by a later pass, not
+ * recorded as failed.  The clock is read for each schedule.  Layer 3.
  */
 #include "postgres.h"
 
@@ -21,12 +26,14 @@
 #include "cron.h"
 #include "errors.h"
 #include "jsonb_util.h"
+#include "pass.h"
 #include "recovery.h"
 #include "schedule.h"
 #include "spec.h"
 
 #define WL_SCHEDULE_LIMIT 1000	/* schedules a tick */
 #define WL_SCHEDULE_SLOTS 100	/* slots of one schedule a tick */
+#define WL_SCHEDULE_PASS_SLOTS 1000 /* slots of all schedules a tick */
 #define WL_MISSED_AFTER_US (60 * USECS_PER_SEC)	/* a slot seen later than this is missed */
 
 /* the schedule being handled, for the functions a subtransaction calls */
@@ -37,6 +44,8 @@ typedef struct WlFire
 	TimestampTz slot;			/* the slot being made */
 	char	   *workload_id;	/* what its create returned */
 	WlScheduleReport *r;
+	int			slots_left;		/* of the tick's budget */
+	bool		gave_way;		/* a slot's create met another session's lock */
 } WlFire;
 
 /*
@@ -136,6 +145,15 @@ fire_slot(WlFire *f, TimestampTz slot, WlScheduleRun *run)
 	f->workload_id = NULL;
 	e = wl_isolated(make_slot, f);
 	wl_authz_set_caller(tick_caller);
+	if (e != NULL && wl_pass_gave_way(e->sqlerrcode))
+	{
+		/* left for a later pass, from this slot on; not a failure */
+		f->gave_way = true;
+		run->has_next = true;
+		run->next_run_at = slot;
+		FreeErrorData(e);
+		return;
+	}
 	run->set_error = true;
 	if (e == NULL)
 	{
@@ -237,8 +255,19 @@ fire_schedule(void *arg)
 	memset(&run, 0, sizeof(run));
 	wl_cron_parse(f->s.cron, &c);
 	n = due_slots(f, &c, now, slots, &run.has_next, &run.next_run_at);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n && !f->gave_way; i++)
+	{
+		/* the tick's budget spent: the rest of the slots are due next time */
+		if (f->slots_left <= 0)
+		{
+			run.has_next = true;
+			run.next_run_at = slots[i];
+			f->r->more = true;
+			break;
+		}
+		f->slots_left--;
 		fire_slot(f, slots[i], &run);
+	}
 	wl_store_schedule_ran(&f->s, &run);
 }
 
@@ -256,22 +285,40 @@ wl_schedule_tick(WlScheduleReport *r)
 	MemoryContext one = AllocSetContextCreate(keep, "workload schedule pass",
 											  ALLOCSET_DEFAULT_SIZES);
 	WlSchedule *due;
-	int			n = wl_store_schedules_due(wl_now(), WL_SCHEDULE_LIMIT, &due);
+	int			n;
+	int			slots_left = WL_SCHEDULE_PASS_SLOTS;
 
+	wl_pass_step();
+	n = wl_store_schedules_due(wl_now(), WL_SCHEDULE_LIMIT, &due);
 	if (n == WL_SCHEDULE_LIMIT)
 		r->more = true;
 	for (int i = 0; i < n; i++)
 	{
-		MemoryContext old = MemoryContextSwitchTo(one);
+		MemoryContext old;
 		WlFire		f;
 		WlScheduleReport saved = *r;
 		ErrorData  *e;
 
+		if (slots_left <= 0 || wl_pass_spent())
+		{
+			r->more = true;
+			break;
+		}
+		wl_pass_step();
+		old = MemoryContextSwitchTo(one);
 		memset(&f, 0, sizeof(f));
 		f.key = &due[i];
 		f.r = r;
+		f.slots_left = slots_left;
 		e = wl_isolated(fire_schedule, &f);
-		if (e != NULL)
+		slots_left = f.slots_left;
+		if (e != NULL && wl_pass_gave_way(e->sqlerrcode))
+		{
+			/* the schedule met another session's lock: due again next time */
+			*r = saved;
+			FreeErrorData(e);
+		}
+		else if (e != NULL)
 		{
 			*r = saved;
 			r->broken++;

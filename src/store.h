@@ -170,5 +170,6 @@ extern int	wl_store_claim_direct(const WlClaimRequest *r, WlClaimed **out);
 extern void wl_store_result_duplicate(const char *result_id, void (*write) (void *), void *arg);
 extern SPITupleTable *wl_store_run_text(const char *sql, int nargs, Oid *types, Datum *values,
 										const char *nulls, int expect);
+extern int	wl_store_dues(SPITupleTable *t, WlDue **out);
 
 #endif

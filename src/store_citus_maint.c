@@ -38,12 +38,15 @@ local_shards(int *n)
 	return shards;
 }
 
+/* fair_order: FAIR's order across shard groups: rank, then due, then id */
 static int
-due_order(const void *a, const void *b)
+fair_order(const void *a, const void *b)
 {
 	const WlDue *x = a;
 	const WlDue *y = b;
 
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	if (x->at != y->at)
 		return x->at < y->at ? -1 : 1;
 	return strcmp(x->workload_id, y->workload_id);
@@ -125,52 +128,45 @@ on_shards(const char *sql, const ShardGroup *g)
 /*
  * wl_store_citus_local_due: a maintenance scan (wl_sql_local_due[scan]) of
  * the shards of workload.workload_rows this node holds, each read as the plain
- * table it is here: the first limit rows after the keyset `after`, in the
- * keyset's order, each with its tenant remembered (the row is then locked
- * by it).  Each node so looks after its own tenants, and one that is down
- * stops nobody else's maintenance.
+ * table it is here: the first limit rows in fair order (a tenant's rows are
+ * all in one shard group, so each group's ranks are its tenants'), each with
+ * its tenant remembered (the row is then locked by it).  Each node so looks
+ * after its own tenants, and one that is down stops nobody else's
+ * maintenance.
  */
 int
-wl_store_citus_local_due(int scan, TimestampTz now, int limit, const WlDue *after, WlDue **out)
+wl_store_citus_local_due(int scan, TimestampTz now, int limit, WlDue **out)
 {
 	int			nshards;
 	int64	   *shards = local_shards(&nshards);
 	char	   *sql = wl_store_sql_text(wl_sql_local_due[scan]);
-	Oid			types[4] = {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID};
-	Datum		a[4];
+	Oid			types[2] = {TIMESTAMPTZOID, INT4OID};
+	Datum		a[2];
 	WlDue	   *all = NULL;
 	int			n = 0;
 
 	a[0] = TimestampTzGetDatum(now);
 	a[1] = Int32GetDatum(limit);
-	a[2] = TimestampTzGetDatum(after->at);
-	a[3] = CStringGetTextDatum(after->workload_id);
 	for (int i = 0; i < nshards; i++)
 	{
 		ShardGroup	g;
 		char	   *one;
-		uint64		got;
-		bool		isnull;
+		int			got;
+		WlDue	   *part;
 
 		if (!shard_here(psprintf("workload_rows_" INT64_FORMAT, shards[i])))
 			continue;
 		shard_group(shards[i], &g);
 		one = on_shards(sql, &g);
-		if (SPI_execute_with_args(one, 4, types, a, NULL, true, 0) != SPI_OK_SELECT)
+		if (SPI_execute_with_args(one, 2, types, a, NULL, true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "workload: the maintenance scan of shard " INT64_FORMAT " failed", shards[i]);
-		got = SPI_processed;
+		got = wl_store_dues(SPI_tuptable, &part);
 		all = all ? repalloc(all, sizeof(WlDue) * (n + got + 1)) : palloc(sizeof(WlDue) * (got + 1));
-		for (uint64 r = 0; r < got; r++)
-		{
-			all[n].workload_id = wl_store_text(SPI_tuptable, (int) r, 1);
-			all[n].at = wl_store_ts(SPI_tuptable, (int) r, 2, &isnull);
-			wl_store_tenant_remember(all[n].workload_id, wl_store_text(SPI_tuptable, (int) r, 3));
-			n++;
-		}
-		SPI_freetuptable(SPI_tuptable);
+		memcpy(all + n, part, sizeof(WlDue) * got);
+		n += got;
 	}
 	if (n > 1)
-		qsort(all, n, sizeof(WlDue), due_order);
+		qsort(all, n, sizeof(WlDue), fair_order);
 	*out = all ? all : palloc(sizeof(WlDue));
 	return Min(n, limit);
 }

@@ -250,22 +250,26 @@ wl_store_depended_on(WlRow **rows, int n, bool *held)
 
 /*
  * wl_store_dependents: the dependents of a workload that has just reached
- * the final state `final`: those that required another state (n of them,
- * returned) and those that required this one (*nmet, in *met), each in id
- * order.  Asked with the latest snapshot: in a REPEATABLE READ or
- * SERIALIZABLE transaction a dependent made since its snapshot is seen too.
+ * the final state `final` (after the dependent `after`, or only `only`, when
+ * given): those that required another state (n of them, returned) and
+ * those that required this one (*nmet, in *met), each in id order.  Asked
+ * with the latest snapshot: in a REPEATABLE READ or SERIALIZABLE transaction
+ * a dependent made since its snapshot is seen too.
  */
 char **
-wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final, int *n,
-					char ***met, int *nmet)
+wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final,
+					const char *after, const char *only, int *n, char ***met, int *nmet)
 {
-	Datum		a[3];
+	Datum		a[5];
+	char		nulls[5] = {' ', ' ', ' ', after ? ' ' : 'n', only ? ' ' : 'n'};
 	SPITupleTable *t;
 	char	  **ids;
 
 	a[0] = CStringGetTextDatum(workload_id);
 	a[1] = wl_catalog_state_datum(final);
 	a[2] = CStringGetTextDatum(tenant_id);
+	a[3] = after ? CStringGetTextDatum(after) : (Datum) 0;
+	a[4] = only ? CStringGetTextDatum(only) : (Datum) 0;
 	/* most workloads have no dependents: asked by the index first, without a plan */
 	if (wl_store_any_by_key(&dependents_of, a[0], a[2]) == 0)
 	{
@@ -273,7 +277,7 @@ wl_store_dependents(const char *workload_id, const char *tenant_id, WlState fina
 		*met = palloc(sizeof(char *));
 		return palloc(sizeof(char *));
 	}
-	t = wl_store_run_latest(P_DEPENDENTS, a, NULL, 0, SPI_OK_SELECT);
+	t = wl_store_run_latest(P_DEPENDENTS, a, nulls, 0, SPI_OK_SELECT);
 	ids = palloc(sizeof(char *) * (SPI_processed + 1));
 	*met = palloc(sizeof(char *) * (SPI_processed + 1));
 	*n = *nmet = 0;
@@ -323,4 +327,55 @@ wl_store_unblock_dependents(const char *tenant_id, char **ids, int n)
 		a[2] = Int64GetDatum(seq);
 		(void) wl_store_run_latest(P_UNBLOCK, a, NULL, 0, SPI_OK_UPDATE);
 	}
+}
+
+/*
+ * wl_store_cascade_put records what is left of a cascade from workload_id
+ * (final: the state it reached): its dependents after after_id (NULL: all
+ * of them), or, with dependent_id, that one dependent (its row was held).
+ */
+void
+wl_store_cascade_put(const char *tenant_id, const char *workload_id, WlState final,
+					 const char *after_id, const char *dependent_id)
+{
+	Datum		a[6];
+	char		nulls[6] = {' ', ' ', ' ', after_id ? ' ' : 'n', ' ', ' '};
+
+	a[0] = CStringGetTextDatum(tenant_id);
+	a[1] = CStringGetTextDatum(workload_id);
+	a[2] = wl_catalog_state_datum(final);
+	a[3] = after_id ? CStringGetTextDatum(after_id) : (Datum) 0;
+	a[4] = CStringGetTextDatum(dependent_id ? dependent_id : "");
+	a[5] = TimestampTzGetDatum(wl_now());
+	wl_store_run(P_CASCADE_PUT, a, nulls, 0, SPI_OK_INSERT);
+}
+
+/*
+ * wl_store_cascade_take removes what is left of the cascades from
+ * workload_id and returns it (*out; how many), to be done now.
+ */
+int
+wl_store_cascade_take(const char *tenant_id, const char *workload_id, WlCascadeLeft **out)
+{
+	Datum		a[2];
+	SPITupleTable *t;
+	int			n;
+
+	a[0] = CStringGetTextDatum(tenant_id);
+	a[1] = CStringGetTextDatum(workload_id);
+	t = wl_store_run(P_CASCADE_TAKE, a, NULL, 0, SPI_OK_DELETE_RETURNING);
+	n = (int) SPI_processed;
+	*out = palloc0(sizeof(WlCascadeLeft) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+		char	   *dep;
+
+		(*out)[i].final = wl_catalog_state_from_oid(DatumGetObjectId(wl_store_datum(t, i, 1, &isnull)));
+		(*out)[i].after_id = wl_store_text(t, i, 2);
+		dep = wl_store_text(t, i, 3);
+		(*out)[i].dependent_id = dep && dep[0] ? dep : NULL;
+	}
+	SPI_freetuptable(t);
+	return n;
 }

@@ -17,6 +17,7 @@
 #include "utils/timestamp.h"
 
 #include "catalog.h"
+#include "clock.h"
 #include "jsonb_util.h"
 #include "store.h"
 #include "store_ops.h"
@@ -497,9 +498,12 @@ wl_store_member_del_dropped(const char *role, const char *tenant_id, const char 
 
 /* ---- maintenance scans ---- */
 
-/* dues reads (workload_id, position) rows of a maintenance scan. */
-static int
-dues(SPITupleTable *t, WlDue **out)
+/*
+ * wl_store_dues reads the (workload_id, due, tenant_id, rank) rows of a
+ * maintenance scan (FAIR); the tenant is remembered for the row's lock.
+ */
+int
+wl_store_dues(SPITupleTable *t, WlDue **out)
 {
 	int			n = (int) SPI_processed;
 	bool		isnull;
@@ -507,11 +511,13 @@ dues(SPITupleTable *t, WlDue **out)
 	*out = palloc(sizeof(WlDue) * (n + 1));
 	for (int i = 0; i < n; i++)
 	{
-		(*out)[i].workload_id = wl_store_text(t, i, 1);
-		(*out)[i].at = wl_store_ts(t, i, 2, &isnull);
-		/* on Citus the scan also says each row's tenant, where the lock goes */
-		if (t->tupdesc->natts >= 3)
-			wl_store_tenant_remember((*out)[i].workload_id, wl_store_text(t, i, 3));
+		WlDue	   *d = &(*out)[i];
+
+		d->workload_id = wl_store_text(t, i, 1);
+		d->at = wl_store_ts(t, i, 2, &isnull);
+		d->tenant_id = wl_store_text(t, i, 3);
+		d->rank = wl_store_int(t, i, 4);
+		wl_store_tenant_remember(d->workload_id, d->tenant_id);
 	}
 	SPI_freetuptable(t);
 	return n;
@@ -580,50 +586,44 @@ held(void)
  * start), soonest first, locked SKIP LOCKED.
  */
 int
-wl_store_expired(TimestampTz now, const WlCaller *who, int limit, const WlDue *after,
-				 WlDue **out)
-{
-	Datum		args[7];
-
-	if (wl_store_citus_distributed())
-		return wl_store_citus_local_due(WL_LOCAL_EXPIRED, now, limit, after, out);
-	args[6] = held();
-	args[0] = TimestampTzGetDatum(now);
-	args[1] = BoolGetDatum(who == NULL || who->admin);
-	args[2] = name_arg(who && who->role ? who->role : "");
-	args[3] = Int32GetDatum(limit);
-	args[4] = TimestampTzGetDatum(after->at);
-	args[5] = CStringGetTextDatum(after->workload_id);
-	return dues(wl_store_run(P_EXPIRED, args, NULL, 0, SPI_OK_SELECT), out);
-}
-
-/*
- * due_scan: one of the tick's scans that every node makes of its own rows
- * (plan on one node; on Citus, local over this node's shards), after the
- * scan position `after`, soonest first.
- */
-static int
-due_scan(WlPlanId plan, WlLocalScan local, TimestampTz now, int limit, const WlDue *after,
-		 WlDue **out)
+wl_store_expired(TimestampTz now, const WlCaller *who, int limit, WlDue **out)
 {
 	Datum		args[5];
 
 	if (wl_store_citus_distributed())
-		return wl_store_citus_local_due(local, now, limit, after, out);
+		return wl_store_citus_local_due(WL_LOCAL_EXPIRED, now, limit, out);
 	args[0] = TimestampTzGetDatum(now);
 	args[1] = Int32GetDatum(limit);
-	args[2] = TimestampTzGetDatum(after->at);
-	args[3] = CStringGetTextDatum(after->workload_id);
-	if (plan != P_DEADLINE_DUE)
-		args[4] = held();
-	return dues(wl_store_run(plan, args, NULL, 0, SPI_OK_SELECT), out);
+	args[2] = BoolGetDatum(who == NULL || who->admin);
+	args[3] = name_arg(who && who->role ? who->role : "");
+	args[4] = held();
+	return wl_store_dues(wl_store_run(P_EXPIRED, args, NULL, 0, SPI_OK_SELECT), out);
+}
+
+/*
+ * due_scan: one of the tick's scans that every node makes of its own rows
+ * (plan on one node; on Citus, local over this node's shards): the first
+ * limit due rows in fair order.
+ */
+static int
+due_scan(WlPlanId plan, WlLocalScan local, TimestampTz now, int limit, WlDue **out)
+{
+	Datum		args[3];
+
+	if (wl_store_citus_distributed())
+		return wl_store_citus_local_due(local, now, limit, out);
+	args[0] = TimestampTzGetDatum(now);
+	args[1] = Int32GetDatum(limit);
+	if (plan != P_DEADLINE_DUE && plan != P_CASCADES_DUE)
+		args[2] = held();
+	return wl_store_dues(wl_store_run(plan, args, NULL, 0, SPI_OK_SELECT), out);
 }
 
 /* wl_store_deadline_due: as wl_store_expired, for rows nobody holds whose deadline has come. */
 int
-wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out)
+wl_store_deadline_due(TimestampTz now, int limit, WlDue **out)
 {
-	return due_scan(P_DEADLINE_DUE, WL_LOCAL_DEADLINE, now, limit, after, out);
+	return due_scan(P_DEADLINE_DUE, WL_LOCAL_DEADLINE, now, limit, out);
 }
 
 /*
@@ -631,16 +631,26 @@ wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **ou
  * claim (their deadline is not in the deadline index: see DEADLINE_DUE_SQL).
  */
 int
-wl_store_held_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out)
+wl_store_held_deadline_due(TimestampTz now, int limit, WlDue **out)
 {
-	return due_scan(P_HELD_DEADLINE_DUE, WL_LOCAL_HELD_DEADLINE, now, limit, after, out);
+	return due_scan(P_HELD_DEADLINE_DUE, WL_LOCAL_HELD_DEADLINE, now, limit, out);
+}
+
+/*
+ * wl_store_cascades_due: the workloads whose cascades a maintenance pass
+ * left for the next (workload.cascades), oldest first, in fair order.
+ */
+int
+wl_store_cascades_due(int limit, WlDue **out)
+{
+	return due_scan(P_CASCADES_DUE, WL_LOCAL_CASCADES, wl_now(), limit, out);
 }
 
 /* wl_store_heartbeat_due: as wl_store_expired, for claims silent for longer than heartbeat_ms. */
 int
-wl_store_heartbeat_due(TimestampTz now, int limit, const WlDue *after, WlDue **out)
+wl_store_heartbeat_due(TimestampTz now, int limit, WlDue **out)
 {
-	return due_scan(P_HEARTBEAT_DUE, WL_LOCAL_HEARTBEAT, now, limit, after, out);
+	return due_scan(P_HEARTBEAT_DUE, WL_LOCAL_HEARTBEAT, now, limit, out);
 }
 
 /*

@@ -69,7 +69,19 @@ extern void wl_store_depended_on(WlRow **rows, int n, bool *held);
 extern void wl_store_deps_queue(const WlRow *row, bool *checks, bool *blocked);
 extern void wl_store_unblock_dependents(const char *tenant_id, char **ids, int n);
 extern char **wl_store_dependents(const char *workload_id, const char *tenant_id, WlState final,
-								  int *n, char ***met, int *nmet);
+								  const char *after, const char *only, int *n, char ***met,
+								  int *nmet);
+/* what is left of a cascade, a maintenance pass's (workload.cascades) */
+typedef struct WlCascadeLeft
+{
+	WlState		final;
+	char	   *after_id;		/* a frame: its dependents after this (NULL: all) */
+	char	   *dependent_id;	/* NULL for a frame; else only this dependent */
+} WlCascadeLeft;
+extern void wl_store_cascade_put(const char *tenant_id, const char *workload_id, WlState final,
+								 const char *after_id, const char *dependent_id);
+extern int	wl_store_cascade_take(const char *tenant_id, const char *workload_id,
+								  WlCascadeLeft **out);
 
 /*
  * A fenced call made as one conditional statement: the row moves only if
@@ -375,20 +387,22 @@ extern bool wl_store_member_del_dropped(const char *role, const char *tenant_id,
 										const char *application_id);
 
 /* A row a maintenance scan found due, and where the scan has got to. */
+/* A row a maintenance scan found due, and its place in the fair order. */
 typedef struct WlDue
 {
 	char	   *workload_id;
 	TimestampTz at;
+	char	   *tenant_id;
+	int64		rank;			/* 1 for each tenant's soonest, 2 for its next, ... */
 } WlDue;
 
 extern void wl_store_held_begin(void);
 extern void wl_store_held_end(void);
-extern int	wl_store_expired(TimestampTz now, const WlCaller *who, int limit,
-							 const WlDue *after, WlDue **out);
-extern int	wl_store_deadline_due(TimestampTz now, int limit, const WlDue *after, WlDue **out);
-extern int	wl_store_held_deadline_due(TimestampTz now, int limit, const WlDue *after,
-									   WlDue **out);
-extern int	wl_store_heartbeat_due(TimestampTz now, int limit, const WlDue *after, WlDue **out);
+extern int	wl_store_expired(TimestampTz now, const WlCaller *who, int limit, WlDue **out);
+extern int	wl_store_deadline_due(TimestampTz now, int limit, WlDue **out);
+extern int	wl_store_held_deadline_due(TimestampTz now, int limit, WlDue **out);
+extern int	wl_store_heartbeat_due(TimestampTz now, int limit, WlDue **out);
+extern int	wl_store_cascades_due(int limit, WlDue **out);
 extern uint64 wl_store_purge(TimestampTz before, int batch, bool include_dead_letter);
 
 /* ---- store_bulk.c ---- */
@@ -472,8 +486,7 @@ extern bool wl_store_citus_tenant_local(const char *tenant_id);
 extern bool wl_store_citus_coordinator(void);
 extern bool wl_store_writes_batched(void);
 extern uint64 wl_store_citus_local_purge(TimestampTz before, int batch, bool include_dead_letter);
-extern int	wl_store_citus_local_due(int scan, TimestampTz now, int limit, const WlDue *after,
-									 WlDue **out);
+extern int	wl_store_citus_local_due(int scan, TimestampTz now, int limit, WlDue **out);
 /* the rows of a routed call, for the entry point to return (valid until SPI_finish) */
 extern struct SPITupleTable *wl_store_citus_route(const char *function, int nargs, Oid *types,
 												  Datum *values, const char *nulls);

@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "crypto.h"
 #include "jsonb_util.h"
+#include "pass.h"
 #include "store.h"
 #include "store_ops.h"
 
@@ -73,11 +74,14 @@ lock_read(WlPlanId plan, bool skip, const char *workload_id, const WlCaller *who
  * wl_store_lock locks the workload (its queue row, its run row, its
  * workload row: FOR NO KEY UPDATE, waiting) and reads it into row.  false
  * when there is no such workload or who may not touch it; such a row is not
- * locked.
+ * locked.  In a maintenance pass, which waits for no row a session holds,
+ * it is wl_store_lock_unheld.
  */
 bool
 wl_store_lock(const char *workload_id, const WlCaller *who, WlRow *row)
 {
+	if (wl_pass_active())
+		return wl_store_lock_unheld(workload_id, who, row);
 	return lock_read(P_LOCK, false, workload_id, who, row);
 }
 

@@ -12,6 +12,7 @@
 #include "utils/timestamp.h"
 
 #include "store.h"
+#include "pass.h"
 #include "store_ops.h"
 
 static Datum
@@ -73,7 +74,9 @@ wl_store_schedule_lock(const char *tenant_id, const char *application_id,
 	bool		isnull;
 
 	key_args(args, tenant_id, application_id, schedule_id);
-	t = wl_store_run(P_SCHED_LOCK, args, NULL, 1, SPI_OK_SELECT);
+	/* a maintenance pass waits for no row another session holds */
+	t = wl_store_run(wl_pass_active() ? P_SCHED_LOCK_SKIP : P_SCHED_LOCK, args, NULL, 1,
+					 SPI_OK_SELECT);
 	if (SPI_processed == 0)
 	{
 		SPI_freetuptable(t);

@@ -322,29 +322,33 @@
 	"RETURNING " ROW_COLUMNS_RUN
 
 /*
+ * The maintenance scans answer (workload_id, due, tenant_id, rank), fairly
+ * between tenants: each tenant's due rows soonest first, the tenants in
+ * turn (every tenant's soonest, then every tenant's second, ...), so that a
+ * pass that takes the first `limit` reaches a quiet tenant's one due row
+ * however many another tenant has.  A scan locks nothing: each row is locked
+ * again, SKIP LOCKED, by the step that acts on it (recovery.c, act_range).
+ */
+#define FAIR(inner, limit) \
+	"SELECT f.workload_id, f.due, f.tenant_id, f.rn FROM (SELECT u.workload_id, u.due, u.tenant_id, " \
+	"  row_number() OVER (PARTITION BY u.tenant_id ORDER BY u.due, u.workload_id) AS rn " \
+	"  FROM (" inner ") u) f ORDER BY f.rn, f.due, f.workload_id LIMIT " limit
+/*
  * Due deadlines come from two places: a row nobody holds carries its
  * deadline in unheld_deadline_at too, which workloads_deadline_idx reads
  * soonest first; a held row (runs_held_idx) is read by its lease, like the
  * heartbeat scan, so the claim, start and complete that move its deadline
- * change no indexed column.
+ * change no indexed column.  A deadline of a row nobody holds is kept in
+ * two places: a workload never claimed (workload_rows) and a run row
+ * (runs), each through its own partial index.
  */
-#define DEADLINE_DUE_SQL(lock, tenant) \
-	DEADLINE_DUE_FROM("workload.workload_rows", "workload.runs", lock, tenant)
-/*
- * ... from both places a deadline of a row nobody holds is kept: a
- * workload never claimed (workload_rows) and a run row (runs), each soonest
- * first through its own partial index, merged
- */
-#define DEADLINE_DUE_FROM(wt, rt, lock, tenant) \
-	"SELECT x.* FROM (SELECT a.* FROM (SELECT w.workload_id, w.unheld_deadline_at AS due" tenant \
+#define DEADLINE_DUE_FROM(wt, rt) FAIR( \
+	"SELECT w.workload_id, w.unheld_deadline_at AS due, w.tenant_id " \
 	"  FROM " wt " w WHERE w.unheld_deadline_at <= $1 " \
-	"    AND (w.unheld_deadline_at, w.workload_id) > ($3, $4) " \
-	"  ORDER BY w.unheld_deadline_at, w.workload_id LIMIT $2" lock ") a " \
-	"UNION ALL SELECT b.* FROM (SELECT w.workload_id, r.unheld_deadline_at AS due" tenant \
+	"UNION ALL SELECT w.workload_id, r.unheld_deadline_at, w.tenant_id " \
 	"  FROM " rt " r JOIN " wt " w ON w.seq = r.seq AND w.tenant_id = r.tenant_id " \
-	"  WHERE r.unheld_deadline_at <= $1 AND (r.unheld_deadline_at, w.workload_id) > ($3, $4) " \
-	"  ORDER BY r.unheld_deadline_at, w.workload_id LIMIT $2" lock ") b) x " \
-	"ORDER BY x.due, x.workload_id LIMIT $2"
+	"  WHERE r.unheld_deadline_at <= $1", "$2")
+#define DEADLINE_DUE_SQL DEADLINE_DUE_FROM("workload.workload_rows", "workload.runs")
 /*
  * A workload that holds a claim has a run row: the held scans read the run
  * rows runs_held_idx lists, then the workload row (rt, wt).  On one node
@@ -353,33 +357,33 @@
  * planned on run rows no ANALYZE had seen yet (a new store, the first
  * minute after an upgrade), the silent-heartbeat scan read every workload
  * row to find the few with heartbeat_ms, half a second a tick with 400,000
- * of them.  Only the run row is locked by the scan (SKIP LOCKED): it is
- * what a heartbeat, a completion or a recovery writes, and the step locks
- * the workload again before it acts.
+ * of them.
  */
 #define HELD_FROM(rt, wt) " FROM " rt " r JOIN " wt " w ON w.seq = r.seq AND w.tenant_id = r.tenant_id "
 #define HELD_RUNS_FIRST \
 	" FROM workload.runs r CROSS JOIN LATERAL (SELECT * FROM workload.workload_rows w0 " \
 	"  WHERE w0.seq = r.seq AND w0.tenant_id = r.tenant_id OFFSET 0) w "
-#define HELD_DEADLINE_DUE_FROM(from, held, lock, tenant) \
-	"SELECT w.workload_id, r.deadline_at" tenant from \
-	"WHERE " held "r.claim_id IS NOT NULL AND r.deadline_at <= $1 " \
-	"  AND (r.deadline_at, w.workload_id) > ($3, $4) " \
-	"ORDER BY r.deadline_at, w.workload_id LIMIT $2" lock
-#define HEARTBEAT_DUE_FROM(from, held, lock, tenant) \
-	"SELECT w.workload_id, $1::timestamptz" tenant from \
+#define HELD_DEADLINE_DUE_FROM(from, held) FAIR( \
+	"SELECT w.workload_id, r.deadline_at AS due, w.tenant_id" from \
+	"WHERE " held "r.claim_id IS NOT NULL AND r.deadline_at <= $1", "$2")
+#define HEARTBEAT_SILENT_SINCE \
+	"COALESCE(r.last_heartbeat_at, r.claimed_at) + w.heartbeat_ms * interval '1 millisecond'"
+#define HEARTBEAT_DUE_FROM(from, held) FAIR( \
+	"SELECT w.workload_id, " HEARTBEAT_SILENT_SINCE " AS due, w.tenant_id" from \
 	"WHERE " held "r.claim_id IS NOT NULL " \
 	"  AND w.heartbeat_ms IS NOT NULL " \
-	"  AND r.state IN " SQL_CAN_TIME_OUT " AND w.workload_id > $4 " \
-	"  AND COALESCE(r.last_heartbeat_at, r.claimed_at) " \
-	"      + w.heartbeat_ms * interval '1 millisecond' <= $1 " \
-	"ORDER BY w.workload_id LIMIT $2" lock
-#define EXPIRED_SQL(from, held, lock, tenant) \
-	"SELECT w.workload_id, r.lease_expires_at" tenant from \
-	"WHERE " held "r.claim_id IS NOT NULL " \
-	"  AND r.lease_expires_at <= $1 AND " MAY_TOUCH("w") \
-	"  AND (r.lease_expires_at, w.workload_id) > ($5, $6) " \
-	"ORDER BY r.lease_expires_at, w.workload_id LIMIT $4" lock
+	"  AND r.state IN " SQL_CAN_TIME_OUT " AND " HEARTBEAT_SILENT_SINCE " <= $1", "$2")
+/*
+ * The cascades a maintenance pass left for the next (workload.cascades):
+ * each workload whose dependents are still to be looked at, oldest first
+ * within its tenant ($1, the time, is not needed).
+ */
+#define CASCADES_DUE_SQL FAIR( \
+	"SELECT c.workload_id, min(c.queued_at) AS due, c.tenant_id FROM workload.cascades c " \
+	"  WHERE $1 IS NOT NULL GROUP BY c.tenant_id, c.workload_id", "$2")
+#define EXPIRED_FROM(from, held, touch) FAIR( \
+	"SELECT w.workload_id, r.lease_expires_at AS due, w.tenant_id" from \
+	"WHERE " held "r.claim_id IS NOT NULL AND r.lease_expires_at <= $1 AND " touch, "$2")
 
 /*
  * The grants revoked whose queued work the tick has not dead-lettered yet: a
@@ -1059,13 +1063,13 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WHERE s.tenant_id = $1 AND s.workload_seq = $2",
 	2, {TEXTOID, INT8OID}},
 	/*
-	 * Expired leases the caller may touch (MAY_TOUCH: $2, $3), among the
-	 * claimed rows (runs_held_idx), after the keyset ($5, $6) the pass has
-	 * reached, so a pass never selects a row twice, whatever happened to it.
+	 * Expired leases the caller may touch (MAY_TOUCH: $3, $4), among the
+	 * claimed rows (runs_held_idx, $5), the first $2 in fair order (FAIR).
 	 */
-	[P_EXPIRED] = {EXPIRED_SQL(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(7) " AND ", " FOR NO KEY UPDATE OF r SKIP LOCKED", ""),
-	7, {TIMESTAMPTZOID, BOOLOID, NAMEOID, INT4OID, TIMESTAMPTZOID, TEXTOID, INT8ARRAYOID}, false,
-	EXPIRED_SQL(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id")},
+	[P_EXPIRED] = {EXPIRED_FROM(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(5) " AND ",
+								MAY_TOUCH_AS("w", "$3", "$4")),
+	5, {TIMESTAMPTZOID, INT4OID, BOOLOID, NAMEOID, INT8ARRAYOID}, false,
+	EXPIRED_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "", MAY_TOUCH_AS("w", "$3", "$4"))},
 	/* which of these workloads (ids[i] of tenants[i]) have a dependent */
 	[P_DEPENDED_ON] = {
 		"SELECT x.id, x.t FROM unnest($1::text[], $2::text[]) x(id, t) "
@@ -1076,8 +1080,25 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_DEPENDENTS] = {
 		"SELECT d.workload_id, d.required_state = $2 FROM workload.dependencies d "
 		"WHERE d.tenant_id = $3 AND d.depends_on = $1 "
+		"  AND ($4::text IS NULL OR d.workload_id > $4) AND ($5::text IS NULL OR d.workload_id = $5) "
 		"ORDER BY d.workload_id",
-	3, {TEXTOID, ST, TEXTOID}},
+	5, {TEXTOID, ST, TEXTOID, TEXTOID, TEXTOID}},
+	/* the cascades a maintenance pass left for the next (recovery.c, transition.c) */
+	[P_CASCADES_DUE] = {CASCADES_DUE_SQL, 2, {TIMESTAMPTZOID, INT4OID}},
+	/*
+	 * what is left of the cascade from workload $2: its dependents after
+	 * $4 (a frame, $5 ''), or the one dependent $5 (whose row was held)
+	 */
+	[P_CASCADE_PUT] = {
+		"INSERT INTO workload.cascades (tenant_id, workload_id, final_state, after_id, dependent_id, queued_at) "
+		"VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant_id, workload_id, dependent_id) "
+		"DO UPDATE SET after_id = EXCLUDED.after_id",
+	6, {TEXTOID, TEXTOID, ST, TEXTOID, TEXTOID, TIMESTAMPTZOID}},
+	/* what is left of the cascades from workload $2, taken to be done now */
+	[P_CASCADE_TAKE] = {
+		"DELETE FROM workload.cascades c WHERE c.tenant_id = $1 AND c.workload_id = $2 "
+		"RETURNING c.final_state, c.after_id, c.dependent_id",
+	2, {TEXTOID, TEXTOID}, true},
 	[P_PURGE] = {PURGE(SQL_FINAL, PURGE_BOUND, PURGE_CARRIED), 2, {TIMESTAMPTZOID, INT4OID}},
 	[P_PURGE_DEAD] = {PURGE("('DEAD_LETTER')", "", ""), 2, {TIMESTAMPTZOID, INT4OID}},
 	[P_KEY_CURRENT] = {
@@ -1196,26 +1217,20 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * workloads_deadline_idx, after the keyset ($3, $4) the pass has reached.
 	 */
 	/*
-	 * On Citus the maintenance scans read every shard without locking (Citus
-	 * locks rows only in a statement on one shard): each row found is locked
-	 * again, by its tenant, and looked at anew before anything is done to it
-	 * (recovery.c, act_range).
+	 * The first $2 in fair order (FAIR) at $1.
 	 */
-	[P_DEADLINE_DUE] = {DEADLINE_DUE_SQL(" FOR NO KEY UPDATE SKIP LOCKED", ""),
-	4, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID}, false, DEADLINE_DUE_SQL("", ", w.tenant_id")},
+	[P_DEADLINE_DUE] = {DEADLINE_DUE_SQL, 2, {TIMESTAMPTZOID, INT4OID}},
+	/* deadlines of held rows: only rows holding a claim (runs_held_idx, $3) */
+	[P_HELD_DEADLINE_DUE] = {HELD_DEADLINE_DUE_FROM(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(3) " AND "),
+	3, {TIMESTAMPTZOID, INT4OID, INT8ARRAYOID}, false,
+	HELD_DEADLINE_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "")},
 	/*
-	 * Heartbeat timeouts: only rows holding a claim (runs_held_idx);
+	 * Heartbeat timeouts: only rows holding a claim (runs_held_idx, $3);
 	 * silence counts from the last heartbeat, else from the claim.
 	 */
-	/* deadlines of held rows: only rows holding a claim (runs_held_idx) */
-	[P_HELD_DEADLINE_DUE] = {HELD_DEADLINE_DUE_FROM(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(5) " AND ",
-												" FOR NO KEY UPDATE OF r SKIP LOCKED", ""),
-	5, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID, INT8ARRAYOID}, false,
-	HELD_DEADLINE_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id")},
-	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_FROM(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(5) " AND ",
-										   " FOR NO KEY UPDATE OF r SKIP LOCKED", ""),
-	5, {TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, TEXTOID, INT8ARRAYOID}, false,
-	HEARTBEAT_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id")},
+	[P_HEARTBEAT_DUE] = {HEARTBEAT_DUE_FROM(HELD_RUNS_FIRST, "r.seq = ANY " HELD_SEQS(3) " AND "),
+	3, {TIMESTAMPTZOID, INT4OID, INT8ARRAYOID}, false,
+	HEARTBEAT_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "")},
 
 	/* ---- orchestration (checkpoints, waits, compensations) ---- */
 	[P_CHECKPOINT_LAST] = {
@@ -1393,6 +1408,13 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  s.last_workload_id, s.created_by::text FROM workload.schedules s "
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3 FOR NO KEY UPDATE",
 	3, {TEXTOID, TEXTOID, TEXTOID}},
+	/* P_SCHED_LOCK for the tick: a schedule another session holds is passed over */
+	[P_SCHED_LOCK_SKIP] = {
+		"SELECT s.cron, s.timezone, s.template, s.overlap, s.catch_up, s.paused, s.next_run_at, "
+		"  s.last_workload_id, s.created_by::text FROM workload.schedules s "
+		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3 "
+		"FOR NO KEY UPDATE SKIP LOCKED",
+	3, {TEXTOID, TEXTOID, TEXTOID}},
 	[P_SCHED_PAUSE] = {
 		"UPDATE workload.schedules s SET paused = true, updated_at = $4 "
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3 RETURNING " SCHED_DOC,
@@ -1416,11 +1438,19 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 * schedules_due_idx; one a concurrent transaction holds is being fired or
 	 * changed right now and is left to the next tick.
 	 */
+	/*
+	 * The due schedules, fairly between tenants (each tenant's soonest first,
+	 * the tenants in turn, as FAIR orders rows): a tenant with thousands of
+	 * schedules delays nobody else's.  Unlocked: each is locked, SKIP
+	 * LOCKED, as it is fired (P_SCHED_LOCK_SKIP).
+	 */
 	[P_SCHED_DUE] = {
-		"SELECT s.tenant_id, s.application_id, s.schedule_id, s.next_run_at "
-		"FROM workload.schedules s WHERE NOT s.paused AND s.next_run_at <= $1 "
-		"ORDER BY s.next_run_at, s.tenant_id, s.application_id, s.schedule_id "
-		"LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED",
+		"SELECT f.tenant_id, f.application_id, f.schedule_id, f.next_run_at FROM ("
+		"  SELECT s.tenant_id, s.application_id, s.schedule_id, s.next_run_at, "
+		"    row_number() OVER (PARTITION BY s.tenant_id "
+		"      ORDER BY s.next_run_at, s.application_id, s.schedule_id) AS rn "
+		"  FROM workload.schedules s WHERE NOT s.paused AND s.next_run_at <= $1) f "
+		"ORDER BY f.rn, f.next_run_at, f.tenant_id, f.application_id, f.schedule_id LIMIT $2",
 	2, {TIMESTAMPTZOID, INT4OID}},
 	/* what one tick did with a schedule ($5, $6, $7: NULL leaves the last_* as they were) */
 	[P_SCHED_FIRED] = {
@@ -1623,19 +1653,16 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 /*
  * The maintenance scans of one shard group on this node (the tables' names
  * are replaced by their shards', store_citus_maint.c), run as plain statements on it (store_citus.c,
- * wl_store_citus_local_due): $1 now, $2 limit, after the keyset ($3, $4).
- * Unlocked: each row is then locked by its tenant (recovery.c), where a
- * caller's membership is decided.
+ * wl_store_citus_local_due): $1 now, the first $2 in fair order (FAIR; a
+ * tenant's rows are all in one shard group).  Each row is then locked by its
+ * tenant (recovery.c), where a caller's membership is decided.
  */
-const char *const wl_sql_local_due[4] = {
-	[WL_LOCAL_EXPIRED] =
-	"SELECT w.workload_id, r.lease_expires_at, w.tenant_id" HELD_FROM("workload.runs", "workload.workload_rows")
-	"WHERE r.claim_id IS NOT NULL AND r.lease_expires_at <= $1 "
-	"  AND (r.lease_expires_at, w.workload_id) > ($3, $4) "
-	"ORDER BY r.lease_expires_at, w.workload_id LIMIT $2",
-	[WL_LOCAL_DEADLINE] = DEADLINE_DUE_FROM("workload.workload_rows", "workload.runs", "", ", w.tenant_id"),
-	[WL_LOCAL_HEARTBEAT] = HEARTBEAT_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id"),
-	[WL_LOCAL_HELD_DEADLINE] = HELD_DEADLINE_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "", "", ", w.tenant_id"),
+const char *const wl_sql_local_due[5] = {
+	[WL_LOCAL_EXPIRED] = EXPIRED_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "", "true"),
+	[WL_LOCAL_DEADLINE] = DEADLINE_DUE_FROM("workload.workload_rows", "workload.runs"),
+	[WL_LOCAL_HEARTBEAT] = HEARTBEAT_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), ""),
+	[WL_LOCAL_HELD_DEADLINE] = HELD_DEADLINE_DUE_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), ""),
+	[WL_LOCAL_CASCADES] = CASCADES_DUE_SQL,
 };
 
 /*

@@ -71,6 +71,9 @@ typedef enum WlPlanId
 	P_EXPIRED,
 	P_DEPENDED_ON,
 	P_DEPENDENTS,
+	P_CASCADES_DUE,
+	P_CASCADE_PUT,
+	P_CASCADE_TAKE,
 	P_PURGE,
 	P_PURGE_DEAD,
 	P_KEY_CURRENT,
@@ -117,6 +120,7 @@ typedef enum WlPlanId
 	/* schedules (store_sched.c) */
 	P_SCHED_PUT,
 	P_SCHED_LOCK,
+	P_SCHED_LOCK_SKIP,
 	P_SCHED_PAUSE,
 	P_SCHED_RESUME,
 	P_SCHED_DROP,
@@ -173,10 +177,11 @@ typedef enum WlLocalScan
 	WL_LOCAL_EXPIRED,
 	WL_LOCAL_DEADLINE,
 	WL_LOCAL_HEARTBEAT,
-	WL_LOCAL_HELD_DEADLINE
+	WL_LOCAL_HELD_DEADLINE,
+	WL_LOCAL_CASCADES
 } WlLocalScan;
 
-extern const char *const wl_sql_local_due[4];
+extern const char *const wl_sql_local_due[5];
 extern const char *const wl_sql_purge[2];
 
 #endif

@@ -4,7 +4,10 @@
  * saves the row, appends the event, closes a wait the workload leaves
  * unanswered, sends NOTIFY on READY, and on a final state cancels the
  * dependents that waited for another outcome: through an explicit stack,
- * depth first, whatever the chain's length or fan-out.  Layer 3.
+ * depth first, whatever the chain's length or fan-out.  In a maintenance
+ * pass a cascade has a budget of steps and takes no row another session
+ * holds: what is left (frames, held dependents) goes to workload.cascades,
+ * and a later pass goes on with it (wl_transition_cascades_left).  Layer 3.
  *
  * The one exception is the claim statement (store_claim.c), which picks its
  * READY rows in SQL and moves them to CLAIMED (and RUNNING) itself; claim.c
@@ -26,8 +29,10 @@
 #include "clock.h"
 #include "crypto.h"
 #include "deadline.h"
+#include "errors.h"
 #include "jsonb_util.h"
 #include "keys.h"
+#include "pass.h"
 #include "store_ops.h"
 #include "transition.h"
 
@@ -47,7 +52,33 @@ typedef struct WlStack
 	int			depth;
 	int			size;
 	MemoryContext cxt;			/* where frames live, for the whole cascade */
+	const char *tenant_id;		/* every workload of a cascade is of one tenant */
 } WlStack;
+
+/*
+ * The steps a cascade may still take in this maintenance pass (-1: not in
+ * a pass, no bound): wl_transition_cascade_budget sets it for each pass.
+ */
+static int	cascade_left = -1;
+static uint64 cascade_steps = 0;	/* steps taken since the budget was set */
+static uint64 cascade_left_over = 0;	/* frames and dependents left for a later pass */
+
+/* wl_transition_cascade_budget: the steps cascades may take from now (-1: no bound). */
+void
+wl_transition_cascade_budget(int steps)
+{
+	cascade_left = steps;
+	cascade_steps = 0;
+	cascade_left_over = 0;
+}
+
+/* wl_transition_cascade_spent: steps taken and pieces left since the budget was set. */
+void
+wl_transition_cascade_spent(uint64 *steps, uint64 *left_over)
+{
+	*steps = cascade_steps;
+	*left_over = cascade_left_over;
+}
 
 /* push_final pushes a workload that has just reached a final state, with its dependents. */
 static void
@@ -216,14 +247,42 @@ step(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
  * required this one get their queue rows unblocked first.
  */
 static char **
-dependents_of(const char *workload_id, const char *tenant_id, WlState to, int *n)
+dependents_after(const char *workload_id, const char *tenant_id, WlState to, const char *after,
+				 const char *only, int *n)
 {
 	char	  **met;
 	int			nmet;
-	char	  **ids = wl_store_dependents(workload_id, tenant_id, to, n, &met, &nmet);
+	char	  **ids = wl_store_dependents(workload_id, tenant_id, to, after, only, n, &met, &nmet);
 
 	wl_store_unblock_dependents(tenant_id, met, nmet);
 	return ids;
+}
+
+static char **
+dependents_of(const char *workload_id, const char *tenant_id, WlState to, int *n)
+{
+	return dependents_after(workload_id, tenant_id, to, NULL, NULL, n);
+}
+
+/*
+ * leave_frames records what is left of the stack's frames (each frame's
+ * dependents after the last one looked at) for a later maintenance pass,
+ * and empties the stack.
+ */
+static void
+leave_frames(WlStack *s)
+{
+	for (int d = 0; d < s->depth; d++)
+	{
+		WlFrame    *f = &s->frames[d];
+
+		if (f->next == f->n)
+			continue;
+		wl_store_cascade_put(s->tenant_id, f->workload_id, f->final,
+							 f->next > 0 ? f->dependents[f->next - 1] : NULL, NULL);
+		cascade_left_over++;
+	}
+	s->depth = 0;
 }
 
 /*
@@ -231,7 +290,10 @@ dependents_of(const char *workload_id, const char *tenant_id, WlState to, int *n
  * whose required state differs from the final state its dependency reached
  * (dependencies form a DAG, since each must exist before its dependent).
  * The stack holds the workloads still to look at; each pass's own memory is
- * reset, so a chain of any length runs in bounded memory and stack.
+ * reset, so a chain of any length runs in bounded memory and stack.  In a
+ * maintenance pass it stops when its budget (or the pass's time) is spent,
+ * leaving the rest (leave_frames), and a dependent another session holds
+ * is left too, on its own, instead of waited for.
  */
 static void
 cascade(WlStack *s, const char *actor)
@@ -244,16 +306,36 @@ cascade(WlStack *s, const char *actor)
 		WlFrame    *f = &s->frames[s->depth - 1];
 		MemoryContext old;
 		WlRow		dep;
+		char	   *dep_id;
+		bool		locked;
 
 		if (f->next == f->n)
 		{
 			s->depth--;
 			continue;
 		}
+		if (wl_pass_active() && (cascade_left == 0 || (cascade_left > 0 && wl_pass_spent())))
+		{
+			leave_frames(s);
+			break;
+		}
+		if (cascade_left > 0 && wl_pass_active())
+			cascade_left--;
+		cascade_steps++;
 		old = MemoryContextSwitchTo(pass);
-		/* a dependent is locked for the system: it is in the same tenant and application */
-		if (wl_store_lock(f->dependents[f->next++], NULL, &dep) &&
-			wl_state_allowed(dep.state, WL_CANCELLED))
+		dep_id = f->dependents[f->next++];
+		/*
+		 * a dependent is locked for the system: it is in the same tenant and
+		 * application (in a pass, only if no other session holds it)
+		 */
+		locked = wl_store_lock(dep_id, NULL, &dep);
+		if (!locked && wl_pass_active() &&
+			wl_store_workload_state(dep_id, s->tenant_id, &(WlState) {WL_CREATED}))
+		{
+			wl_store_cascade_put(s->tenant_id, f->workload_id, f->final, NULL, dep_id);
+			cascade_left_over++;
+		}
+		if (locked && wl_state_allowed(dep.state, WL_CANCELLED))
 		{
 			WlJson		b;
 
@@ -276,10 +358,11 @@ cascade(WlStack *s, const char *actor)
 }
 
 static void
-stack_init(WlStack *s)
+stack_init(WlStack *s, const char *tenant_id)
 {
 	memset(s, 0, sizeof(*s));
 	s->cxt = CurrentMemoryContext;
+	s->tenant_id = tenant_id;
 }
 
 /*
@@ -299,7 +382,7 @@ wl_transition(WlRow *row, WlState to, const char *actor, Jsonb *evidence)
 
 		if (n == 0)
 			return;
-		stack_init(&s);
+		stack_init(&s, row->tenant_id);
 		push_final(&s, row->workload_id, to, ids, n);
 		cascade(&s, actor);
 	}
@@ -324,7 +407,7 @@ cascade_many(WlRow **rows, int n, WlState to, const char *actor)
 			int			k;
 			char	  **deps = dependents_of(rows[i]->workload_id, rows[i]->tenant_id, to, &k);
 
-			stack_init(&s);
+			stack_init(&s, rows[i]->tenant_id);
 			push_final(&s, rows[i]->workload_id, to, deps, k);
 			cascade(&s, actor);
 		}
@@ -409,7 +492,7 @@ wl_transition_applied(WlRow *row, WlState from, const char *actor, Jsonb *eviden
 		{
 			WlStack		s;
 
-			stack_init(&s);
+			stack_init(&s, row->tenant_id);
 			push_final(&s, row->workload_id, to, ids, n);
 			cascade(&s, actor);
 		}
@@ -421,4 +504,78 @@ void
 wl_transition_created(const WlRow *row, const char *actor)
 {
 	wl_store_event(row, NULL, WL_CREATED, actor, wl_authz_caller()->role, NULL);
+}
+
+/* The cascade left from one workload, for the subtransaction that goes on with it. */
+typedef struct WlLeft
+{
+	const char *tenant_id;
+	const char *workload_id;
+	const char *actor;
+} WlLeft;
+
+static void
+left_one(void *arg)
+{
+	WlLeft	   *l = arg;
+	WlCascadeLeft *left;
+	int			n = wl_store_cascade_take(l->tenant_id, l->workload_id, &left);
+	WlStack		s;
+
+	stack_init(&s, l->tenant_id);
+	for (int i = 0; i < n; i++)
+	{
+		int			k;
+		char	  **ids = dependents_after(l->workload_id, l->tenant_id, left[i].final,
+										   left[i].dependent_id ? NULL : left[i].after_id,
+										   left[i].dependent_id, &k);
+
+		push_final(&s, l->workload_id, left[i].final, ids, k);
+		cascade(&s, l->actor);
+	}
+}
+
+/*
+ * wl_transition_cascades_left goes on with the cascades earlier maintenance
+ * passes left (workload.cascades): up to limit workloads whose dependents
+ * are still to be looked at, in fair order between tenants, each in a
+ * subtransaction of its own (one that fails is reported and left for a
+ * later pass), while the cascade budget lasts.  Returns how many were taken
+ * up; *more when some were left.
+ */
+int
+wl_transition_cascades_left(int limit, const char *actor, bool *more, uint64 *failed)
+{
+	WlDue	   *due;
+	int			n = wl_store_cascades_due(limit, &due);
+	int			done = 0;
+
+	*more = n == limit;
+	for (int i = 0; i < n; i++)
+	{
+		WlLeft		l = {due[i].tenant_id, due[i].workload_id, actor};
+		ErrorData  *e;
+
+		if (cascade_left == 0 || wl_pass_spent())
+		{
+			*more = true;
+			break;
+		}
+		wl_pass_step();
+		e = wl_isolated(left_one, &l);
+		if (e == NULL)
+		{
+			done++;
+			continue;
+		}
+		if (!wl_pass_gave_way(e->sqlerrcode))
+		{
+			(*failed)++;
+			ereport(WARNING,
+					(errmsg("workload maintenance left the cascade from workload \"%s\" for a later pass: %s",
+							due[i].workload_id, e->message ? e->message : "(no message)")));
+		}
+		FreeErrorData(e);
+	}
+	return done;
 }

@@ -13,4 +13,8 @@ extern void wl_transition_created(const WlRow *row, const char *actor);
 extern void wl_transition_init(void);
 extern void wl_transition_ready_notify(const char *channel, const char *workload_id);
 
+extern void wl_transition_cascade_budget(int steps);
+extern void wl_transition_cascade_spent(uint64 *steps, uint64 *left_over);
+extern int	wl_transition_cascades_left(int limit, const char *actor, bool *more, uint64 *failed);
+
 #endif
