@@ -19,6 +19,7 @@
 #include "payload.h"
 #include "recovery.h"
 #include "store_ops.h"
+#include "quota.h"
 
 #define WL_MAX_PURGE_BATCH 100000
 
@@ -168,6 +169,8 @@ workload_purge(PG_FUNCTION_ARGS)
 													 IntervalPGetDatum(older)));
 	wl_api_begin(fcinfo, &api);
 	n = wl_store_purge(before, batch, PG_GETARG_BOOL(2));
+	if (n > 0)
+		wl_quota_forget();
 	wl_api_end(&api);
 	PG_RETURN_INT64((int64) n);
 }

@@ -17,6 +17,7 @@
 #include "store_ops.h"
 #include "transition.h"
 #include "checkpoint.h"
+#include "quota.h"
 
 static char *
 tag_text(const char *checkpoint_id, const char *workload_id, int sequence, const char *hash)
@@ -53,6 +54,7 @@ wl_checkpoint_append(const WlFence *fence, Jsonb *state)
 	id = wl_checkpoint_id(row.workload_id, row.checkpoint_sequence);
 	tag = wl_keys_mac_current(tag_text(id, row.workload_id, row.checkpoint_sequence, hash),
 							  &key_id);
+	wl_quota_stored(row.tenant_id, VARSIZE(state));
 	return wl_store_checkpoint_put(&row, id, state, hash, key_id, tag);
 }
 

@@ -19,6 +19,7 @@
 #include "payload.h"
 #include "store_ops.h"
 #include "transition.h"
+#include "quota.h"
 
 static bool
 same_fence(const WlFence *a, const WlFence *b)
@@ -84,9 +85,11 @@ evidence(const WlRow *row, const WlCompletion *c)
 	return wl_json_end(&b);
 }
 
+/* result_of: the result a completion stores (counted against its tenant's stored bytes) */
 static void
 result_of(WlNewResult *r, const WlRow *row, const WlCompletion *c)
 {
+	wl_quota_stored(row->tenant_id, VARSIZE(c->output));
 	r->row = row;
 	r->fence = &c->fence;
 	r->result_id = c->result_id;

@@ -20,6 +20,7 @@
 #include "jsonb_util.h"
 #include "store_ops.h"
 #include "transition.h"
+#include "quota.h"
 
 /*
  * wl_create_existing returns the id of the workload already created with
@@ -183,11 +184,17 @@ wl_create(const WlSpec *spec)
 		int64		seq = wl_store_next_seq();
 		ArrayType  *ids = wl_create_grant_ids(authority, chain);
 
+		wl_quota_require(spec->tenant_id, VARSIZE(spec->input));
 		/* what is stored verifies the grants but is no bearer credential */
 		kept.authorization_snapshot = wl_grant_stored_form(spec->authorization_snapshot);
 		if (wl_store_spec_put(&kept, workload_id, seq, input_hash, wl_authz_caller()->role,
 							  wl_grant_stored_form(authority), ids))
+		{
 			create_new(spec, workload_id, seq, dep_now);
+			wl_quota_written(spec->tenant_id, VARSIZE(spec->input));
+		}
+		else
+			wl_quota_unadmit(spec->tenant_id, VARSIZE(spec->input));
 		doc = existing_for_key(spec, workload_id);
 		if (doc == NULL)
 			elog(ERROR, "workload \"%s\" not visible after create", workload_id);

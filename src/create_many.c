@@ -26,6 +26,7 @@
 #include "keys.h"
 #include "store_ops.h"
 #include "transition.h"
+#include "quota.h"
 
 /* A tenant and application the batch named, and whether the caller may act in it. */
 typedef struct Member
@@ -165,6 +166,11 @@ place(Batch *b, WlCreateItem *it, const char *found, TimestampTz found_not_befor
 	if (spec->ndeps > 0 || !wl_store_writes_batched())
 	{
 		it->full = true;
+		return;
+	}
+	if (wl_quota_admit(spec->tenant_id, VARSIZE(spec->input), &(char *) {NULL}) != WL_OK)
+	{
+		refuse(it, WL_E_QUOTA_EXCEEDED);
 		return;
 	}
 	memset(&b->pending[b->npending], 0, sizeof(WlNewWorkload));
@@ -318,9 +324,15 @@ flush(Batch *b)
 		WlCreateItem *it = &b->items[b->pending_item[i]];
 
 		if (w->written)
+		{
+			wl_quota_written(w->spec->tenant_id, VARSIZE(w->spec->input));
 			wl_transition_ready_notify(channel(b, w->spec), w->workload_id);
+		}
 		else
+		{
+			wl_quota_unadmit(w->spec->tenant_id, VARSIZE(w->spec->input));
 			isolated(b, it, NULL, recheck);
+		}
 	}
 }
 

@@ -18,6 +18,9 @@ char	   *wl_tick_databases = NULL;
 int			wl_tick_interval_ms = 1000;
 int			wl_claim_full_scan_every = 64;
 int			wl_claim_full_scan_interval_ms = 100;
+int			wl_max_active_per_tenant = 0;
+int			wl_max_stored_kb_per_tenant = 0;
+int			wl_max_schedules_per_tenant = 0;
 
 static bool
 check_clock_override(char **newval, void **extra, GucSource source)
@@ -121,6 +124,33 @@ wl_guc_init(void)
 							100, 0, 3600 * 1000,
 							PGC_USERSET,
 							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("workload.max_active_per_tenant",
+							"Workloads not final a tenant may have; a create past it is refused.",
+							"0 (the default) sets no limit.",
+							&wl_max_active_per_tenant,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("workload.max_stored_kb_per_tenant",
+							"Bytes of inputs, checkpoints and results a tenant may store; a create past it is refused.",
+							"0 (the default) sets no limit.",
+							&wl_max_stored_kb_per_tenant,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("workload.max_schedules_per_tenant",
+							"Schedules a tenant may have; a new schedule past it is refused.",
+							"0 (the default) sets no limit.",
+							&wl_max_schedules_per_tenant,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							0,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("workload");

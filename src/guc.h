@@ -7,6 +7,9 @@ extern char *wl_tick_databases;
 extern int	wl_tick_interval_ms;
 extern int	wl_claim_full_scan_every;
 extern int	wl_claim_full_scan_interval_ms;
+extern int	wl_max_active_per_tenant;
+extern int	wl_max_stored_kb_per_tenant;
+extern int	wl_max_schedules_per_tenant;
 extern void wl_guc_init(void);
 
 #endif

@@ -23,6 +23,7 @@
 #include "jsonb_util.h"
 #include "schedule.h"
 #include "spec.h"
+#include "quota.h"
 
 static const char *const overlaps[] = {"skip", "allow", NULL};
 static const char *const catch_ups[] = {"latest", "all", "none", NULL};
@@ -118,6 +119,7 @@ wl_schedule_put(const WlScheduleRequest *req)
 
 	wl_schedule_check_request(req);
 	wl_authz_require_member(req->tenant_id, req->application_id);
+	wl_quota_require_schedule(req->tenant_id, req->application_id, req->schedule_id);
 	memset(&s, 0, sizeof(s));
 	s.tenant_id = req->tenant_id;
 	s.application_id = req->application_id;

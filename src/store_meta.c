@@ -496,6 +496,38 @@ wl_store_member_del_dropped(const char *role, const char *tenant_id, const char 
 	return SPI_processed > 0;
 }
 
+/* wl_store_tenant_use counts a tenant's workloads not final and the bytes it stores (quota.c). */
+void
+wl_store_tenant_use(const char *tenant_id, int64 *active, int64 *bytes)
+{
+	Datum		args[1];
+	SPITupleTable *t;
+
+	args[0] = CStringGetTextDatum(tenant_id);
+	t = wl_store_run(P_TENANT_USE, args, NULL, 1, SPI_OK_SELECT);
+	*active = wl_store_int(t, 0, 1);
+	*bytes = wl_store_int(t, 0, 2);
+	SPI_freetuptable(t);
+}
+
+/* wl_store_tenant_schedules counts a tenant's schedules but the one named. */
+int64
+wl_store_tenant_schedules(const char *tenant_id, const char *application_id,
+						  const char *schedule_id)
+{
+	Datum		args[3];
+	SPITupleTable *t;
+	int64		n;
+
+	args[0] = CStringGetTextDatum(tenant_id);
+	args[1] = CStringGetTextDatum(application_id);
+	args[2] = CStringGetTextDatum(schedule_id);
+	t = wl_store_run(P_TENANT_SCHEDULES, args, NULL, 1, SPI_OK_SELECT);
+	n = wl_store_int(t, 0, 1);
+	SPI_freetuptable(t);
+	return n;
+}
+
 /* ---- maintenance scans ---- */
 
 /*

@@ -379,6 +379,9 @@ extern int	wl_store_channel_pairs(WlChannelPair **out);
 extern void wl_store_channel_pair_put(const char *tenant_id, const char *application_id,
 									  bytea *secret, TimestampTz at);
 extern Oid	wl_store_channel_secrets_rel(void);
+extern void wl_store_tenant_use(const char *tenant_id, int64 *active, int64 *bytes);
+extern int64 wl_store_tenant_schedules(const char *tenant_id, const char *application_id,
+									   const char *schedule_id);
 extern bool wl_store_member(const char *role, const char *tenant_id, const char *application_id);
 extern void wl_store_member_put(const char *role, Oid role_oid, const char *tenant_id,
 								const char *application_id);

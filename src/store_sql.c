@@ -1083,6 +1083,29 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  AND ($4::text IS NULL OR d.workload_id > $4) AND ($5::text IS NULL OR d.workload_id = $5) "
 		"ORDER BY d.workload_id",
 	5, {TEXTOID, ST, TEXTOID, TEXTOID, TEXTOID}},
+	/*
+	 * A tenant's use, counted (quota.c): its workloads not final, and the
+	 * bytes of the inputs, checkpoint states and results it stores, each
+	 * as large as it is before compression (a value made anew is not
+	 * compressed), as the API counts what it stores.
+	 */
+#define RAW_SIZE(v) "pg_column_size((" v ")::text::jsonb)"
+	[P_TENANT_USE] = {
+		"SELECT (SELECT count(*) FROM workload.workload_rows w LEFT JOIN workload.runs r "
+		"    ON r.seq = w.seq AND r.tenant_id = w.tenant_id "
+		"  WHERE w.tenant_id = $1 AND COALESCE(r.state, w.state) NOT IN " SQL_FINAL "), "
+		"  (SELECT COALESCE(sum(" RAW_SIZE("s.input") "), 0) FROM workload.specs s "
+		"     WHERE s.tenant_id = $1) "
+		"  + (SELECT COALESCE(sum(" RAW_SIZE("c.state") "), 0) FROM workload.checkpoints c "
+		"     WHERE c.tenant_id = $1) "
+		"  + (SELECT COALESCE(sum(" RAW_SIZE("r.output") "), 0) FROM workload.runs r "
+		"     WHERE r.tenant_id = $1 AND r.output IS NOT NULL)",
+	1, {TEXTOID}},
+	/* a tenant's schedules but the one named */
+	[P_TENANT_SCHEDULES] = {
+		"SELECT count(*) FROM workload.schedules s WHERE s.tenant_id = $1 "
+		"  AND NOT (s.application_id = $2 AND s.schedule_id = $3)",
+	3, {TEXTOID, TEXTOID, TEXTOID}},
 	/* the cascades a maintenance pass left for the next (recovery.c, transition.c) */
 	[P_CASCADES_DUE] = {CASCADES_DUE_SQL, 2, {TIMESTAMPTZOID, INT4OID}},
 	/*

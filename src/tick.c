@@ -19,11 +19,12 @@
 #include "transition.h"
 
 /*
- * The phases of a pass, in the order they run, each with a budget of time
- * (its steps stop when it is spent, and what is left waits for the next
- * pass) and the steps its cascades may take.  Leases come first and commit
- * on their own in the background worker: every tenant waits on them, and
- * nothing slower (a cascade, a schedule, a sweep) runs before them.
+ * The phases of a pass, in the order they run, each with the steps its
+ * cascades may take and a budget of time (0: none; its steps stop when it
+ * is spent, and what is left waits for the next pass).  Leases come first
+ * and commit on their own in the background worker: every tenant waits on
+ * them, and nothing slower (a cascade, a schedule, a sweep) runs before
+ * them; their rows are bounded (recovery.c), their time is not.
  */
 typedef enum WlPhase
 {
@@ -35,7 +36,7 @@ typedef enum WlPhase
 } WlPhase;
 
 static const char *const phase_names[WL_PHASE_COUNT] = {"leases", "cascades", "schedules", "sweeps"};
-static const int phase_budget_ms[WL_PHASE_COUNT] = {1000, 250, 250, 250};
+static const int phase_budget_ms[WL_PHASE_COUNT] = {0, 1000, 1000, 1000};
 static const int phase_cascade_steps[WL_PHASE_COUNT] = {1000, 5000, 0, 0};
 
 #define WL_CASCADES_A_PASS 1000	/* workloads whose left cascades one pass takes up */

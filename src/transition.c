@@ -35,6 +35,7 @@
 #include "pass.h"
 #include "store_ops.h"
 #include "transition.h"
+#include "quota.h"
 
 /* A workload that reached a final state, and its dependents still to look at. */
 typedef struct WlFrame
@@ -210,6 +211,8 @@ wl_transition_ready_notify(const char *channel, const char *workload_id)
 static void
 after(const WlRow *row, WlState from, WlState to)
 {
+	if (wl_state_is_final(to) && !wl_state_is_final(from))
+		wl_quota_finished(row->tenant_id);
 	if (from == WL_WAITING)
 		wl_store_wait_close(row, to == WL_CANCELLED ? "cancelled" :
 							to == WL_TIMED_OUT ? "timed_out" : "woken");
