@@ -79,6 +79,63 @@ CREATE TABLE workload.cascades (
     CONSTRAINT cascades_pkey PRIMARY KEY (tenant_id, workload_id, dependent_id)
 );
 
+-- A claim never hands out a workload whose authority has lapsed (SPEC
+-- section 5.1): each workload row keeps when its authority lapses, the
+-- sooner of its run authority's and its authorization snapshot's
+-- expires_at; a claim that takes one past it dead-letters it instead, with
+-- cause authorization_expired.  Filled in here for the workloads not final.
+ALTER TABLE workload.workload_rows ADD COLUMN authority_expires_at timestamptz;
+UPDATE workload.workload_rows w
+SET authority_expires_at = LEAST(
+        (a.run_authority OPERATOR(pg_catalog.->) 'grant' OPERATOR(pg_catalog.->>) 'expires_at')::timestamptz,
+        (a.authorization_snapshot OPERATOR(pg_catalog.->) 'grant' OPERATOR(pg_catalog.->>) 'expires_at')::timestamptz)
+FROM workload.spec_authority a
+WHERE a.tenant_id OPERATOR(pg_catalog.=) w.tenant_id AND a.workload_seq OPERATOR(pg_catalog.=) w.seq
+  AND NOT EXISTS (SELECT 1 FROM workload.runs r
+                  WHERE r.tenant_id OPERATOR(pg_catalog.=) w.tenant_id AND r.seq OPERATOR(pg_catalog.=) w.seq
+                    AND r.state OPERATOR(pg_catalog.=) ANY (ARRAY['SUCCEEDED', 'CANCELLED']::@extschema@.workload_state[]))
+  AND w.state OPERATOR(pg_catalog.<>) ALL (ARRAY['SUCCEEDED', 'CANCELLED']::@extschema@.workload_state[]);
+-- workload.workloads shows every column of workload.workload_rows
+CREATE OR REPLACE VIEW workload.workloads WITH (security_invoker = true) AS
+SELECT w.tenant_id,
+       w.workload_id,
+       w.seq,
+       w.application_id,
+       w.priority,
+       w.created_at,
+       w.capability_snapshot,
+       w.has_dependencies,
+       w.has_criteria,
+       w.queue_ms,
+       w.claim_ms,
+       w.execution_ms,
+       w.heartbeat_ms,
+       w.overall_ms,
+       CASE WHEN r.seq IS NULL THEN w.next_attempt_at ELSE r.next_attempt_at END AS next_attempt_at,
+       CASE WHEN r.seq IS NULL THEN w.unheld_deadline_at ELSE r.unheld_deadline_at END AS unheld_deadline_at,
+       CASE WHEN r.seq IS NULL THEN w.retry_count ELSE r.retry_count END AS retry_count,
+       CASE WHEN r.seq IS NULL THEN w.wait_count ELSE r.wait_count END AS wait_count,
+       CASE WHEN r.seq IS NULL THEN w.checkpoint_sequence ELSE r.checkpoint_sequence END AS checkpoint_sequence,
+       CASE WHEN r.seq IS NULL THEN w.last_failure ELSE r.last_failure END AS last_failure,
+       CASE WHEN r.seq IS NULL THEN w.attempt_count ELSE r.attempt_count END AS attempt_count,
+       CASE WHEN r.seq IS NULL THEN w.fencing_token ELSE r.fencing_token END AS fencing_token,
+       CASE WHEN r.seq IS NULL THEN w.claimed_at ELSE r.claimed_at END AS claimed_at,
+       CASE WHEN r.seq IS NULL THEN w.claim_id ELSE r.claim_id END AS claim_id,
+       CASE WHEN r.seq IS NULL THEN w.worker_id ELSE r.worker_id END AS worker_id,
+       CASE WHEN r.seq IS NULL THEN w.claimed_by ELSE r.claimed_by END AS claimed_by,
+       CASE WHEN r.seq IS NULL THEN w.result_id ELSE r.result_id END AS result_id,
+       CASE WHEN r.seq IS NULL THEN w.state ELSE r.state END AS state,
+       CASE WHEN r.seq IS NULL THEN w.state_entered_at ELSE r.state_entered_at END AS state_entered_at,
+       CASE WHEN r.seq IS NULL THEN w.updated_at ELSE r.updated_at END AS updated_at,
+       CASE WHEN r.seq IS NULL THEN w.started_at ELSE r.started_at END AS started_at,
+       CASE WHEN r.seq IS NULL THEN w.deadline_at ELSE r.deadline_at END AS deadline_at,
+       CASE WHEN r.seq IS NULL THEN w.lease_expires_at ELSE r.lease_expires_at END AS lease_expires_at,
+       CASE WHEN r.seq IS NULL THEN w.last_heartbeat_at ELSE r.last_heartbeat_at END AS last_heartbeat_at,
+       CASE WHEN r.seq IS NULL THEN w.progress ELSE r.progress END AS progress,
+       w.authority_expires_at
+FROM workload.workload_rows w
+LEFT JOIN workload.runs r ON r.seq OPERATOR(pg_catalog.=) w.seq AND r.tenant_id OPERATOR(pg_catalog.=) w.tenant_id;
+
 -- ============================================================================
 -- The tables this version adds are guarded, hidden and dumped as the others:
 -- written by the API alone (the raw-write triggers, ENABLE ALWAYS), no

@@ -11,10 +11,36 @@
 #include "claim.h"
 #include "claim_resume.h"
 #include "clock.h"
+#include "recovery.h"
+#include "deadline.h"
 #include "fence.h"
 #include "grants.h"
 #include "jsonb_util.h"
 #include "transition.h"
+
+/*
+ * drop_lapsed: of the n workloads a claim has just taken, one whose
+ * authority has lapsed is not handed out: it goes to DEAD_LETTER with
+ * cause authorization_expired (SPEC section 5.1); the rest stay, in order.
+ * Returns how many stay.
+ */
+static int
+drop_lapsed(WlClaimed *c, int n)
+{
+	TimestampTz now = wl_now();
+	int			k = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		WlRow		row;
+
+		if (c[i].lapses_at == 0 || c[i].lapses_at > now)
+			c[k++] = c[i];
+		else if (wl_store_lock(c[i].workload_id, NULL, &row))
+			(void) wl_recovery_unauthorized(&row, "authorization_expired", NULL, "workload.claim");
+	}
+	return k;
+}
 
 /*
  * wl_claim claims up to r->max_items due READY workloads of one tenant and
@@ -22,18 +48,22 @@
  * the worker holds and whose dependencies are met, best first, skipping
  * rows other claimers hold, from this session's points in the queue
  * (claim_resume.c).  The claim statement moves the rows itself (the one
- * state change made in SQL), so the table is asked first.
+ * state change made in SQL), so the table is asked first.  One whose
+ * authority has lapsed is dead-lettered, not handed out (drop_lapsed).
  */
 int
 wl_claim(WlClaimRequest *r, WlClaimed **out)
 {
+	int			n;
+
 	wl_authz_require_member(r->tenant_id, r->application_id);
 	wl_state_require("(claim)", WL_READY, WL_CLAIMED);
 	if (r->start)
 		wl_state_require("(claim)", WL_CLAIMED, WL_RUNNING);
 	r->workload_id = NULL;
 	r->role = wl_authz_caller()->role;
-	return wl_claim_queue(r, out);
+	n = wl_claim_queue(r, out);
+	return drop_lapsed(*out, n);
 }
 
 /*
@@ -63,6 +93,10 @@ wl_claim_named(WlClaimRequest *r, WlClaimed **out)
 	if (wl_grant_authority_revoked(&spec))
 		wl_refuse(WL_E_AUTHORIZATION_DENIED,
 				  errdetail("The authorization of workload \"%s\" has been revoked.", id));
+	if (wl_deadline_lapsed(&row, wl_now()))
+		wl_refuse(WL_E_AUTHORIZATION_DENIED,
+				  errdetail("The authorization of workload \"%s\" lapsed at %s.", id,
+							timestamptz_to_str(row.authority_expires_at)));
 	needed = wl_array_items(row.capability_snapshot, &n);
 	for (int i = 0; i < n; i++)
 	{

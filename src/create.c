@@ -99,7 +99,8 @@ dependency_states(const WlSpec *spec)
  * both events are appended.
  */
 static void
-create_new(const WlSpec *spec, const char *workload_id, int64 seq, const WlState *dep_now)
+create_new(const WlSpec *spec, const char *workload_id, int64 seq, const WlState *dep_now,
+		   TimestampTz lapses)
 {
 	WlRow		first;
 	WlRow		row;
@@ -109,6 +110,7 @@ create_new(const WlSpec *spec, const char *workload_id, int64 seq, const WlState
 
 	memset(&first, 0, sizeof(first));
 	first.state = WL_READY;
+	first.authority_expires_at = lapses;
 	for (int i = 0; i < spec->ndeps; i++)
 	{
 		if (wl_state_is_final(dep_now[i]) && dep_now[i] != spec->dep_states[i])
@@ -190,7 +192,8 @@ wl_create(const WlSpec *spec)
 		if (wl_store_spec_put(&kept, workload_id, seq, input_hash, wl_authz_caller()->role,
 							  wl_grant_stored_form(authority), ids))
 		{
-			create_new(spec, workload_id, seq, dep_now);
+			create_new(spec, workload_id, seq, dep_now,
+					   wl_grant_lapses_at(spec->authorization_snapshot, authority));
 			wl_quota_written(spec->tenant_id, VARSIZE(spec->input));
 		}
 		else

@@ -309,6 +309,7 @@ flush(Batch *b)
 		w->authorization_snapshot = last_stored;
 		w->actor = psprintf("%s:%s", s->requested_kind, s->requested_id);
 		w->first.state = WL_READY;
+		w->first.authority_expires_at = wl_grant_lapses_at(s->authorization_snapshot, authority);
 		w->first.created_at = w->first.state_entered_at = b->now;
 		w->first.next_attempt_at = s->has_not_before && s->not_before > b->now ?
 			s->not_before : b->now;

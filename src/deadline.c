@@ -62,6 +62,13 @@ wl_deadline_set(WlRow *row, WlState from)
 	row->deadline_at = d;
 }
 
+/* wl_deadline_lapsed: the row's authority has lapsed at now. */
+bool
+wl_deadline_lapsed(const WlRow *row, TimestampTz now)
+{
+	return row->authority_expires_at != 0 && row->authority_expires_at <= now;
+}
+
 /* wl_deadline_overall_due: the row's whole budget (overall_ms) is spent at now. */
 bool
 wl_deadline_overall_due(const WlRow *row, TimestampTz now)

@@ -587,6 +587,32 @@ wl_grant_run_authorities(const WlSpec **specs, const char **workload_ids, int n)
 	return grants;
 }
 
+/* expires: a grant's (either form) expires_at; 0 when it has none that parses */
+static TimestampTz
+expires(Jsonb *signed_grant)
+{
+	char	   *text = wl_json_get_text(wl_json_get_object(&signed_grant->root, "grant"), "expires_at");
+	TimestampTz t;
+
+	return text != NULL && wl_clock_parse_rfc3339(text, &t) ? t : 0;
+}
+
+/*
+ * wl_grant_lapses_at: when a workload's authority lapses: the sooner of
+ * its authorization snapshot's and its run authority's expires_at (0: it
+ * does not).
+ */
+TimestampTz
+wl_grant_lapses_at(Jsonb *snapshot, Jsonb *run_authority)
+{
+	TimestampTz a = expires(snapshot);
+	TimestampTz b = expires(run_authority);
+
+	if (a == 0 || (b != 0 && b < a))
+		return b;
+	return a;
+}
+
 /*
  * wl_grant_check_run_authority raises AUTHORIZATION_DENIED unless the run
  * authority verifies and is bound to this very workload, tenant and

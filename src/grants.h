@@ -16,6 +16,7 @@ extern Jsonb *wl_grant_stored_form(Jsonb *signed_grant);
 extern Jsonb *wl_grant_sign_recorded(Jsonb *grant);
 extern bool wl_grant_current(Jsonb *snapshot, const char **why);
 extern bool wl_grant_authority_revoked(const WlSpecRow *spec);
+extern TimestampTz wl_grant_lapses_at(Jsonb *snapshot, Jsonb *run_authority);
 extern ArrayType *wl_grant_check_snapshot(const WlSpec *spec);
 
 /* the snapshots a batch presented, each checked once (grants.c) */

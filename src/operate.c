@@ -7,6 +7,7 @@
 
 #include "authz.h"
 #include "clock.h"
+#include "deadline.h"
 #include "errors.h"
 #include "grants.h"
 #include "jsonb_util.h"
@@ -50,13 +51,15 @@ wl_cancel(const char *workload_id, const char *actor)
 /*
  * retry_locked moves a locked FAILED, TIMED_OUT or DEAD_LETTER row to
  * READY, due now; false (and nothing done) when its authorization was
- * revoked.
+ * revoked or has lapsed: no worker would be handed it.
  */
 static bool
 retry_locked(WlRow *row, const char *actor)
 {
 	WlSpecRow	spec;
 
+	if (wl_deadline_lapsed(row, wl_now()))
+		return false;
 	wl_store_spec_read(row, &spec);
 	if (wl_grant_authority_revoked(&spec))
 		return false;
@@ -82,7 +85,8 @@ wl_retry(const char *workload_id, const char *actor)
 							row.workload_id, wl_state_name(row.state)));
 	if (!retry_locked(&row, actor))
 		wl_refuse(WL_E_AUTHORIZATION_DENIED,
-				  errdetail("The authorization of workload \"%s\" has been revoked.", workload_id));
+				  errdetail("The authorization of workload \"%s\" has been revoked or has lapsed.",
+							workload_id));
 	return row.state;
 }
 

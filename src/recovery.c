@@ -267,24 +267,46 @@ heartbeat_one(WlRow *row, WlPass *p)
 static bool
 revoke_one(WlRow *row, WlPass *p)
 {
+	if (!wl_recovery_unauthorized(row, "authorization_revoked", p->grant_id, "workload.tick"))
+		return false;
+	p->r->revoked++;
+	return true;
+}
+
+/*
+ * wl_recovery_unauthorized moves a locked workload whose authorization no
+ * longer holds (cause: authorization_revoked, with the grant revoked;
+ * authorization_expired) to DEAD_LETTER, with evidence {"cause": cause}:
+ * through TIMED_OUT from where it may be handed to a worker or is held by
+ * one (the claim is released, its attempt closed), straight from FAILED or
+ * TIMED_OUT.  A requested cancellation is left to complete; final and
+ * dead-lettered workloads are left as they are (false).
+ */
+bool
+wl_recovery_unauthorized(WlRow *row, const char *cause, const char *grant_id, const char *actor)
+{
 	WlJson		b;
 	Jsonb	   *ev;
 
 	if (!wl_state_allowed(row->state, WL_DEAD_LETTER) && !wl_state_can_time_out(row->state))
 		return false;
 	wl_json_begin(&b);
-	wl_json_str(&b, "cause", "authorization_revoked");
-	wl_json_str(&b, "grant_id", p->grant_id);
+	wl_json_str(&b, "cause", cause);
+	if (grant_id)
+		wl_json_str(&b, "grant_id", grant_id);
 	ev = wl_json_end(&b);
 	if (row->claim_id)
 	{
-		wl_store_attempt_close(row, "AUTHORIZATION_REVOKED", "authorization_revoked", NULL);
+		char	   *outcome = pstrdup(cause);
+
+		for (char *c = outcome; *c; c++)
+			*c = pg_toupper((unsigned char) *c);
+		wl_store_attempt_close(row, outcome, cause, NULL);
 		wl_fence_release(row);
 	}
 	if (wl_state_can_time_out(row->state))
-		wl_transition(row, WL_TIMED_OUT, "workload.tick", ev);
-	wl_transition(row, WL_DEAD_LETTER, "workload.tick", ev);
-	p->r->revoked++;
+		wl_transition(row, WL_TIMED_OUT, actor, ev);
+	wl_transition(row, WL_DEAD_LETTER, actor, ev);
 	return true;
 }
 

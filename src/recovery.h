@@ -4,6 +4,8 @@
 
 #include "nodes/pg_list.h"
 
+#include "row.h"
+
 /* A workload whose maintenance step failed: skipped, and reported. */
 typedef struct WlStepError
 {
@@ -38,6 +40,8 @@ typedef struct WlTickReport
 	bool		keep_ids;
 } WlTickReport;
 
+extern bool wl_recovery_unauthorized(WlRow *row, const char *cause, const char *grant_id,
+									 const char *actor);
 extern void wl_recovery_leases(uint64 limit, WlTickReport *r);
 extern void wl_recovery_leases_phase(WlTickReport *r);
 extern void wl_recovery_sweeps_phase(WlTickReport *r);

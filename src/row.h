@@ -75,6 +75,7 @@ typedef struct WlRow
 	TimestampTz claimed_at;		/* the open attempt: when claimed (0: no claim) */
 	TimestampTz started_at;		/* and when started (0: not started) */
 	char	   *result_id;		/* the result of a SUCCEEDED workload */
+	TimestampTz authority_expires_at;	/* when its authority lapses (0: never) */
 	WlQueued	queued;			/* where it stands in the queue as stored (the store keeps it) */
 	bool		in_run;			/* its mutable columns are on its run row (it was claimed) */
 	ItemPointerData row_at;		/* where the store wrote it and its spec, when it just did */

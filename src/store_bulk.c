@@ -203,7 +203,7 @@ put_authorities(WlNewWorkload *w, int n)
 			 (unsigned long long) SPI_processed, k);
 }
 
-#define ROW_COLS 15
+#define ROW_COLS 16
 
 /* put_rows writes the workload rows, queue rows and events of the written items */
 static void
@@ -211,9 +211,9 @@ put_rows(WlNewWorkload *w, int n, TimestampTz now, const char *role)
 {
 	static const Oid type[ROW_COLS] = {TEXTOID, TEXTOID, INT8OID, TEXTOID, INT4OID, TEXTOID,
 		BOOLOID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID, TIMESTAMPTZOID,
-	TEXTOID};
+	TEXTOID, TIMESTAMPTZOID};
 	Col			c[ROW_COLS];
-	Datum		args[19];
+	Datum		args[20];
 	int			k = 0;
 	SPITupleTable *t;
 
@@ -242,16 +242,19 @@ put_rows(WlNewWorkload *w, int n, TimestampTz now, const char *role)
 		c[13].d[k] = TimestampTzGetDatum(w[i].first.deadline_at);
 		c[13].nl[k] = !w[i].first.has_deadline;
 		c[14].d[k] = CStringGetTextDatum(w[i].actor);
+		c[15].d[k] = TimestampTzGetDatum(w[i].first.authority_expires_at);
+		c[15].nl[k] = w[i].first.authority_expires_at == 0;
 		k++;
 	}
 	if (k == 0)
 		return;
-	for (int i = 0; i < ROW_COLS; i++)
+	for (int i = 0; i < 15; i++)
 		args[i] = col_array(&c[i], k, type[i]);
 	args[15] = TimestampTzGetDatum(now);
 	args[16] = wl_catalog_state_datum(WL_READY);
 	args[17] = wl_catalog_state_datum(WL_CREATED);
 	args[18] = CStringGetTextDatum(role);
+	args[19] = col_array(&c[15], k, type[15]);
 	t = wl_store_run(P_CREATE_ROWS_MANY, args, NULL, 1, SPI_OK_SELECT);
 	if (wl_store_int(t, 0, 1) != k)
 		elog(ERROR, "workload batch create wrote %lld rows of %d",

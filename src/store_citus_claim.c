@@ -110,6 +110,7 @@ claim_lock(const WlClaimRequest *r, int64 *seqs, int n, Upd **locked)
 		(*locked)[i].seq = int_of(t, i, 2);
 		(*locked)[i].priority = (int) int_of(t, i, 3);
 		(*locked)[i].created_at = wl_store_ts(t, i, 4, &isnull);
+		(*locked)[i].c.lapses_at = wl_store_ts(t, i, 5, &isnull);
 	}
 	SPI_freetuptable(t);
 	return n;

@@ -137,6 +137,7 @@ wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 		c->key.priority = (int) wl_store_int(t, i, 10);
 		c->key.created_at = wl_store_ts(t, i, 11, &isnull);
 		c->key.seq = wl_store_int(t, i, 12);
+		c->lapses_at = wl_store_ts(t, i, 13, &isnull);
 	}
 	SPI_freetuptable(t);
 	if (n > 1)

@@ -75,13 +75,13 @@ enum
 	W_CLAIMED_BY, W_CLAIM_ID, W_LEASE_EXPIRES_AT, W_UPDATED_AT, W_STATE_ENTERED_AT,
 	W_CLAIMED_AT, W_STARTED_AT, W_LAST_HEARTBEAT_AT, W_DEADLINE_AT, W_UNHELD_DEADLINE_AT,
 	W_CREATED_AT, W_CLAIM_MS, W_EXECUTION_MS, W_OVERALL_MS, W_CHECKPOINT_SEQUENCE, W_PRIORITY,
-	W_COUNT
+	W_AUTHORITY_EXPIRES_AT, W_COUNT
 };
 static const char *const w_names[W_COUNT] = {"workload_id", "tenant_id", "seq", "state",
 	"fencing_token", "attempt_count", "worker_id", "claimed_by", "claim_id", "lease_expires_at",
 	"updated_at", "state_entered_at", "claimed_at", "started_at", "last_heartbeat_at",
 	"deadline_at", "unheld_deadline_at", "created_at", "claim_ms", "execution_ms", "overall_ms",
-"checkpoint_sequence", "priority"};
+"checkpoint_sequence", "priority", "authority_expires_at"};
 
 enum
 {
@@ -344,6 +344,8 @@ taken(Claim *c, const Datum *v, const bool *n)
 	o->key.priority = DatumGetInt32(v[w[W_PRIORITY]]);
 	o->key.created_at = DatumGetTimestampTz(v[w[W_CREATED_AT]]);
 	o->key.seq = DatumGetInt64(v[w[W_SEQ]]);
+	o->lapses_at = n[w[W_AUTHORITY_EXPIRES_AT]] ? 0 :
+		DatumGetTimestampTz(v[w[W_AUTHORITY_EXPIRES_AT]]);
 	if (c->r->on_take)
 		c->r->on_take(c->r->front_arg, &o->key);
 	if (!wl_store_fetch_keyed(c->specs, &c->specs_blocks, &c->spec_at, c->snap, c->spec,

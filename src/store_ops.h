@@ -167,6 +167,7 @@ typedef struct WlClaimed
 	Jsonb	   *input;
 	int			checkpoint_sequence;
 	WlQueueKey	key;			/* where it stood in the queue */
+	TimestampTz lapses_at;		/* when its authority lapses (0: never) */
 } WlClaimed;
 
 /* wl_queue_key_cmp: queue order (priority DESC, created_at, seq), as the claim's index */

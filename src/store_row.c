@@ -18,14 +18,14 @@
 #include "store.h"
 
 /* ROW_COLUMNS, in its order: what a row of the table gives, by name */
-#define ROW_NCOLS (26 + WL_TIMEOUT_COUNT)
+#define ROW_NCOLS (27 + WL_TIMEOUT_COUNT)
 #define TIMEOUT_NAME(f) #f,
 static const char *const row_cols[ROW_NCOLS] = {"tenant_id", "application_id", "state",
 	"attempt_count", "retry_count", "fencing_token", "checkpoint_sequence", "claim_id",
 	"worker_id", "lease_expires_at", "next_attempt_at", "state_entered_at", "created_at",
 	"last_heartbeat_at", "capability_snapshot", WL_TIMEOUTS(TIMEOUT_NAME) "deadline_at",
 	"wait_count", "has_criteria", "claimed_by", "seq", "priority", "has_dependencies",
-"claimed_at", "started_at", "result_id", "in_run"};
+"claimed_at", "started_at", "result_id", "authority_expires_at", "in_run"};
 #define IN_RUN (ROW_NCOLS - 1)		/* not a column of the table: a statement's */
 #undef TIMEOUT_NAME
 
@@ -176,6 +176,7 @@ row_fill(const RowCols *cp, const char *workload_id, WlRow *row)
 	row->claimed_at = col_ts(cp, k++, &isnull);
 	row->started_at = col_ts(cp, k++, &isnull);
 	row->result_id = col_text(cp, k++);
+	row->authority_expires_at = col_ts(cp, k++, &isnull);
 	row->in_run = col_bool(cp, k++);
 	row->queued = row->state == WL_READY ? WL_QUEUED_READY :
 		row->claim_id ? WL_QUEUED_HELD : WL_QUEUED_NONE;

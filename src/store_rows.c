@@ -645,8 +645,8 @@ void
 wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, TimestampTz now,
 				 const WlRow *first, WlRow *row)
 {
-	Datum		a[7 + WL_TIMEOUT_COUNT + 5];
-	char		nulls[7 + WL_TIMEOUT_COUNT + 5];
+	Datum		a[7 + WL_TIMEOUT_COUNT + 6];
+	char		nulls[7 + WL_TIMEOUT_COUNT + 6];
 
 	int			i = 0;
 	SPITupleTable *t;
@@ -671,6 +671,8 @@ wl_store_row_put(const WlSpec *spec, const char *workload_id, int64 seq, Timesta
 	a[10 + WL_TIMEOUT_COUNT] = wl_store_ts_arg(first->has_deadline ? first->deadline_at : 0,
 										  &nulls[10 + WL_TIMEOUT_COUNT]);
 	a[11 + WL_TIMEOUT_COUNT] = TimestampTzGetDatum(first->next_attempt_at);
+	a[12 + WL_TIMEOUT_COUNT] = wl_store_ts_arg(first->authority_expires_at,
+											   &nulls[12 + WL_TIMEOUT_COUNT]);
 	if (wl_store_citus())
 	{
 		t = wl_store_run(P_ROW_PUT, a, nulls, 1, SPI_OK_INSERT_RETURNING);

@@ -175,7 +175,8 @@
 	M(lease_expires_at) ", " M(next_attempt_at) ", " M(state_entered_at) ", w.created_at, " \
 	M(last_heartbeat_at) ", w.capability_snapshot, " TIMEOUT_COLUMNS \
 	M(deadline_at) ", " M(wait_count) ", w.has_criteria, " M(claimed_by) ", w.seq, w.priority, " \
-	"w.has_dependencies, " M(claimed_at) ", " M(started_at) ", " M(result_id) ", " in_run " AS in_run "
+	"w.has_dependencies, " M(claimed_at) ", " M(started_at) ", " M(result_id) ", " \
+	"w.authority_expires_at, " in_run " AS in_run "
 /* a workload row never claimed */
 #define ROW_COLUMNS ROW_COLUMNS_BY(AT_W, "false")
 /* a workload row with its run row, if it has one (RUN_OF) */
@@ -205,14 +206,14 @@
 	"  created_at, capability_snapshot, has_dependencies, has_criteria, " \
 	"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, " \
 	"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at, " \
-	"  unheld_deadline_at) " \
+	"  unheld_deadline_at, authority_expires_at) " \
 	"VALUES ($2, $1, $14, $3, $4, $7, $5, $6, $13, $8, $9, $10, $11, $12, " \
-	"  $15, $7, $7, $17, 0, 0, 0, 0, 0, $16, $16) " \
+	"  $15, $7, $7, $17, 0, 0, 0, 0, 0, $16, $16, $18) " \
 	"RETURNING " ROW_COLUMNS
 #define ROW_PUT_TYPES \
 	TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTARRAYOID, BOOLOID, TIMESTAMPTZOID, \
 	INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, BOOLOID, INT8OID, ST, TIMESTAMPTZOID, \
-	TIMESTAMPTZOID
+	TIMESTAMPTZOID, TIMESTAMPTZOID
 /* a workload row with its run row */
 #define ROW_COLUMNS_RUN ROW_COLUMNS_BY(AT_R, "true")
 
@@ -461,6 +462,7 @@
 	"  ORDER BY u.seq, x.n) "
 #define CLAIM_TAIL(events) \
 	", first AS MATERIALIZED (SELECT w.seq, w.workload_id, w.priority, w.created_at, w.claim_ms, " \
+	"    w.authority_expires_at, " \
 	"    w.execution_ms, w.overall_ms, w.next_attempt_at, w.retry_count, w.wait_count, " \
 	"    w.checkpoint_sequence, w.last_failure, w.attempt_count, w.fencing_token, w.progress, " \
 	"    w.unheld_deadline_at IS NOT NULL AS has_deadline FROM workload.workload_rows w " \
@@ -498,9 +500,10 @@
 	"  WHERE r.seq = ANY (ARRAY(SELECT a.seq FROM again a)) AND r.tenant_id = $1 " \
 	"    AND w.seq = r.seq AND w.tenant_id = $1 " \
 	"  RETURNING w.workload_id, r.claim_id, r.fencing_token, r.lease_expires_at, r.attempt_count, " \
-	"    r.checkpoint_sequence, r.seq, w.priority, w.created_at), " \
+	"    r.checkpoint_sequence, r.seq, w.priority, w.created_at, w.authority_expires_at), " \
 	"upd AS (SELECT f.workload_id, i.claim_id, i.fencing_token, i.lease_expires_at, " \
-	"    i.attempt_count, i.checkpoint_sequence, i.seq, f.priority, f.created_at " \
+	"    i.attempt_count, i.checkpoint_sequence, i.seq, f.priority, f.created_at, " \
+	"    f.authority_expires_at " \
 	"  FROM ins i JOIN first f ON f.seq = i.seq " \
 	"  UNION ALL SELECT * FROM retried), " \
 	"gone AS (DELETE FROM workload.queue q " \
@@ -508,7 +511,7 @@
 	events \
 	"SELECT u.workload_id, u.claim_id, u.fencing_token, u.lease_expires_at, u.attempt_count, " \
 	"  s.definition_id, s.definition_revision, s.input, u.checkpoint_sequence, " \
-	"  u.priority, u.created_at, u.seq " \
+	"  u.priority, u.created_at, u.seq, u.authority_expires_at " \
 	"FROM upd u CROSS JOIN LATERAL (SELECT s.definition_id, s.definition_revision, s.input " \
 	"  FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = u.seq OFFSET 0) s"
 
@@ -905,9 +908,9 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"INSERT INTO workload.spec_authority (tenant_id, workload_seq, authorization_snapshot, "
 		"  run_authority) VALUES ($1, $2, $3, $4)",
 	4, {TEXTOID, INT8OID, JSONBOID, JSONBOID}, true},
-	[P_ROW_PUT] = {ROW_PUT_SQL, 17, {ROW_PUT_TYPES}},
+	[P_ROW_PUT] = {ROW_PUT_SQL, 18, {ROW_PUT_TYPES}},
 	/* P_ROW_PUT, and where it wrote the row (its last column; a single node) */
-	[P_ROW_PUT_AT] = {ROW_PUT_SQL ", w.ctid", 17, {ROW_PUT_TYPES}},
+	[P_ROW_PUT_AT] = {ROW_PUT_SQL ", w.ctid", 18, {ROW_PUT_TYPES}},
 	/*
 	 * a dependency's state, held while the dependent is made (its queue row,
 	 * run row and workload row FOR SHARE, as P_LOCK locks them: no claim,
@@ -1377,15 +1380,15 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WITH x AS MATERIALIZED (SELECT u.*, u.cj::text[] AS caps "
 		"  FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::int4[], $6::text[], "
 		"    $7::bool[], $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::int8[], "
-		"    $13::timestamptz[], $14::timestamptz[], $15::text[]) WITH ORDINALITY "
-		"  AS u(t, id, seq, a, prio, cj, crit, q_ms, c_ms, e_ms, h_ms, o_ms, due, dl, actor, n)), "
+		"    $13::timestamptz[], $14::timestamptz[], $15::text[], $20::timestamptz[]) WITH ORDINALITY "
+		"  AS u(t, id, seq, a, prio, cj, crit, q_ms, c_ms, e_ms, h_ms, o_ms, due, dl, actor, ax, n)), "
 		"w AS (INSERT INTO workload.workload_rows (tenant_id, workload_id, seq, application_id, priority, "
 		"  created_at, capability_snapshot, has_dependencies, has_criteria, "
 		"  " TIMEOUT_NAMES "state, state_entered_at, updated_at, next_attempt_at, attempt_count, "
 		"  retry_count, wait_count, checkpoint_sequence, fencing_token, deadline_at, "
-		"  unheld_deadline_at) "
+		"  unheld_deadline_at, authority_expires_at) "
 		"  SELECT x.t, x.id, x.seq, x.a, x.prio, $16, x.caps, false, x.crit, x.q_ms, x.c_ms, x.e_ms, "
-		"    x.h_ms, x.o_ms, $17, $16, $16, x.due, 0, 0, 0, 0, 0, x.dl, x.dl FROM x ORDER BY x.n), "
+		"    x.h_ms, x.o_ms, $17, $16, $16, x.due, 0, 0, 0, 0, 0, x.dl, x.dl, x.ax FROM x ORDER BY x.n), "
 		"q AS (INSERT INTO workload.queue (tenant_id, seq, application_id, priority, created_at, "
 		"  available_at, capability_snapshot, checks_dependencies, blocked, has_run) "
 		"  SELECT x.t, x.seq, x.a, x.prio, $16, x.due, x.caps, false, false, false FROM x ORDER BY x.n), "
@@ -1395,10 +1398,10 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"    x.actor, $16, $19, '{}'::jsonb "
 		"  FROM x, (VALUES (1), (2)) v(k) ORDER BY x.n, v.k) "
 		"SELECT count(*) FROM x",
-	19, {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, INT4ARRAYOID, TEXTARRAYOID,
+	20, {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, TEXTARRAYOID, INT4ARRAYOID, TEXTARRAYOID,
 		BOOLARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
 		TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID,
-	ST, ST, TEXTOID}},
+	ST, ST, TEXTOID, TIMESTAMPTZARRAYOID}},
 	/* the documents of n workloads ($1 ids of tenants $2), each looked up by its key */
 	[P_DOC_MANY] = {DOC_MANY_SQL("x.t", "w.tenant_id", " OFFSET 0"), 2, {TEXTARRAYOID, TEXTARRAYOID},
 	false, DOC_MANY_SQL(BATCH_TENANT("$2"), BATCH_TENANT("$2"), "")},
@@ -1588,8 +1591,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"unheld AS (SELECT w.seq FROM workload.workload_rows w WHERE w.tenant_id = $1 "
 		"  AND w.seq = ANY (ARRAY(SELECT f.seq FROM first f WHERE f.has_deadline)) "
 		"  FOR NO KEY UPDATE OF w SKIP LOCKED) "
-		"SELECT w.workload_id, w.seq, w.priority, w.created_at FROM workload.workload_rows w "
-		"WHERE w.tenant_id = $1 AND w.seq = ANY ($2) "
+		"SELECT w.workload_id, w.seq, w.priority, w.created_at, w.authority_expires_at "
+		"FROM workload.workload_rows w WHERE w.tenant_id = $1 AND w.seq = ANY ($2) "
 		"  AND (w.seq IN (SELECT a.seq FROM again a) OR w.seq IN (SELECT f.seq FROM first f "
 		"    WHERE NOT f.has_deadline) OR w.seq IN (SELECT u.seq FROM unheld u))",
 	3, {TEXTOID, INT8ARRAYOID, ST}, false},

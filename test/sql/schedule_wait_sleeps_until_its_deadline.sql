@@ -4,6 +4,9 @@
 \i test/include/helpers.sql
 \set ECHO all
 SET workload.clock_override = '2026-01-01 00:00:00+00';
+-- the waits below sleep past a day: the run authority must outlive them (a workload whose
+-- authority lapsed is not handed out again: claim_dead_letters_a_workload_whose_authority_lapsed)
+SET workload.run_authority_ttl = '7d';
 
 CREATE FUNCTION pg_temp.st(id text)
 RETURNS TABLE(state text, attempt_count int, wait_count int, claimed boolean, next_attempt_at timestamptz, deadline_at timestamptz)
