@@ -72,10 +72,12 @@
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
 #include "claim_resume.h"
+#include "clock.h"
 #include "guc.h"
 
 /* queues a session remembers points in (the least recently used is forgotten) */
@@ -99,6 +101,7 @@ typedef struct ResumeSlot
 	uint64		used;			/* for least recently used */
 	bool		has_base;		/* front_base below is computed */
 	uint64		front_base;		/* the tag of its queue in the shared fronts */
+	uint64		ready_seen;		/* the last entry of the server's record it settled (store_ready.c) */
 } ResumeSlot;
 
 static ResumeSlot slots[WL_RESUME_SLOTS];
@@ -157,6 +160,7 @@ forget_all(void)
 	{
 		memset(slots[i].points, 0, sizeof(slots[i].points));
 		slots[i].has_base = false;
+		slots[i].ready_seen = 0;
 	}
 }
 
@@ -225,6 +229,7 @@ slot_for(const char *tenant_id, const char *application_id, ArrayType *caps)
 	memset(victim->points, 0, sizeof(victim->points));
 	victim->since_full = 0;
 	victim->has_base = false;
+	victim->ready_seen = 0;
 	victim->used = ++use_clock;
 	return victim;
 }
@@ -361,13 +366,11 @@ fronts_publish(ResumeSlot *s, const WlClaimed *c, int n)
  * halfway, and the claims that started meanwhile passed over the rows it
  * had taken: 8.7 rows in flight a job, 1.2 at 16 sessions)
  */
-static int	fronts_told;		/* workloads of the claim in progress front_taken was told of */
 
 static void
 front_taken(void *arg, const WlQueueKey *key)
 {
 	fronts_publish((ResumeSlot *) arg, &(WlClaimed) {.key = *key}, 1);
-	fronts_told++;
 }
 
 /* front_now: the shared front of priority p in the queue of slot arg (WlClaimRequest.front) */
@@ -489,9 +492,54 @@ move_point(ResumeSlot *s, const WlQueueKey *c)
 	victim->used = ++use_clock;
 }
 
-/* after a claim that took n rows (full: from the start of the queue) */
+/* before: the key just before k (a claim after it reaches k) */
+static WlQueueKey
+before(const WlQueueKey *k)
+{
+	WlQueueKey	b = *k;
+
+	b.seq--;
+	return b;
+}
+
+/*
+ * lower puts each of the n points (its priority's) just before the least
+ * key of that priority in keys[] that is not after it: the rows told
+ * claimable there are scanned again.
+ */
 static void
-remember(ResumeSlot *s, const WlClaimed *c, int n, bool full)
+lower(WlQueueKey *points, int n, const WlQueueKey *keys, int nkeys)
+{
+	for (int i = 0; i < n; i++)
+	{
+		for (int k = 0; k < nkeys; k++)
+		{
+			if (keys[k].priority == points[i].priority && wl_queue_key_cmp(&keys[k], &points[i]) <= 0)
+				points[i] = before(&keys[k]);
+		}
+	}
+}
+
+/* lower_slot is lower for the slot's own points */
+static void
+lower_slot(ResumeSlot *s, const WlQueueKey *keys, int nkeys)
+{
+	for (int i = 0; i < WL_RESUME_POINTS; i++)
+	{
+		if (s->points[i].used)
+			lower(&s->points[i].key, 1, keys, nkeys);
+	}
+}
+
+/*
+ * after a claim that took n rows (full: from the start of the queue): each
+ * point moves up to the furthest row taken in its priority, never past a
+ * row the claim stepped over that may become claimable without a
+ * transaction telling (stops: not due yet, a dependency not in its state)
+ */
+static void
+remember(ResumeSlot *s, const WlClaimed *c, int n, bool full, const WlQueueKey *stops,
+		 int nstops)
 {
 	if (full)
 		s->since_full = 0;
@@ -500,8 +548,20 @@ remember(ResumeSlot *s, const WlClaimed *c, int n, bool full)
 	if (n == 0 && full)
 		memset(s->points, 0, sizeof(s->points));
 	for (int i = 0; i < n; i++)
-		move_point(s, &c[i].key);
+	{
+		WlQueueKey	k = c[i].key;
+
+		for (int j = 0; j < nstops; j++)
+		{
+			if (stops[j].priority == k.priority && wl_queue_key_cmp(&stops[j], &k) <= 0)
+				k = before(&stops[j]);
+		}
+		move_point(s, &k);
+	}
 }
+
+/* the rows told claimable a claim reads at most (more: it scans from the start) */
+#define WL_LOWERED_MAX 64
 
 /*
  * wl_claim_queue runs the claim of up to r->max_items workloads of r's
@@ -511,29 +571,62 @@ remember(ResumeSlot *s, const WlClaimed *c, int n, bool full)
 int
 wl_claim_queue(WlClaimRequest *r, WlClaimed **out)
 {
-	ResumeSlot *s = slot_for(r->tenant_id, r->application_id ? r->application_id : "",
-							 r->capabilities);
+	const char *app = r->application_id ? r->application_id : "";
+	ResumeSlot *s = slot_for(r->tenant_id, app, r->capabilities);
 	int			want = r->max_items;
 	WlQueueKey *points;
+	WlQueueKey	lowered[WL_LOWERED_MAX];
+	int			nlowered = 0;
+	bool		lost = false;
+	WlQueueKey *stops = NULL;
+	int			nstops = 0;
 	int			n;
 	bool		full;
 
+	/*
+	 * Without the record of rows made claimable that the server's sessions
+	 * share (the library not preloaded), a claim cannot know what became
+	 * claimable behind its points: every claim scans from the start.
+	 */
+	if (fronts == NULL || !wl_store_ready_here())
+	{
+		r->points = NULL;
+		return wl_store_claim(r, out);
+	}
+	/*
+	 * The snapshot first, then what the record tells: a row the snapshot
+	 * sees claimable was told before it was taken (store_ready.c).
+	 */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	(void) wl_store_ready_read(r->tenant_id, app, GetActiveSnapshot(), wl_now(), &s->ready_seen,
+							   lowered, WL_LOWERED_MAX, &nlowered, &lost);
+	lower_slot(s, lowered, nlowered);
 	points = points_of(s, &r->npoints);
-	full = points == NULL
+	full = points == NULL || lost
 		|| (s->since_full >= wl_claim_full_scan_every - 1
 			&& (wl_claim_full_scan_every == 1 || wl_claim_full_scan_interval_ms <= 0
 				|| full_stamp(s, false)));
 	if (!full)
-		fronts_raise(s, points, r->npoints);
-	r->points = full ? NULL : points;
-	fronts_told = 0;
-	if (fronts != NULL)
 	{
-		r->on_take = front_taken;
-		r->front = front_now;
-		r->front_arg = s;
+		fronts_raise(s, points, r->npoints);
+		lower(points, r->npoints, lowered, nlowered);
 	}
+	r->points = full ? NULL : points;
+	r->snapshot = GetActiveSnapshot();
+	r->lowered = lowered;
+	r->nlowered = nlowered;
+	r->stops = NULL;
+	r->nstops = 0;
+	r->on_take = front_taken;
+	r->front = front_now;
+	r->front_arg = s;
 	n = wl_store_claim(r, out);
+	PopActiveSnapshot();
+	r->snapshot = NULL;
+	full = full || r->scanned_from_start;
+	stops = r->stops;
+	nstops = r->nstops;
 	if (!full && n < want)
 	{
 		WlClaimed  *more;
@@ -541,21 +634,34 @@ wl_claim_queue(WlClaimRequest *r, WlClaimed **out)
 
 		r->points = NULL;
 		r->max_items = want - n;
+		r->stops = NULL;
+		r->nstops = 0;
 		m = wl_store_claim(r, &more);
 		r->max_items = want;
 		if (m > 0)
 			*out = merged(*out, n, more, m);
 		n += m;
 		full = true;
+		if (r->nstops > 0)
+		{
+			stops = stops ? repalloc(stops, sizeof(WlQueueKey) * (nstops + r->nstops)) :
+				palloc(sizeof(WlQueueKey) * r->nstops);
+			memcpy(stops + nstops, r->stops, sizeof(WlQueueKey) * r->nstops);
+			nstops += r->nstops;
+		}
 	}
 	r->points = NULL;
+	r->lowered = NULL;
+	r->nlowered = 0;
 	r->on_take = NULL;
 	r->front = NULL;
 	if (full)
 		(void) full_stamp(s, true);
-	remember(s, *out, n, full);
-	/* what the claim statement took (on Citus, say): it does not tell as it takes */
-	if (fronts_told < n)
-		fronts_publish(s, *out, n);
+	/*
+	 * A claim without a plan told the front of each row as it took it
+	 * (front_taken, no further than its stops); the statement, which knows
+	 * nothing of the rows it stepped over, moves no front.
+	 */
+	remember(s, *out, n, full, stops, nstops);
 	return n;
 }

@@ -25,6 +25,7 @@ _PG_init(void)
 	wl_catalog_init();
 	wl_bgworker_init();
 	wl_claim_resume_init();
+	wl_store_ready_init();
 	wl_quota_init();
 	wl_store_init();
 	wl_transition_init();

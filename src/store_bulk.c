@@ -245,6 +245,12 @@ put_rows(WlNewWorkload *w, int n, TimestampTz now, const char *role)
 		c[15].d[k] = TimestampTzGetDatum(w[i].first.authority_expires_at);
 		c[15].nl[k] = w[i].first.authority_expires_at == 0;
 		k++;
+		{
+			WlQueueKey	key = {s->priority, now, w[i].seq};
+			TimestampTz due = w[i].first.next_attempt_at;
+
+			wl_store_ready_claimable(s->tenant_id, s->application_id, &key, due > now ? due : 0);
+		}
 	}
 	if (k == 0)
 		return;

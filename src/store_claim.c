@@ -16,47 +16,6 @@
 #include "store.h"
 #include "store_ops.h"
 
-/* one_d: a one-dimensional array of n datums of a type, with nulls */
-static Datum
-one_d(Datum *d, bool *nulls, int n, Oid type, int len, bool byval, char align)
-{
-	int			dims[1] = {n};
-	int			lbs[1] = {1};
-
-	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, type, len, byval, align));
-}
-
-/* claim_segments: the segments as P_CLAIM_RESUME's arrays (hi, lo, p, c, s) */
-static void
-claim_segments(const WlQueueKey *pt, int n, Datum *out)
-{
-	WlSegment  *g = palloc(sizeof(WlSegment) * (2 * n + 1));
-	int			k = wl_store_claim_segments(pt, n, g);
-	Datum	   *hi = palloc(sizeof(Datum) * k),
-			   *lo = palloc(sizeof(Datum) * k),
-			   *p = palloc(sizeof(Datum) * k),
-			   *c = palloc(sizeof(Datum) * k),
-			   *sq = palloc(sizeof(Datum) * k);
-	bool	   *no_range = palloc(sizeof(bool) * k),	/* nulls of hi, lo */
-			   *no_point = palloc(sizeof(bool) * k);	/* nulls of p, c, s */
-
-	for (int i = 0; i < k; i++)
-	{
-		no_range[i] = g[i].point;
-		no_point[i] = !g[i].point;
-		hi[i] = Int64GetDatum(g[i].hi);
-		lo[i] = Int64GetDatum(g[i].lo);
-		p[i] = Int32GetDatum(g[i].priority);
-		c[i] = TimestampTzGetDatum(g[i].created_at);
-		sq[i] = Int64GetDatum(g[i].seq);
-	}
-	out[0] = one_d(hi, no_range, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	out[1] = one_d(lo, no_range, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	out[2] = one_d(p, no_point, k, INT4OID, 4, true, TYPALIGN_INT);
-	out[3] = one_d(c, no_point, k, TIMESTAMPTZOID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	out[4] = one_d(sq, no_point, k, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-}
-
 /* wl_claimed_cmp: claimed workloads in queue order (for qsort) */
 int
 wl_claimed_cmp(const void *a, const void *b)
@@ -67,8 +26,7 @@ wl_claimed_cmp(const void *a, const void *b)
 /*
  * wl_store_claim runs the claim statement: up to r->max_items claimable
  * workloads of the tenant and application (or the one named, by its
- * creation sequence), from the start of the queue or after r->points
- * (claim_segments), locked SKIP LOCKED, moved to CLAIMED (and, with
+ * creation sequence), from the start of the queue, locked SKIP LOCKED, moved to CLAIMED (and, with
  * r->start, on to RUNNING) with their attempts opened and events appended,
  * in one statement, and returns them best first.  This statement is the
  * one state change made in SQL: the caller asks the transition table first
@@ -85,14 +43,26 @@ wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 	bool		isnull;
 	WlPlanId	plan;
 
+	((WlClaimRequest *) r)->scanned_from_start = r->points == NULL;
 	if (wl_store_citus())
+	{
+		((WlClaimRequest *) r)->scanned_from_start = true;
 		return wl_store_citus_claim(r, out);
+	}
 	if (!r->workload_id && (n = wl_store_claim_direct(r, out)) >= 0)
 	{
 		if (n > 1)
 			qsort(*out, n, sizeof(WlClaimed), wl_claimed_cmp);
 		return n;
 	}
+	/*
+	 * The statement knows nothing of the rows it steps over (not due yet, a
+	 * dependency not in its state) that may become claimable behind a
+	 * point, so it always scans from the start of the queue (it runs where
+	 * the claim without a plan cannot: with row triggers, while a
+	 * revocation waits for its sweep).
+	 */
+	((WlClaimRequest *) r)->scanned_from_start = true;
 	args[0] = CStringGetTextDatum(r->tenant_id);
 	args[1] = CStringGetTextDatum(r->application_id ? r->application_id : "");
 	args[2] = TimestampTzGetDatum(wl_now());
@@ -110,12 +80,8 @@ wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 	wl_json_begin(&evidence);
 	wl_json_str(&evidence, "worker_id", r->worker_id);
 	args[13] = JsonbPGetDatum(wl_json_end(&evidence));
-	if (r->points)
-		claim_segments(r->points, r->npoints, args + 14);
 	if (r->workload_id)
 		plan = P_CLAIM_ONE;
-	else if (r->points)
-		plan = r->start ? P_CLAIM_RESUME_START : P_CLAIM_RESUME;
 	else
 		plan = r->start ? P_CLAIM_MANY_START : P_CLAIM_MANY;
 	t = wl_store_run(plan, args, NULL, 0, SPI_OK_SELECT);
@@ -138,6 +104,8 @@ wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 		c->key.created_at = wl_store_ts(t, i, 11, &isnull);
 		c->key.seq = wl_store_int(t, i, 12);
 		c->lapses_at = wl_store_ts(t, i, 13, &isnull);
+		wl_store_ready_taken(r->tenant_id, r->application_id ? r->application_id : "", &c->key,
+							 false);
 	}
 	SPI_freetuptable(t);
 	if (n > 1)

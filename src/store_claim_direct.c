@@ -175,8 +175,21 @@ capabilities_held(Datum snapshot, ArrayType *caps)
 	return true;
 }
 
+/*
+ * Whether a queue row is claimable (CLAIMABLE), and if not, whether it may
+ * become so without a transaction that tells (store_ready.c): by time (not
+ * due yet) or by a dependency moving into its state.
+ */
+typedef enum WlClaimable
+{
+	WL_CLAIMABLE,
+	WL_NOT_CLAIMABLE,
+	WL_NOT_DUE,					/* not due yet: claimable at its time */
+	WL_NOT_MET					/* a dependency not in its state: claimable when it is */
+} WlClaimable;
+
 /* claimable: CLAIMABLE of the queue row v/n, dependencies asked last (through their function) */
-static bool
+static WlClaimable
 claimable(const WlClaimRequest *r, TimestampTz now, const Datum *v, const bool *n)
 {
 	const int  *q = R.q;
@@ -184,13 +197,14 @@ claimable(const WlClaimRequest *r, TimestampTz now, const Datum *v, const bool *
 	if (DatumGetBool(v[q[Q_BLOCKED]]) ||
 		!text_equals(v[q[Q_TENANT_ID]], r->tenant_id) ||
 		!text_equals(v[q[Q_APPLICATION_ID]], r->application_id ? r->application_id : "") ||
-		DatumGetTimestampTz(v[q[Q_AVAILABLE_AT]]) > now ||
 		!capabilities_held(v[q[Q_CAPABILITIES]], r->capabilities))
-		return false;
+		return WL_NOT_CLAIMABLE;
+	if (DatumGetTimestampTz(v[q[Q_AVAILABLE_AT]]) > now)
+		return WL_NOT_DUE;
 	if (DatumGetBool(v[q[Q_CHECKS_DEPENDENCIES]]) &&
 		DatumGetBool(OidFunctionCall2(R.deps_unmet, v[q[Q_TENANT_ID]], v[q[Q_SEQ]])))
-		return false;
-	return true;
+		return WL_NOT_MET;
+	return WL_CLAIMABLE;
 }
 
 /* rows in flight a claim from a point passes over before it asks how far the front moved */
@@ -227,7 +241,67 @@ typedef struct Claim
 	TupleTableSlot *run;		/* a run row, of a workload claimed before */
 	WlClaimed  *out;
 	int			n;
+	WlQueueKey *stops;			/* rows stepped over that may become claimable (r->stops) */
+	int			nstops;
 } Claim;
+
+/* row_key: the queue row's key (priority, created_at, seq) */
+static WlQueueKey
+row_key(TupleTableSlot *slot)
+{
+	WlQueueKey	k;
+	bool		isnull;
+
+	k.priority = DatumGetInt32(slot_getattr(slot, R.q[Q_PRIORITY] + 1, &isnull));
+	k.created_at = DatumGetTimestampTz(slot_getattr(slot, R.q[Q_CREATED_AT] + 1, &isnull));
+	k.seq = DatumGetInt64(slot_getattr(slot, R.q[Q_SEQ] + 1, &isnull));
+	return k;
+}
+
+/*
+ * stop_at: a row stepped over that may become claimable: the claim's points
+ * stay before it.  One whose dependency may move into its state without
+ * its queue row being written is told to every claim, to be looked at again
+ * a moment later (store_ready.c).
+ */
+#define WL_RECHECK_MS 100
+
+static void
+stop_at(Claim *c, const WlQueueKey *k, WlClaimable why)
+{
+	if (why == WL_NOT_MET)
+		wl_store_ready_recheck(c->r->tenant_id, c->r->application_id ? c->r->application_id : "",
+							   k, c->now + WL_RECHECK_MS * 1000);
+	for (int i = 0; i < c->nstops; i++)
+	{
+		if (c->stops[i].priority == k->priority)
+		{
+			if (wl_queue_key_cmp(k, &c->stops[i]) < 0)
+				c->stops[i] = *k;
+			return;
+		}
+	}
+	c->stops = c->stops ? repalloc(c->stops, sizeof(WlQueueKey) * (c->nstops + 1)) :
+		palloc(sizeof(WlQueueKey));
+	c->stops[c->nstops++] = *k;
+}
+
+/* stopped: a key as far as a point may go: before the claim's stop in its priority, if any */
+static WlQueueKey
+stopped(const Claim *c, const WlQueueKey *k)
+{
+	for (int i = 0; i < c->nstops; i++)
+	{
+		if (c->stops[i].priority == k->priority && wl_queue_key_cmp(&c->stops[i], k) <= 0)
+		{
+			WlQueueKey	b = c->stops[i];
+
+			b.seq--;			/* just before it: (created_at, seq) > (c, s - 1) reaches it */
+			return b;
+		}
+	}
+	return *k;
+}
 
 /* event: the claim's event from -> to of the workload seq, with the moved row's (v) token and attempt */
 static void
@@ -346,8 +420,15 @@ taken(Claim *c, const Datum *v, const bool *n)
 	o->key.seq = DatumGetInt64(v[w[W_SEQ]]);
 	o->lapses_at = n[w[W_AUTHORITY_EXPIRES_AT]] ? 0 :
 		DatumGetTimestampTz(v[w[W_AUTHORITY_EXPIRES_AT]]);
+	wl_store_ready_taken(c->r->tenant_id, c->r->application_id ? c->r->application_id : "",
+						 &o->key, false);
 	if (c->r->on_take)
-		c->r->on_take(c->r->front_arg, &o->key);
+	{
+		/* the shared front moves no further than this claim's points may */
+		WlQueueKey	front = stopped(c, &o->key);
+
+		c->r->on_take(c->r->front_arg, &front);
+	}
 	if (!wl_store_fetch_keyed(c->specs, &c->specs_blocks, &c->spec_at, c->snap, c->spec,
 							  s[S_WORKLOAD_SEQ] + 1, DatumGetInt64(v[w[W_SEQ]]),
 							  s[S_TENANT_ID] + 1, c->tenant) &&
@@ -619,6 +700,13 @@ ahead(Claim *c, TupleTableSlot *slot, WlSegment *g)
 
 	if (c->r->front == NULL || !c->r->front(c->r->front_arg, g->priority, &front))
 		return false;
+	/* never past a row told claimable to this claim (its point was lowered to it) */
+	for (int i = 0; i < c->r->nlowered; i++)
+	{
+		if (c->r->lowered[i].priority == g->priority &&
+			wl_queue_key_cmp(&c->r->lowered[i], &front) < 0)
+			return false;
+	}
 	here.priority = g->priority;
 	here.created_at = DatumGetTimestampTz(slot_getattr(slot, R.q[Q_CREATED_AT] + 1, &(bool) {false}));
 	here.seq = DatumGetInt64(slot_getattr(slot, R.q[Q_SEQ] + 1, &(bool) {false}));
@@ -656,6 +744,7 @@ claim_segment(Claim *c, Relation idx, const WlSegment *from, bool resumed)
 	while (c->n < c->r->max_items && index_getnext_slot(scan, ForwardScanDirection, slot))
 	{
 		bool		moved;
+		WlClaimable why;
 		HeapTupleHeader t = ExecFetchSlotHeapTuple(slot, false, NULL)->t_data;
 
 		if (resumed ? in_flight(t) : held_now(t))
@@ -672,16 +761,43 @@ claim_segment(Claim *c, Relation idx, const WlSegment *from, bool resumed)
 			continue;
 		}
 		slot_getallattrs(slot);
-		if (!claimable(c->r, c->now, slot->tts_values, slot->tts_isnull) ||
-			!wl_store_lock_skip(c->queue, &slot->tts_tid, c->snap, c->locked, LockTupleExclusive, &moved))
+		why = claimable(c->r, c->now, slot->tts_values, slot->tts_isnull);
+		if (why == WL_NOT_DUE || why == WL_NOT_MET)
+		{
+			WlQueueKey	k = row_key(slot);
+
+			stop_at(c, &k, why);
+		}
+		if (why != WL_CLAIMABLE)
+			continue;
+		if (!wl_store_lock_skip(c->queue, &slot->tts_tid, c->snap, c->locked, LockTupleExclusive, &moved))
 			continue;
 		if (moved)
 		{
+			WlClaimable again;
+
 			slot_getallattrs(c->locked);
-			if (!claimable(c->r, c->now, c->locked->tts_values, c->locked->tts_isnull))
+			again = claimable(c->r, c->now, c->locked->tts_values, c->locked->tts_isnull);
+			if (again != WL_CLAIMABLE)
+			{
+				if (again == WL_NOT_DUE || again == WL_NOT_MET)
+				{
+					WlQueueKey	k = row_key(c->locked);
+
+					stop_at(c, &k, again);
+				}
 				continue;
+			}
 		}
-		(void) take(c);
+		if (!take(c))
+		{
+			/* locked and left: claimable again, for others, when this transaction ends */
+			WlQueueKey	k = row_key(c->locked);
+
+			wl_store_ready_taken(c->r->tenant_id,
+								 c->r->application_id ? c->r->application_id : "", &k, true);
+			stop_at(c, &k, WL_NOT_DUE);
+		}
 	}
 	index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
@@ -708,8 +824,13 @@ open_claim(Claim *c)
 		return false;
 	}
 	/* as SPI does before a statement: see what this transaction wrote so far */
-	CommandCounterIncrement();
-	PushActiveSnapshot(GetTransactionSnapshot());
+	if (c->r->snapshot != NULL)
+		PushActiveSnapshot(c->r->snapshot);
+	else
+	{
+		CommandCounterIncrement();
+		PushActiveSnapshot(GetTransactionSnapshot());
+	}
 	c->snap = GetActiveSnapshot();
 	if (revocation_pending(c->snap))
 	{
@@ -779,5 +900,7 @@ wl_store_claim_direct(const WlClaimRequest *r, WlClaimed **out)
 	table_close(c.queue, NoLock);
 	PopActiveSnapshot();
 	*out = c.out;
+	((WlClaimRequest *) r)->stops = c.stops;
+	((WlClaimRequest *) r)->nstops = c.nstops;
 	return c.n;
 }

@@ -325,7 +325,21 @@ wl_store_unblock_dependents(const char *tenant_id, char **ids, int n)
 		seq = wl_store_int(t, 0, 1);
 		SPI_freetuptable(t);
 		a[2] = Int64GetDatum(seq);
-		(void) wl_store_run_latest(P_UNBLOCK, a, NULL, 0, SPI_OK_UPDATE);
+		t = wl_store_run_latest(P_UNBLOCK, a, NULL, 0, SPI_OK_UPDATE_RETURNING);
+		if (SPI_processed == 1)
+		{
+			bool		isnull;
+			WlQueueKey	key;
+			TimestampTz due;
+
+			key.priority = (int) wl_store_int(t, 0, 2);
+			key.created_at = wl_store_ts(t, 0, 3, &isnull);
+			key.seq = seq;
+			due = wl_store_ts(t, 0, 4, &isnull);
+			wl_store_ready_claimable(tenant_id, wl_store_text(t, 0, 1), &key,
+									 due > wl_now() ? due : 0);
+		}
+		SPI_freetuptable(t);
 	}
 }
 

@@ -20,6 +20,7 @@
 #define WL_STORE_OPS_H
 
 #include "datatype/timestamp.h"
+#include "utils/snapshot.h"
 #include "utils/array.h"
 #include "utils/jsonb.h"
 
@@ -152,6 +153,20 @@ typedef struct WlClaimRequest
 	void		(*on_take) (void *arg, const WlQueueKey *key);
 	bool		(*front) (void *arg, int priority, WlQueueKey *key);
 	void	   *front_arg;
+	/* the snapshot a claim from points runs with (taken before the points were set), or NULL */
+	Snapshot	snapshot;
+	/* the rows told claimable that lowered the points (a claim never jumps past one) */
+	const WlQueueKey *lowered;
+	int			nlowered;
+	/*
+	 * out: rows the claim stepped over that may become claimable without a
+	 * transaction telling (not due yet, a dependency not in its state): a
+	 * point stays before each (one per priority, the least); and whether the
+	 * claim scanned from the start of the queue (it ran without its points)
+	 */
+	WlQueueKey *stops;
+	int			nstops;
+	bool		scanned_from_start;
 } WlClaimRequest;
 
 /* One claimed workload: the row workload_claim returns. */
@@ -169,6 +184,19 @@ typedef struct WlClaimed
 	WlQueueKey	key;			/* where it stood in the queue */
 	TimestampTz lapses_at;		/* when its authority lapses (0: never) */
 } WlClaimed;
+
+/* store_ready.c: rows that became claimable, told between the server's sessions */
+extern void wl_store_ready_init(void);
+extern bool wl_store_ready_here(void);
+extern void wl_store_ready_claimable(const char *tenant_id, const char *application_id,
+									 const WlQueueKey *key, TimestampTz due);
+extern void wl_store_ready_recheck(const char *tenant_id, const char *application_id,
+								   const WlQueueKey *key, TimestampTz due);
+extern void wl_store_ready_taken(const char *tenant_id, const char *application_id,
+								 const WlQueueKey *key, bool left);
+extern bool wl_store_ready_read(const char *tenant_id, const char *application_id,
+								Snapshot snap, TimestampTz now, uint64 *seen, WlQueueKey *lower,
+								int max, int *nlower, bool *full);
 
 /* wl_queue_key_cmp: queue order (priority DESC, created_at, seq), as the claim's index */
 static inline int

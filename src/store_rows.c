@@ -225,6 +225,13 @@ queue_sync(WlRow *row)
 		n[11] = !ItemPointerIsValid(&row->spec_at);
 		if (!wl_store_append(&queue_put, a, n))
 			wl_store_run(P_QUEUE_PUT, a, NULL, 0, SPI_OK_INSERT);
+		if (!blocked)
+		{
+			WlQueueKey	key = {row->priority, row->created_at, row->seq};
+
+			wl_store_ready_claimable(row->tenant_id, row->application_id, &key,
+									 row->next_attempt_at > wl_now() ? row->next_attempt_at : 0);
+		}
 	}
 	row->queued = want;
 }

@@ -517,10 +517,6 @@
 
 #define CLAIM_ARGS 14, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, INTERVALOID, \
 	INT8OID, ST, BOOLOID, TEXTOID, ST, ST, JSONBOID}
-#define CLAIM_ARGS_RESUME 19, {TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTARRAYOID, INT4OID, TEXTOID, \
-	INTERVALOID, INT8OID, ST, BOOLOID, TEXTOID, ST, ST, JSONBOID, INT8ARRAYOID, INT8ARRAYOID, \
-	INT4ARRAYOID, TIMESTAMPTZARRAYOID, INT8ARRAYOID}
-
 /*
  * Retention: one bounded batch of workloads whose final event (through the
  * partial index the states name, and for SUCCEEDED the completions run rows
@@ -956,31 +952,6 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"  FOR UPDATE OF q SKIP LOCKED)" CLAIM_TAIL(events)
 	[P_CLAIM_MANY] = {CLAIM_MANY_SQL(CLAIM_EVENTS), CLAIM_ARGS},
 	[P_CLAIM_MANY_START] = {CLAIM_MANY_SQL(CLAIM_START_EVENTS), CLAIM_ARGS},
-	/*
-	 * The claim from points in the queue: segments in queue order ($15..$19,
-	 * one element each, built by wl_store_claim): a range of priorities
-	 * (below hi, above lo) scanned from its start, or one priority p after
-	 * its point (c, s), so a claim does not walk the entries claimed before
-	 * the points; of rows no transaction has locked (xmax 0), so it passes
-	 * over those of claims in flight without trying their locks
-	 * (claim_resume.c).
-	 */
-#define CLAIM_RESUME_SQL(events) \
-		"WITH picked AS (SELECT x.seq, x.has_run FROM unnest($15::int8[], $16::int8[], $17::int4[], " \
-		"    $18::timestamptz[], $19::int8[]) g(hi, lo, p, c, s) " \
-		"  CROSS JOIN LATERAL (SELECT a.seq, a.has_run FROM (SELECT q.seq, q.has_run FROM workload.queue q " \
-		"      WHERE g.p IS NULL AND " QUEUE_OF("$1", "$2") " " \
-		"        AND q.priority < g.hi AND q.priority > g.lo AND q.xmax = '0'::xid AND " CLAIMABLE \
-		"      ORDER BY q.priority DESC, q.created_at, q.seq LIMIT $5 " \
-		"      FOR UPDATE OF q SKIP LOCKED) a " \
-		"    UNION ALL SELECT b.seq, b.has_run FROM (SELECT q.seq, q.has_run FROM workload.queue q " \
-		"      WHERE g.p IS NOT NULL AND " QUEUE_OF("$1", "$2") " " \
-		"        AND q.priority = g.p AND (q.created_at, q.seq) > (g.c, g.s) AND q.xmax = '0'::xid AND " CLAIMABLE \
-		"      ORDER BY q.created_at, q.seq LIMIT $5 " \
-		"      FOR UPDATE OF q SKIP LOCKED) b) x " \
-		"  LIMIT $5)" CLAIM_TAIL(events)
-	[P_CLAIM_RESUME] = {CLAIM_RESUME_SQL(CLAIM_EVENTS), CLAIM_ARGS_RESUME},
-	[P_CLAIM_RESUME_START] = {CLAIM_RESUME_SQL(CLAIM_START_EVENTS), CLAIM_ARGS_RESUME},
 	/* one named workload, whose row the caller has locked and checked */
 	[P_CLAIM_ONE] = {
 		"WITH picked AS (SELECT q.seq, q.has_run FROM workload.queue q "
@@ -1018,7 +989,8 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WHERE q.tenant_id = $2 AND q.seq = $3 AND q.blocked "
 		"  AND NOT EXISTS (SELECT 1 FROM workload.dependencies u "
 		"    WHERE u.tenant_id = $2 AND u.workload_id = $1 "
-		"      AND " DEP_STATE("u.depends_on", "$2") " <> u.required_state)",
+		"      AND " DEP_STATE("u.depends_on", "$2") " <> u.required_state) "
+		"RETURNING q.application_id, q.priority, q.created_at, q.available_at",
 	3, {TEXTOID, TEXTOID, INT8OID}},
 	/* the attempt a claim held, written once, when it ends other than in success */
 	[P_ATTEMPT_CLOSE] = {

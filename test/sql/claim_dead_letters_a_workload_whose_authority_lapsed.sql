@@ -28,7 +28,9 @@ SET workload.clock_override = '2026-01-01 13:00:00+00';
 SELECT (workload_tick() ->> 'recovered')::int AS recovered;
 SELECT workload_id, state FROM workload.workloads
 WHERE workload_id IN (:'noon_id', :'hour_id', :'healthy_id') ORDER BY priority DESC;
--- a claim of three takes the healthy one only; the lapsed ones are dead-lettered
+-- once their retry delay has passed, a claim of three takes the healthy one only; the lapsed
+-- ones are dead-lettered
+SET workload.clock_override = '2026-01-01 13:01:00+00';
 SELECT workload_id = :'healthy_id' AS healthy
 FROM workload_claim('w2', '{}', 'acme', 'billing', '10 minutes', 3);
 SELECT priority, state FROM workload.workloads
