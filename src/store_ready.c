@@ -18,10 +18,10 @@
  * entry it has settled.  An entry is published before its transaction
  * commits (XACT_EVENT_PRE_COMMIT) and a claim reads the ring after its
  * snapshot is taken, so a row the snapshot sees was always told first.
- * Entries overwritten before a session read them make it scan from the
- * start once; overwritten before their transaction ended, they make every
- * session scan from the start until its snapshot sees them ended (the
- * floor).  A row returned by a claim's rollback is told after the rollback
+ * An entry overwritten before a session read it makes it scan from the
+ * start, once its snapshot sees the entry's transaction ended; overwritten
+ * before its transaction ended, it makes every session scan from the start
+ * until its snapshot sees it ended (the floor).  A row returned by a claim's rollback is told after the rollback
  * (there is no callback before it): a claim whose snapshot falls in that
  * instant may pass over it once, as it passes over rows another claim
  * holds.
@@ -62,6 +62,7 @@ typedef struct ReadySlot
 	uint64		tag;			/* the queue (0: unused) */
 	uint64		gen;			/* the newest entry's */
 	uint64		dropped;		/* the newest entry overwritten */
+	TransactionId dropped_xmax; /* the newest transaction of those that told a commit */
 	uint64		floor_gen;		/* entries overwritten before their transaction ended, */
 	TransactionId floor_xmax;	/* and the newest of those transactions; */
 	TimestampTz floor_due_min;	/* ... or before they were due, between these */
@@ -144,7 +145,15 @@ slot_lock(uint64 tag)
 	return &ready->locks[tag % READY_SLOTS].lock;
 }
 
-/* slot_of: the queue's slot, taken over if another queue had it (the caller holds its lock exclusively) */
+/*
+ * slot_take: the queue's slot, taken over if another queue had it (the
+ * caller holds its lock exclusively).  What was told of this queue there
+ * before is lost: every session scans from the start once (its *seen is
+ * before dropped), and while a transaction that was running when the slot
+ * changed hands may still commit a row it told (the floor, up to the
+ * newest transaction id then), until its snapshot sees it ended.  A slot
+ * never used lost nothing.
+ */
 static ReadySlot *
 slot_take(uint64 tag)
 {
@@ -153,11 +162,19 @@ slot_take(uint64 tag)
 	if (s->tag != tag)
 	{
 		uint64		gen = s->gen;
+		bool		used = gen != 0;
 
 		memset(s, 0, sizeof(*s));
 		s->tag = tag;
-		/* a session that knew the queue by this slot scans from the start once */
 		s->gen = s->dropped = gen + 1;
+		if (used)
+		{
+			TransactionId newest = XidFromFullTransactionId(ReadNextFullTransactionId());
+
+			TransactionIdRetreat(newest);
+			s->floor_gen = s->gen;
+			s->floor_xmax = newest;
+		}
 	}
 	return s;
 }
@@ -170,8 +187,8 @@ publish(ReadySlot *s, const WlQueueKey *key, TransactionId xid, bool returned, T
 
 	if (e->gen != 0)
 	{
-		bool		committing = !e->returned && TransactionIdIsValid(e->xid) &&
-			TransactionIdIsInProgress(e->xid);
+		bool		told_commit = !e->returned && TransactionIdIsValid(e->xid);
+		bool		committing = told_commit && TransactionIdIsInProgress(e->xid);
 		bool		not_due = e->due != 0;	/* it may not be due yet: kept as such */
 
 		if (committing || not_due)
@@ -187,7 +204,13 @@ publish(ReadySlot *s, const WlQueueKey *key, TransactionId xid, bool returned, T
 			}
 		}
 		else
+		{
 			s->dropped = Max(s->dropped, e->gen);
+			/* ended, but a snapshot taken a moment ago may see it running still */
+			if (told_commit && (!TransactionIdIsValid(s->dropped_xmax) ||
+								TransactionIdFollows(e->xid, s->dropped_xmax)))
+				s->dropped_xmax = e->xid;
+		}
 	}
 	e->gen = ++s->gen;
 	e->key = *key;
@@ -363,6 +386,23 @@ ended(TransactionId xid, Snapshot snap)
 }
 
 /*
+ * all_ended: whether the claim's snapshot sees every transaction up to xid
+ * ended (none in progress, xid itself before its xmax)
+ */
+static bool
+all_ended(TransactionId xid, Snapshot snap)
+{
+	if (!TransactionIdPrecedes(xid, snap->xmax))
+		return false;
+	for (uint32 i = 0; i < snap->xcnt; i++)
+	{
+		if (TransactionIdPrecedesOrEquals(snap->xip[i], xid))
+			return false;
+	}
+	return true;
+}
+
+/*
  * wl_store_ready_read: what a claim of the queue with snapshot snap must
  * know before it starts from points, after *seen (the last entry this
  * session settled; 0: none, and it scans from the start).  Each key of a
@@ -391,22 +431,41 @@ wl_store_ready_read(const char *tenant_id, const char *application_id, Snapshot 
 	s = &ready->slots[tag % READY_SLOTS];
 	if (s->tag != tag)
 	{
-		/* another queue has the slot: what was told of this one is lost */
+		/*
+		 * Nothing told of this queue yet, or another queue has the slot
+		 * (what was told of this one is lost): the slot is taken for it, and
+		 * this claim scans from the start (*seen is before the slot's
+		 * dropped); from then on the record answers.
+		 */
 		LWLockRelease(slot_lock(tag));
-		*full = true;
-		return true;
+		LWLockAcquire(slot_lock(tag), LW_EXCLUSIVE);
+		s = slot_take(tag);
 	}
 	settled_to = s->gen;
 	if (*seen < s->dropped || *seen == 0)
+	{
 		*full = true;
+		/* settled by a scan whose snapshot sees all of them ended */
+		if (TransactionIdIsValid(s->dropped_xmax) && !all_ended(s->dropped_xmax, snap))
+		{
+			unsettled = true;
+			settled_to = Min(settled_to, s->dropped - 1);
+		}
+	}
 	if (s->floor_gen > *seen)
 	{
 		bool		committing = TransactionIdIsValid(s->floor_xmax) &&
-			!TransactionIdPrecedes(s->floor_xmax, snap->xmin);
+			!all_ended(s->floor_xmax, snap);
 		bool		coming_due = s->floor_due_max != 0 && now < s->floor_due_max;
+		bool		none_due = !TransactionIdIsValid(s->floor_xmax) && s->floor_due_min != 0 &&
+			now < s->floor_due_min;
 
-		/* rows it lost may be visible, or due, now: from the start; settled once all are */
-		if (committing || (s->floor_due_min != 0 && now >= s->floor_due_min))
+		/*
+		 * rows it lost may be visible, or due, now: from the start, with
+		 * every snapshot until all are (settled then, by a scan whose
+		 * snapshot sees every one)
+		 */
+		if (!none_due)
 			*full = true;
 		if (committing || coming_due)
 		{
