@@ -136,6 +136,61 @@ SELECT w.tenant_id,
 FROM workload.workload_rows w
 LEFT JOIN workload.runs r ON r.seq OPERATOR(pg_catalog.=) w.seq AND r.tenant_id OPERATOR(pg_catalog.=) w.tenant_id;
 
+-- workload_claim(..., context): with context, each claimed row also carries
+-- its verified execution context (what workload_execution_context answers,
+-- with no secret references), so a worker needs no second round trip; a
+-- workload whose authority no longer holds is dead-lettered, not handed out
+-- (SPEC section 5.1).  The function gains an argument and a column, so it
+-- and its routed form are made again; calls that name no context are
+-- answered as before, with execution_context NULL.
+DROP FUNCTION workload.route_workload_claim(text, text, text[], text, text, interval, integer, boolean, jsonb);
+DROP FUNCTION @extschema@.workload_claim(text, text[], text, text, interval, integer, boolean);
+CREATE FUNCTION @extschema@.workload_claim(worker_id text, capabilities text[],
+        tenant_id text, application_id text, lease interval DEFAULT '30 seconds',
+        max_items integer DEFAULT 1, start boolean DEFAULT false, context boolean DEFAULT false)
+    RETURNS TABLE(workload_id text, claim_id text, fencing_token bigint,
+                  lease_expires_at timestamptz, attempt integer, definition_id text,
+                  definition_revision text, input jsonb, checkpoint_sequence integer,
+                  execution_context jsonb)
+    LANGUAGE C VOLATILE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp SET jit = off
+    AS 'MODULE_PATHNAME', 'workload_claim';
+COMMENT ON FUNCTION @extschema@.workload_claim(text, text[], text, text, interval, integer, boolean, boolean) IS 'claim up to max_items due READY workloads (FOR UPDATE SKIP LOCKED); with context, each with its verified execution context';
+REVOKE ALL ON FUNCTION @extschema@.workload_claim(text, text[], text, text, interval, integer, boolean, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.workload_claim(text, text[], text, text, interval, integer, boolean, boolean) TO workload_worker;
+CREATE FUNCTION workload.route_workload_claim(tenant text, text, text[], text, text, interval,
+        integer, boolean, boolean, context jsonb)
+    RETURNS TABLE(workload_id text, claim_id text, fencing_token bigint,
+                  lease_expires_at timestamptz, attempt integer, definition_id text,
+                  definition_revision text, input jsonb, checkpoint_sequence integer,
+                  execution_context jsonb)
+    LANGUAGE C VOLATILE SET search_path = pg_catalog, pg_temp SET jit = off
+    AS 'MODULE_PATHNAME', 'workload_routed';
+REVOKE ALL ON FUNCTION workload.route_workload_claim(text, text, text[], text, text, interval,
+    integer, boolean, boolean, jsonb) FROM PUBLIC;
+
+-- A schedule's grant over time (SPEC section 5.1): its expiry is kept beside
+-- the template, workload_schedules marks it grant_expiring within
+-- workload.schedule_grant_warning of it, and the tick records one
+-- 'schedule.grant_expiring' event a grant (grant_warned_at);
+-- workload_schedule_set_grant replaces the grant and touches nothing else.
+ALTER TABLE workload.schedules ADD COLUMN grant_expires_at timestamptz,
+    ADD COLUMN grant_warned_at timestamptz;
+UPDATE workload.schedules s
+SET grant_expires_at = (s.template OPERATOR(pg_catalog.#>>)
+        '{authorization_snapshot,grant,expires_at}')::pg_catalog.timestamptz
+WHERE (s.template OPERATOR(pg_catalog.#>>) '{authorization_snapshot,grant,expires_at}') IS NOT NULL;
+CREATE INDEX schedules_grant_idx ON workload.schedules (grant_expires_at)
+    WHERE grant_warned_at IS NULL;
+CREATE FUNCTION @extschema@.workload_schedule_set_grant(tenant_id text, application_id text,
+        schedule_id text, authorization_snapshot jsonb)
+    RETURNS jsonb LANGUAGE C VOLATILE
+    SET search_path = pg_catalog, pg_temp
+    AS 'MODULE_PATHNAME', 'workload_schedule_set_grant';
+COMMENT ON FUNCTION @extschema@.workload_schedule_set_grant(text, text, text, jsonb) IS 'replace a schedule''s grant; its slots, pause and history stay as they are';
+REVOKE ALL ON FUNCTION @extschema@.workload_schedule_set_grant(text, text, text, jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.workload_schedule_set_grant(text, text, text, jsonb) TO workload_client;
+
 -- ============================================================================
 -- The tables this version adds are guarded, hidden and dumped as the others:
 -- written by the API alone (the raw-write triggers, ENABLE ALWAYS), no

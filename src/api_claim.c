@@ -18,14 +18,18 @@
 #include "payload.h"
 #include "store_ops.h"
 
-/* emit_claims puts the claimed rows into the set the function returns. */
+/*
+ * emit_claims puts the claimed rows into the set the function returns; a
+ * tenth column, where the function declares it (workload_claim from 1.4),
+ * holds each row's execution context when it was asked for, else NULL.
+ */
 static void
 emit_claims(ReturnSetInfo *rsinfo, WlClaimed *c, int n)
 {
 	for (int i = 0; i < n; i++)
 	{
-		Datum		values[9];
-		bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
+		Datum		values[10];
+		bool		nulls[10] = {false};
 
 		values[0] = CStringGetTextDatum(c[i].workload_id);
 		values[1] = CStringGetTextDatum(c[i].claim_id);
@@ -36,15 +40,20 @@ emit_claims(ReturnSetInfo *rsinfo, WlClaimed *c, int n)
 		values[6] = CStringGetTextDatum(c[i].definition_revision);
 		values[7] = JsonbPGetDatum(c[i].input);
 		values[8] = Int32GetDatum(c[i].checkpoint_sequence);
+		values[9] = c[i].context ? JsonbPGetDatum(c[i].context) : (Datum) 0;
+		nulls[9] = c[i].context == NULL;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 }
 
 /*
  * workload_claim(worker_id, capabilities, tenant_id, application_id, lease,
- * max_items, start): claims up to max_items due READY workloads of one
- * tenant and application whose capabilities the worker holds and whose
- * dependencies are met, best first, skipping rows other claimers hold.
+ * max_items, start, context): claims up to max_items due READY workloads of
+ * one tenant and application whose capabilities the worker holds and whose
+ * dependencies are met, best first, skipping rows other claimers hold; with
+ * context, each row also carries its verified execution context.  (The 1.3
+ * declaration, still in place until ALTER EXTENSION UPDATE, has no context
+ * argument and nine columns.)
  */
 PG_FUNCTION_INFO_V1(workload_claim);
 Datum
@@ -70,6 +79,12 @@ workload_claim(PG_FUNCTION_ARGS)
 		wl_refuse(WL_E_INVALID,
 				  errdetail("Argument \"max_items\" must be from 1 to %d.", WL_MAX_BATCH));
 	r.start = PG_GETARG_BOOL(6);
+	if (PG_NARGS() > 7)
+	{
+		if (PG_ARGISNULL(7))
+			wl_refuse(WL_E_INVALID, errdetail("Argument \"context\" must not be NULL."));
+		r.context = PG_GETARG_BOOL(7);
+	}
 
 	WL_API_ROUTE(fcinfo, r.tenant_id, NULL);
 	InitMaterializedSRF(fcinfo, 0);

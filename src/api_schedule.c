@@ -84,6 +84,32 @@ act_on(FunctionCallInfo fcinfo, Jsonb *(*act) (const char *, const char *, const
 	PG_RETURN_JSONB_P(doc);
 }
 
+/*
+ * workload_schedule_set_grant(tenant_id, application_id, schedule_id,
+ * authorization_snapshot) -> jsonb: the schedule, with its template's grant
+ * replaced and nothing else changed (wl_schedule_set_grant).
+ */
+PG_FUNCTION_INFO_V1(workload_schedule_set_grant);
+Datum
+workload_schedule_set_grant(PG_FUNCTION_ARGS)
+{
+	WlApi		api;
+	char	   *tenant;
+	char	   *app;
+	char	   *id;
+	Jsonb	   *grant;
+	Jsonb	   *doc;
+
+	wl_args_require(fcinfo, "tenant_id", "application_id", "schedule_id",
+					"authorization_snapshot");
+	key_args(fcinfo, &tenant, &app, &id);
+	grant = PG_GETARG_JSONB_P(3);
+	wl_api_begin(fcinfo, &api);
+	doc = wl_api_transfer(wl_schedule_set_grant(tenant, app, id, grant));
+	wl_api_end(&api);
+	PG_RETURN_JSONB_P(doc);
+}
+
 /* workload_schedule_pause(tenant_id, application_id, schedule_id) -> jsonb: the schedule. */
 PG_FUNCTION_INFO_V1(workload_schedule_pause);
 Datum

@@ -5,6 +5,8 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
+#include "utils/array.h"
 #include "utils/timestamp.h"
 
 #include "authz.h"
@@ -14,6 +16,7 @@
 #include "recovery.h"
 #include "deadline.h"
 #include "fence.h"
+#include "finish.h"
 #include "grants.h"
 #include "jsonb_util.h"
 #include "transition.h"
@@ -43,13 +46,46 @@ drop_lapsed(WlClaimed *c, int n)
 }
 
 /*
+ * with_contexts: of the n workloads a claim has just taken, each whose
+ * authority still holds gets its execution context (wl_context_of, with no
+ * secret references); one whose authority no longer holds (revoked, lapsed,
+ * or no longer verifying) goes to DEAD_LETTER with that cause instead of
+ * being handed out.  Returns how many stay, in order.
+ */
+static int
+with_contexts(WlClaimed *c, int n)
+{
+	ArrayType  *none = construct_empty_array(TEXTOID);
+	int			k = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		WlRow		row;
+		WlSpecRow	spec;
+		char	   *detail;
+		const char *cause;
+
+		if (!wl_store_lock(c[i].workload_id, NULL, &row))
+			continue;
+		wl_store_spec_read(&row, &spec);
+		c[i].context = wl_context_of(&row, &spec, none, &detail, &cause);
+		if (c[i].context != NULL)
+			c[k++] = c[i];
+		else
+			(void) wl_recovery_unauthorized(&row, cause, NULL, "workload.claim");
+	}
+	return k;
+}
+
+/*
  * wl_claim claims up to r->max_items due READY workloads of one tenant and
  * application (WORKLOAD_UNAUTHORIZED for a non-member) whose capabilities
  * the worker holds and whose dependencies are met, best first, skipping
  * rows other claimers hold, from this session's points in the queue
  * (claim_resume.c).  The claim statement moves the rows itself (the one
  * state change made in SQL), so the table is asked first.  One whose
- * authority has lapsed is dead-lettered, not handed out (drop_lapsed).
+ * authority has lapsed is dead-lettered, not handed out (drop_lapsed); with
+ * r->context, so is one whose authority no longer verifies (with_contexts).
  */
 int
 wl_claim(WlClaimRequest *r, WlClaimed **out)
@@ -63,7 +99,8 @@ wl_claim(WlClaimRequest *r, WlClaimed **out)
 	r->workload_id = NULL;
 	r->role = wl_authz_caller()->role;
 	n = wl_claim_queue(r, out);
-	return drop_lapsed(*out, n);
+	n = drop_lapsed(*out, n);
+	return r->context ? with_contexts(*out, n) : n;
 }
 
 /*

@@ -57,47 +57,93 @@ wl_confirm_cancel(const WlFence *fence)
 }
 
 /*
- * wl_execution_context: what the current run may use.  The authorization
- * snapshot and the run authority must still hold (AUTHORIZATION_DENIED);
- * the capabilities are the effective scopes of the grant and the workload.
- * secret_references have been checked by the caller.
+ * wl_authority_holds: whether a workload's authorization snapshot and run
+ * authority still hold (signed under a current key, not expired, not
+ * revoked, the run authority bound to this workload); if not, *detail says
+ * why (a sentence) and *cause the dead-letter cause it amounts to
+ * (authorization_revoked, authorization_expired or authorization_invalid).
+ */
+bool
+wl_authority_holds(const WlRow *row, const WlSpecRow *spec, char **detail, const char **cause)
+{
+	const char *why;
+
+	if (!wl_grant_verify_stored(spec->authorization_snapshot, &why))
+		*detail = psprintf("The authorization snapshot does not hold: %s.", why);
+	else if (!wl_grant_run_authority_holds(spec->run_authority, row->workload_id, row->tenant_id,
+										   row->application_id, detail))
+		;
+	else if (wl_grant_authority_revoked(spec))
+		*detail = pstrdup("A grant the workload's authorization derives from has been revoked.");
+	else
+		*detail = NULL;
+	if (*detail != NULL)
+	{
+		if (wl_grant_authority_revoked(spec))
+			*cause = "authorization_revoked";
+		else if (row->authority_expires_at != 0 && row->authority_expires_at <= wl_now())
+			*cause = "authorization_expired";
+		else
+			*cause = "authorization_invalid";
+		return false;
+	}
+	return true;
+}
+
+/*
+ * wl_context_of: what a run may use, for a workload whose row the caller
+ * holds locked, or NULL when its authority no longer holds
+ * (wl_authority_holds says why).  The capabilities are the effective scopes
+ * of the grant and the workload; secret_references have been checked by
+ * the caller.
+ */
+Jsonb *
+wl_context_of(const WlRow *row, const WlSpecRow *spec, ArrayType *secret_references,
+			  char **detail, const char **cause)
+{
+	ArrayType  *granted;
+	WlJson		b;
+
+	if (!wl_authority_holds(row, spec, detail, cause))
+		return NULL;
+	granted = wl_json_get_strings(wl_json_get_object(&spec->authorization_snapshot->root, "grant"),
+								  "capabilities");
+
+	wl_json_begin(&b);
+	wl_json_str(&b, "workload_id", row->workload_id);
+	wl_json_str(&b, "tenant_id", row->tenant_id);
+	wl_json_str(&b, "application_id", row->application_id);
+	wl_json_str(&b, "definition_id", spec->definition_id);
+	wl_json_str(&b, "definition_revision", spec->definition_revision);
+	wl_json_str(&b, "environment", spec->environment);
+	wl_json_str(&b, "attempt_id", wl_attempt_id(row->workload_id, row->attempt_count));
+	wl_json_int(&b, "attempt", row->attempt_count);
+	wl_json_str(&b, "claim_id", row->claim_id);
+	wl_json_int(&b, "fencing_token", row->fencing_token);
+	wl_json_ts(&b, "lease_expires_at", row->lease_expires_at);
+	wl_json_strs(&b, "capabilities", wl_grant_effective_scopes(granted, row->capability_snapshot));
+	wl_json_strs(&b, "connection_scopes", spec->connection_scopes);
+	wl_json_strs(&b, "secret_references", secret_references);
+	return wl_json_end(&b);
+}
+
+/*
+ * wl_execution_context: what the current run may use (wl_context_of), or
+ * AUTHORIZATION_DENIED.
  */
 Jsonb *
 wl_execution_context(const WlFence *fence, ArrayType *secret_references)
 {
 	WlRow		row;
 	WlSpecRow	spec;
-	const char *why;
-	ArrayType  *granted;
-	WlJson		b;
+	Jsonb	   *context;
+	char	   *detail;
+	const char *cause;
 
 	wl_fence_lock(fence, &row);
 	wl_store_spec_read(&row, &spec);
-	if (!wl_grant_verify_stored(spec.authorization_snapshot, &why))
-		wl_refuse(WL_E_AUTHORIZATION_DENIED,
-				  errdetail("The authorization snapshot does not hold: %s.", why));
-	wl_grant_check_run_authority(spec.run_authority, row.workload_id, row.tenant_id,
-								 row.application_id);
-	if (wl_grant_authority_revoked(&spec))
-		wl_refuse(WL_E_AUTHORIZATION_DENIED,
-				  errdetail("A grant the workload's authorization derives from has been revoked."));
-	granted = wl_json_get_strings(wl_json_get_object(&spec.authorization_snapshot->root, "grant"),
-								  "capabilities");
-
-	wl_json_begin(&b);
-	wl_json_str(&b, "workload_id", row.workload_id);
-	wl_json_str(&b, "tenant_id", row.tenant_id);
-	wl_json_str(&b, "application_id", row.application_id);
-	wl_json_str(&b, "definition_id", spec.definition_id);
-	wl_json_str(&b, "definition_revision", spec.definition_revision);
-	wl_json_str(&b, "environment", spec.environment);
-	wl_json_str(&b, "attempt_id", wl_attempt_id(row.workload_id, row.attempt_count));
-	wl_json_int(&b, "attempt", row.attempt_count);
-	wl_json_str(&b, "claim_id", row.claim_id);
-	wl_json_int(&b, "fencing_token", row.fencing_token);
-	wl_json_ts(&b, "lease_expires_at", row.lease_expires_at);
-	wl_json_strs(&b, "capabilities", wl_grant_effective_scopes(granted, row.capability_snapshot));
-	wl_json_strs(&b, "connection_scopes", spec.connection_scopes);
-	wl_json_strs(&b, "secret_references", secret_references);
-	return wl_json_end(&b);
+	context = wl_context_of(&row, &spec, secret_references, &detail, &cause);
+	if (context == NULL)
+		wl_refuse(WL_E_AUTHORIZATION_DENIED, errdetail("%s", detail));
+	return context;
 }

@@ -587,13 +587,16 @@ wl_grant_run_authorities(const WlSpec **specs, const char **workload_ids, int n)
 	return grants;
 }
 
-/* expires: a grant's (either form) expires_at; 0 when it has none that parses */
-static TimestampTz
-expires(Jsonb *signed_grant)
+/* wl_grant_expires_at: a grant's (either form) expires_at; 0 when it has none that parses */
+TimestampTz
+wl_grant_expires_at(Jsonb *signed_grant)
 {
-	char	   *text = wl_json_get_text(wl_json_get_object(&signed_grant->root, "grant"), "expires_at");
+	char	   *text;
 	TimestampTz t;
 
+	if (signed_grant == NULL || !JB_ROOT_IS_OBJECT(signed_grant))
+		return 0;
+	text = wl_json_get_text(wl_json_get_object(&signed_grant->root, "grant"), "expires_at");
 	return text != NULL && wl_clock_parse_rfc3339(text, &t) ? t : 0;
 }
 
@@ -605,8 +608,8 @@ expires(Jsonb *signed_grant)
 TimestampTz
 wl_grant_lapses_at(Jsonb *snapshot, Jsonb *run_authority)
 {
-	TimestampTz a = expires(snapshot);
-	TimestampTz b = expires(run_authority);
+	TimestampTz a = wl_grant_expires_at(snapshot);
+	TimestampTz b = wl_grant_expires_at(run_authority);
 
 	if (a == 0 || (b != 0 && b < a))
 		return b;
@@ -614,25 +617,31 @@ wl_grant_lapses_at(Jsonb *snapshot, Jsonb *run_authority)
 }
 
 /*
- * wl_grant_check_run_authority raises AUTHORIZATION_DENIED unless the run
- * authority verifies and is bound to this very workload, tenant and
- * application.
+ * wl_grant_run_authority_holds: whether the run authority verifies and is
+ * bound to this very workload, tenant and application (*detail says why
+ * not, as a sentence).
  */
-void
-wl_grant_check_run_authority(Jsonb *authority, const char *workload_id,
-							 const char *tenant_id, const char *application_id)
+bool
+wl_grant_run_authority_holds(Jsonb *authority, const char *workload_id,
+							 const char *tenant_id, const char *application_id, char **detail)
 {
 	JsonbContainer *grant = wl_json_get_object(&authority->root, "grant");
 	JsonbContainer *subject = wl_json_get_object(grant, "subject");
 	const char *why;
 
 	if (!wl_grant_verify_stored(authority, &why))
-		wl_refuse(WL_E_AUTHORIZATION_DENIED, errdetail("The run authority does not hold: %s.", why));
+	{
+		*detail = psprintf("The run authority does not hold: %s.", why);
+		return false;
+	}
 	if (!text_eq(wl_json_get_text(subject, "kind"), "workload") ||
 		!text_eq(wl_json_get_text(subject, "id"), workload_id) ||
 		!text_eq(wl_json_get_text(grant, "tenant_id"), tenant_id) ||
 		!text_eq(wl_json_get_text(grant, "application_id"), application_id))
-		wl_refuse(WL_E_AUTHORIZATION_DENIED,
-				  errdetail("The run authority is not bound to workload \"%s\".", workload_id));
+	{
+		*detail = psprintf("The run authority is not bound to workload \"%s\".", workload_id);
+		return false;
+	}
+	return true;
 }
 

@@ -31,8 +31,10 @@ typedef struct WlGrantMemo
 extern ArrayType *wl_grant_check_snapshot_memo(const WlSpec *spec, WlGrantMemo *memo);
 extern Jsonb *wl_grant_run_authority(const WlSpec *spec, const char *workload_id);
 extern Jsonb **wl_grant_run_authorities(const WlSpec **specs, const char **workload_ids, int n);
-extern void wl_grant_check_run_authority(Jsonb *authority, const char *workload_id,
-										 const char *tenant_id, const char *application_id);
+extern TimestampTz wl_grant_expires_at(Jsonb *signed_grant);
+extern bool wl_grant_run_authority_holds(Jsonb *authority, const char *workload_id,
+										 const char *tenant_id, const char *application_id,
+										 char **detail);
 extern ArrayType *wl_grant_effective_scopes(ArrayType *granted, ArrayType *current);
 
 #endif

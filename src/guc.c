@@ -21,6 +21,7 @@ int			wl_claim_full_scan_interval_ms = 100;
 int			wl_max_active_per_tenant = 0;
 int			wl_max_stored_kb_per_tenant = 0;
 int			wl_max_schedules_per_tenant = 0;
+int			wl_schedule_grant_warning_s = 7 * 86400;
 
 static bool
 check_clock_override(char **newval, void **extra, GucSource source)
@@ -151,6 +152,16 @@ wl_guc_init(void)
 							0, 0, INT_MAX,
 							PGC_SUSET,
 							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("workload.schedule_grant_warning",
+							"How long before a schedule's grant expires the schedule warns of it.",
+							"workload_schedules marks it grant_expiring from then on, and the "
+							"tick records a schedule.grant_expiring event; 0 never warns.",
+							&wl_schedule_grant_warning_s,
+							7 * 86400, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_UNIT_S,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("workload");

@@ -10,6 +10,7 @@ extern int	wl_claim_full_scan_interval_ms;
 extern int	wl_max_active_per_tenant;
 extern int	wl_max_stored_kb_per_tenant;
 extern int	wl_max_schedules_per_tenant;
+extern int	wl_schedule_grant_warning_s;
 extern void wl_guc_init(void);
 
 #endif

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "deadline.h"
 #include "errors.h"
+#include "finish.h"
 #include "grants.h"
 #include "jsonb_util.h"
 #include "operate.h"
@@ -51,17 +52,19 @@ wl_cancel(const char *workload_id, const char *actor)
 /*
  * retry_locked moves a locked FAILED, TIMED_OUT or DEAD_LETTER row to
  * READY, due now; false (and nothing done) when its authorization was
- * revoked or has lapsed: no worker would be handed it.
+ * revoked, has lapsed or no longer verifies: no worker would be handed it.
  */
 static bool
 retry_locked(WlRow *row, const char *actor)
 {
 	WlSpecRow	spec;
+	char	   *detail;
+	const char *cause;
 
 	if (wl_deadline_lapsed(row, wl_now()))
 		return false;
 	wl_store_spec_read(row, &spec);
-	if (wl_grant_authority_revoked(&spec))
+	if (!wl_authority_holds(row, &spec, &detail, &cause))
 		return false;
 	row->next_attempt_at = wl_now();
 	wl_transition(row, WL_READY, actor, actor_evidence("manual_retry", actor));
@@ -85,7 +88,7 @@ wl_retry(const char *workload_id, const char *actor)
 							row.workload_id, wl_state_name(row.state)));
 	if (!retry_locked(&row, actor))
 		wl_refuse(WL_E_AUTHORIZATION_DENIED,
-				  errdetail("The authorization of workload \"%s\" has been revoked or has lapsed.",
+				  errdetail("The authorization of workload \"%s\" has been revoked, has lapsed or no longer verifies.",
 							workload_id));
 	return row.state;
 }

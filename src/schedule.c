@@ -22,6 +22,7 @@
 #include "grants.h"
 #include "jsonb_util.h"
 #include "schedule.h"
+#include "guc.h"
 #include "spec.h"
 #include "quota.h"
 
@@ -102,6 +103,53 @@ first_slot(WlSchedule *s, TimestampTz now)
 }
 
 /*
+ * doc_of: a schedule's document as the API answers it: as stored,
+ * with grant_expiring, whether its grant expires within
+ * workload.schedule_grant_warning of now (or has expired).
+ */
+static Jsonb *
+doc_of(Jsonb *stored)
+{
+	char	   *text = wl_json_get_text(&stored->root, "grant_expires_at");
+	TimestampTz expires;
+	bool		expiring = false;
+	WlJson		b;
+
+	if (text != NULL && wl_clock_parse(text, &expires))
+		expiring = wl_schedule_grant_warning_s > 0 &&
+			expires - (int64) wl_schedule_grant_warning_s * USECS_PER_SEC <= wl_now();
+	wl_json_begin(&b);
+	wl_json_bool(&b, "grant_expiring", expiring);
+	return DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(stored),
+											  JsonbPGetDatum(wl_json_end(&b))));
+}
+
+/*
+ * with_grant: the template with grant (as the caller presents it) in
+ * stored form, checked as the create spec of schedule s's next slot (or of
+ * now): WORKLOAD_INVALID, WORKLOAD_SECRET_REJECTED, and
+ * WORKLOAD_UNAUTHORIZED unless the caller may present the grant now (as
+ * workload_create).  s->grant_expires_at is set to the grant's expiry.
+ */
+static Jsonb *
+with_grant(WlSchedule *s, Jsonb *template, TimestampTz now)
+{
+	WlSpec		spec;
+	WlJson		b;
+
+	/* the spec of the next slot, so the key's length is checked too */
+	wl_spec_parse(wl_schedule_spec(s, template, s->has_next ? s->next_run_at : now), &spec);
+	(void) wl_grant_check_snapshot(&spec);
+	s->grant_expires_at = wl_grant_expires_at(spec.authorization_snapshot);
+	/* kept without the signature: what is stored is no bearer credential */
+	wl_json_begin(&b);
+	wl_json_jsonb(&b, "authorization_snapshot",
+				  wl_grant_stored_form(spec.authorization_snapshot));
+	return DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(template),
+											  JsonbPGetDatum(wl_json_end(&b))));
+}
+
+/*
  * wl_schedule_put creates or replaces a schedule; its document.  The
  * template must make a valid create spec (WORKLOAD_INVALID,
  * WORKLOAD_SECRET_REJECTED) whose grant the caller may present now
@@ -114,8 +162,6 @@ wl_schedule_put(const WlScheduleRequest *req)
 {
 	TimestampTz now = wl_now();
 	WlSchedule	s;
-	WlSpec		spec;
-	WlJson		b;
 
 	wl_schedule_check_request(req);
 	wl_authz_require_member(req->tenant_id, req->application_id);
@@ -130,16 +176,8 @@ wl_schedule_put(const WlScheduleRequest *req)
 	s.catch_up = req->catch_up;
 	s.created_by = (char *) wl_authz_caller()->role;
 	first_slot(&s, now);
-	/* the spec of the first slot, so the key's length is checked too */
-	wl_spec_parse(wl_schedule_spec(&s, req->template, s.has_next ? s.next_run_at : now), &spec);
-	(void) wl_grant_check_snapshot(&spec);
-	/* kept without the signature: what is stored is no bearer credential */
-	wl_json_begin(&b);
-	wl_json_jsonb(&b, "authorization_snapshot",
-				  wl_grant_stored_form(spec.authorization_snapshot));
-	s.template = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(req->template),
-													JsonbPGetDatum(wl_json_end(&b))));
-	return wl_store_schedule_put(&s, now);
+	s.template = with_grant(&s, req->template, now);
+	return doc_of(wl_store_schedule_put(&s, now));
 }
 
 /* lock_or_refuse locks a schedule of a tenant the caller is a member of, or refuses. */
@@ -154,6 +192,46 @@ lock_or_refuse(const char *tenant_id, const char *application_id, const char *sc
 							schedule_id, tenant_id, application_id));
 }
 
+/*
+ * wl_schedule_set_grant gives a schedule another grant (authorization
+ * snapshot), checked as wl_schedule_put checks a template's, and touches
+ * nothing else: its slots, pause and what ran stay as they are, and the new
+ * grant's expiry is warned of afresh.  A 'schedule.grant_replaced' event
+ * records which grant replaced which, and who replaced it.  Its document.
+ */
+Jsonb *
+wl_schedule_set_grant(const char *tenant_id, const char *application_id, const char *schedule_id,
+					  Jsonb *grant)
+{
+	TimestampTz now = wl_now();
+	WlSchedule	s;
+	char	   *old_id;
+	WlJson		b;
+
+	if (!JB_ROOT_IS_OBJECT(grant) || JB_ROOT_IS_SCALAR(grant))
+		wl_refuse(WL_E_INVALID,
+				  errdetail("Argument \"authorization_snapshot\" must be a JSON object."));
+	lock_or_refuse(tenant_id, application_id, schedule_id, &s);
+	old_id = wl_json_get_text(wl_json_get_object(wl_json_get_object(&s.template->root,
+																	  "authorization_snapshot"),
+												 "grant"), "id");
+	wl_json_begin(&b);
+	wl_json_jsonb(&b, "authorization_snapshot", grant);
+	s.template = with_grant(&s, DatumGetJsonbP(DirectFunctionCall2(jsonb_concat,
+																   JsonbPGetDatum(s.template),
+																   JsonbPGetDatum(wl_json_end(&b)))),
+							now);
+	wl_json_begin(&b);
+	wl_json_str(&b, "replaced_grant_id", old_id);
+	wl_json_str(&b, "grant_id", wl_json_get_text(wl_json_get_object(&grant->root, "grant"), "id"));
+	if (s.grant_expires_at != 0)
+		wl_json_ts(&b, "expires_at", s.grant_expires_at);
+	wl_json_str(&b, "by", wl_authz_caller()->role);
+	wl_store_schedule_event(&s, "schedule.grant_replaced", s.has_next ? s.next_run_at : now, now,
+							wl_json_end(&b));
+	return doc_of(wl_store_schedule_set_grant(&s, now));
+}
+
 /* wl_schedule_pause pauses a schedule; its document.  Refusals as lock_or_refuse. */
 Jsonb *
 wl_schedule_pause(const char *tenant_id, const char *application_id, const char *schedule_id)
@@ -161,7 +239,7 @@ wl_schedule_pause(const char *tenant_id, const char *application_id, const char 
 	WlSchedule	s;
 
 	lock_or_refuse(tenant_id, application_id, schedule_id, &s);
-	return wl_store_schedule_pause(&s, wl_now());
+	return doc_of(wl_store_schedule_pause(&s, wl_now()));
 }
 
 /*
@@ -176,7 +254,7 @@ wl_schedule_resume(const char *tenant_id, const char *application_id, const char
 
 	lock_or_refuse(tenant_id, application_id, schedule_id, &s);
 	first_slot(&s, now);
-	return wl_store_schedule_resume(&s, now);
+	return doc_of(wl_store_schedule_resume(&s, now));
 }
 
 /* wl_schedule_drop drops a schedule and its events (its workloads stay). */
@@ -193,6 +271,11 @@ wl_schedule_drop(const char *tenant_id, const char *application_id, const char *
 Jsonb **
 wl_schedule_list(const char *tenant_id, const char *application_id, int *n)
 {
+	Jsonb	  **docs;
+
 	wl_authz_require_member(tenant_id, application_id);
-	return wl_store_schedule_list(tenant_id, application_id, n);
+	docs = wl_store_schedule_list(tenant_id, application_id, n);
+	for (int i = 0; i < *n; i++)
+		docs[i] = doc_of(docs[i]);
+	return docs;
 }

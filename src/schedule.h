@@ -31,11 +31,14 @@ typedef struct WlScheduleReport
 	int64		skipped;		/* slots skipped by overlap */
 	int64		failed;			/* slots whose workload could not be made */
 	int64		broken;			/* schedules whose pass failed as a whole */
+	int64		grants_expiring;	/* schedules whose grant's expiry was warned of */
 	bool		more;			/* it stopped at its limit with due slots left */
 } WlScheduleReport;
 
 extern void wl_schedule_check_request(const WlScheduleRequest *req);
 extern Jsonb *wl_schedule_put(const WlScheduleRequest *req);
+extern Jsonb *wl_schedule_set_grant(const char *tenant_id, const char *application_id,
+									const char *schedule_id, Jsonb *grant);
 extern Jsonb *wl_schedule_pause(const char *tenant_id, const char *application_id,
 								const char *schedule_id);
 extern Jsonb *wl_schedule_resume(const char *tenant_id, const char *application_id,

@@ -25,6 +25,7 @@
 #include "create.h"
 #include "cron.h"
 #include "errors.h"
+#include "guc.h"
 #include "jsonb_util.h"
 #include "pass.h"
 #include "recovery.h"
@@ -35,6 +36,7 @@
 #define WL_SCHEDULE_SLOTS 100	/* slots of one schedule a tick */
 #define WL_SCHEDULE_PASS_SLOTS 1000 /* slots of all schedules a tick */
 #define WL_MISSED_AFTER_US (60 * USECS_PER_SEC)	/* a slot seen later than this is missed */
+#define WL_SCHEDULE_WARNINGS 100	/* grants' expiries warned of a tick */
 
 /* the schedule being handled, for the functions a subtransaction calls */
 typedef struct WlFire
@@ -271,12 +273,90 @@ fire_schedule(void *arg)
 	wl_store_schedule_ran(&f->s, &run);
 }
 
+/* one schedule whose grant's expiry is warned of, for warn_one */
+typedef struct WlWarn
+{
+	WlSchedule *s;
+	TimestampTz by;
+	bool		warned;
+} WlWarn;
+
+/*
+ * warn_one (in its own subtransaction): marks the schedule's grant warned
+ * of and records a 'schedule.grant_expiring' event (its slot: the grant's
+ * expiry), unless another session holds the schedule, or it was warned of
+ * or given another grant since.
+ */
+static void
+warn_one(void *arg)
+{
+	WlWarn	   *w = arg;
+	TimestampTz now = wl_now();
+	char	   *grant_id;
+	TimestampTz expires;
+	WlJson		b;
+
+	if (!wl_store_schedule_grant_warned(w->s, now, w->by, &grant_id, &expires))
+		return;
+	wl_json_begin(&b);
+	wl_json_str(&b, "grant_id", grant_id);
+	wl_json_ts(&b, "expires_at", expires);
+	wl_json_bool(&b, "expired", expires <= now);
+	wl_store_schedule_event(w->s, "schedule.grant_expiring", expires, now, wl_json_end(&b));
+	w->warned = true;
+}
+
+/*
+ * warn_expiring warns of the grants of up to WL_SCHEDULE_WARNINGS
+ * schedules that expire within workload.schedule_grant_warning (or have
+ * expired) and were not warned of, fairly between tenants: once a grant (a
+ * replaced grant is warned of afresh).  One another session holds, or
+ * whose warning fails, is left for a later pass.
+ */
+static void
+warn_expiring(WlScheduleReport *r)
+{
+	TimestampTz by;
+	WlSchedule *s;
+	int			n;
+
+	if (wl_schedule_grant_warning_s <= 0 || wl_pass_spent())
+		return;
+	wl_pass_step();
+	by = wl_now() + (int64) wl_schedule_grant_warning_s * USECS_PER_SEC;
+	n = wl_store_schedule_grants_expiring(by, WL_SCHEDULE_WARNINGS, &s);
+	if (n == WL_SCHEDULE_WARNINGS)
+		r->more = true;
+	for (int i = 0; i < n; i++)
+	{
+		WlWarn		w = {.s = &s[i], .by = by};
+		ErrorData  *e;
+
+		if (wl_pass_spent())
+		{
+			r->more = true;
+			break;
+		}
+		wl_pass_step();
+		e = wl_isolated(warn_one, &w);
+		if (e != NULL && !wl_pass_gave_way(e->sqlerrcode))
+			ereport(WARNING,
+					(errmsg("workload maintenance could not warn of the grant of schedule \"%s\" of tenant \"%s\": %s",
+							s[i].schedule_id, s[i].tenant_id,
+							e->message ? e->message : "(no message)")));
+		if (e != NULL)
+			FreeErrorData(e);
+		else if (w.warned)
+			r->grants_expiring++;
+	}
+}
+
 /*
  * wl_schedule_tick fires the due slots of up to WL_SCHEDULE_LIMIT due
  * schedules (r->more when some were left), each schedule isolated: one
  * whose pass fails is counted in r->broken, reported as a WARNING, and
- * left due for the next tick.  The caller holds the tick's single-runner
- * lock.
+ * left due for the next tick; then warns of grants about to expire
+ * (warn_expiring).  The caller holds the tick's single-runner lock.
  */
 void
 wl_schedule_tick(WlScheduleReport *r)
@@ -331,4 +411,5 @@ wl_schedule_tick(WlScheduleReport *r)
 		MemoryContextReset(one);
 	}
 	MemoryContextDelete(one);
+	warn_expiring(r);
 }

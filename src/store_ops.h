@@ -140,6 +140,7 @@ typedef struct WlClaimRequest
 	const char *workload_id;	/* claim this one (checked by the caller), or NULL */
 	int64		workload_seq;	/* and its creation sequence */
 	bool		start;
+	bool		context;		/* verify each and answer its execution context (claim.c) */
 	const char *role;
 	/* claim after these points (one per priority, best first; claim_resume.c), or NULL */
 	const WlQueueKey *points;
@@ -183,6 +184,7 @@ typedef struct WlClaimed
 	int			checkpoint_sequence;
 	WlQueueKey	key;			/* where it stood in the queue */
 	TimestampTz lapses_at;		/* when its authority lapses (0: never) */
+	Jsonb	   *context;		/* its execution context, when asked for (claim.c) */
 } WlClaimed;
 
 /* store_ready.c: rows that became claimable, told between the server's sessions */
@@ -477,6 +479,7 @@ typedef struct WlSchedule
 	TimestampTz next_run_at;
 	char	   *last_workload_id;
 	char	   *created_by;
+	TimestampTz grant_expires_at;	/* its template's grant's expiry (0: none) */
 } WlSchedule;
 
 /* What one tick did with a schedule. */
@@ -495,6 +498,10 @@ extern bool wl_store_schedule_lock(const char *tenant_id, const char *applicatio
 								   const char *schedule_id, WlSchedule *out);
 extern Jsonb *wl_store_schedule_pause(const WlSchedule *s, TimestampTz now);
 extern Jsonb *wl_store_schedule_resume(const WlSchedule *s, TimestampTz now);
+extern Jsonb *wl_store_schedule_set_grant(const WlSchedule *s, TimestampTz now);
+extern int	wl_store_schedule_grants_expiring(TimestampTz by, int limit, WlSchedule **out);
+extern bool wl_store_schedule_grant_warned(const WlSchedule *s, TimestampTz now, TimestampTz by,
+										   char **grant_id, TimestampTz *expires);
 extern bool wl_store_schedule_drop(const char *tenant_id, const char *application_id,
 								   const char *schedule_id);
 extern Jsonb **wl_store_schedule_list(const char *tenant_id, const char *application_id, int *n);

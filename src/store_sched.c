@@ -44,8 +44,8 @@ one_doc(SPITupleTable *t)
 Jsonb *
 wl_store_schedule_put(const WlSchedule *s, TimestampTz now)
 {
-	Datum		args[11];
-	char		nulls[11];
+	Datum		args[12];
+	char		nulls[12];
 
 	memset(nulls, ' ', sizeof(nulls));
 	key_args(args, s->tenant_id, s->application_id, s->schedule_id);
@@ -58,6 +58,8 @@ wl_store_schedule_put(const WlSchedule *s, TimestampTz now)
 	nulls[8] = s->has_next ? ' ' : 'n';
 	args[9] = name_arg(s->created_by);
 	args[10] = TimestampTzGetDatum(now);
+	args[11] = TimestampTzGetDatum(s->grant_expires_at);
+	nulls[11] = s->grant_expires_at != 0 ? ' ' : 'n';
 	return one_doc(wl_store_run(P_SCHED_PUT, args, nulls, 1, SPI_OK_INSERT_RETURNING));
 }
 
@@ -123,6 +125,81 @@ wl_store_schedule_resume(const WlSchedule *s, TimestampTz now)
 	nulls[3] = s->has_next ? ' ' : 'n';
 	args[4] = TimestampTzGetDatum(now);
 	return one_doc(wl_store_run(P_SCHED_RESUME, args, nulls, 1, SPI_OK_UPDATE_RETURNING));
+}
+
+/*
+ * wl_store_schedule_set_grant replaces a schedule's template (its grant
+ * replaced) and the grant's expiry, which has not been warned of; its
+ * document.
+ */
+Jsonb *
+wl_store_schedule_set_grant(const WlSchedule *s, TimestampTz now)
+{
+	Datum		args[6];
+	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+
+	key_args(args, s->tenant_id, s->application_id, s->schedule_id);
+	args[3] = JsonbPGetDatum(s->template);
+	args[4] = TimestampTzGetDatum(s->grant_expires_at);
+	nulls[4] = s->grant_expires_at != 0 ? ' ' : 'n';
+	args[5] = TimestampTzGetDatum(now);
+	return one_doc(wl_store_run(P_SCHED_SET_GRANT, args, nulls, 1, SPI_OK_UPDATE_RETURNING));
+}
+
+/*
+ * wl_store_schedule_grants_expiring: up to limit schedules whose grant
+ * expires by `by` and was not warned of, fairly between tenants (keys only,
+ * unlocked).
+ */
+int
+wl_store_schedule_grants_expiring(TimestampTz by, int limit, WlSchedule **out)
+{
+	Datum		args[2];
+	SPITupleTable *t;
+	int			n;
+
+	args[0] = TimestampTzGetDatum(by);
+	args[1] = Int32GetDatum(limit);
+	t = wl_store_run(P_SCHED_GRANTS_EXPIRING, args, NULL, 0, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	*out = palloc0(sizeof(WlSchedule) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		(*out)[i].tenant_id = wl_store_text(t, i, 1);
+		(*out)[i].application_id = wl_store_text(t, i, 2);
+		(*out)[i].schedule_id = wl_store_text(t, i, 3);
+	}
+	SPI_freetuptable(t);
+	return n;
+}
+
+/*
+ * wl_store_schedule_grant_warned marks a schedule's grant, expiring by
+ * `by`, warned of at `now`, unless another session holds the schedule or it
+ * was marked or given another grant since (false); *grant_id and *expires
+ * say which grant.
+ */
+bool
+wl_store_schedule_grant_warned(const WlSchedule *s, TimestampTz now, TimestampTz by,
+							   char **grant_id, TimestampTz *expires)
+{
+	Datum		args[5];
+	SPITupleTable *t;
+	bool		isnull;
+	bool		found;
+
+	key_args(args, s->tenant_id, s->application_id, s->schedule_id);
+	args[3] = TimestampTzGetDatum(now);
+	args[4] = TimestampTzGetDatum(by);
+	t = wl_store_run(P_SCHED_GRANT_WARNED, args, NULL, 1, SPI_OK_UPDATE_RETURNING);
+	found = SPI_processed > 0;
+	if (found)
+	{
+		*grant_id = wl_store_text(t, 0, 1);
+		*expires = wl_store_ts(t, 0, 2, &isnull);
+	}
+	SPI_freetuptable(t);
+	return found;
 }
 
 /* wl_store_schedule_drop deletes a schedule and its events; false when there was none. */

@@ -609,6 +609,7 @@
 	"'overlap', s.overlap, 'catch_up', s.catch_up, 'paused', s.paused, " \
 	"'next_run_at', s.next_run_at, 'last_run_at', s.last_run_at, " \
 	"'last_workload_id', s.last_workload_id, 'last_error', s.last_error, " \
+	"'grant_expires_at', s.grant_expires_at, " \
 	"'created_by', s.created_by, 'created_at', s.created_at, 'updated_at', s.updated_at)"
 
 /*
@@ -1388,19 +1389,24 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	/* ---- schedules (store_sched.c) ---- */
 	/*
 	 * Create or replace; a replace keeps paused and the last_* columns (what
-	 * already ran, and the overlap rule's previous workload).
+	 * already ran, and the overlap rule's previous workload), and whether the
+	 * grant's expiry was warned of while it expires when it did.
 	 */
 	[P_SCHED_PUT] = {
 		"INSERT INTO workload.schedules AS s (tenant_id, application_id, schedule_id, cron, "
 		"  timezone, template, overlap, catch_up, paused, next_run_at, created_by, created_at, "
-		"  updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, false, $9, $10, $11, $11) "
+		"  updated_at, grant_expires_at) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, false, $9, $10, $11, $11, $12) "
 		"ON CONFLICT (tenant_id, application_id, schedule_id) DO UPDATE SET cron = EXCLUDED.cron, "
 		"  timezone = EXCLUDED.timezone, template = EXCLUDED.template, overlap = EXCLUDED.overlap, "
 		"  catch_up = EXCLUDED.catch_up, next_run_at = EXCLUDED.next_run_at, "
-		"  created_by = EXCLUDED.created_by, updated_at = EXCLUDED.updated_at "
+		"  created_by = EXCLUDED.created_by, updated_at = EXCLUDED.updated_at, "
+		"  grant_expires_at = EXCLUDED.grant_expires_at, "
+		"  grant_warned_at = CASE WHEN s.grant_expires_at IS NOT DISTINCT FROM EXCLUDED.grant_expires_at "
+		"    THEN s.grant_warned_at END "
 		"RETURNING " SCHED_DOC,
-	11, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTOID, TIMESTAMPTZOID,
-	NAMEOID, TIMESTAMPTZOID}},
+	12, {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTOID, TIMESTAMPTZOID,
+	NAMEOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
 	[P_SCHED_LOCK] = {
 		"SELECT s.cron, s.timezone, s.template, s.overlap, s.catch_up, s.paused, s.next_run_at, "
 		"  s.last_workload_id, s.created_by::text FROM workload.schedules s "
@@ -1474,6 +1480,37 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_SCHED_LAST_STATE] = {
 		"SELECT w.state::text FROM workload.workloads w WHERE w.workload_id = $1 AND w.tenant_id = $2",
 	2, {TEXTOID, TEXTOID}},
+	/* a schedule's grant replaced: slots, pause and what ran stay as they are */
+	[P_SCHED_SET_GRANT] = {
+		"UPDATE workload.schedules s SET template = $4, grant_expires_at = $5, "
+		"  grant_warned_at = NULL, updated_at = $6 "
+		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3 RETURNING " SCHED_DOC,
+	6, {TEXTOID, TEXTOID, TEXTOID, JSONBOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
+	/*
+	 * Schedules whose grant expires by $1 and has not been warned of, fairly
+	 * between tenants (as P_SCHED_DUE), through schedules_grant_idx.
+	 * Unlocked: each is marked SKIP LOCKED (P_SCHED_GRANT_WARNED).
+	 */
+	[P_SCHED_GRANTS_EXPIRING] = {
+		"SELECT f.tenant_id, f.application_id, f.schedule_id FROM ("
+		"  SELECT s.tenant_id, s.application_id, s.schedule_id, s.grant_expires_at, "
+		"    row_number() OVER (PARTITION BY s.tenant_id "
+		"      ORDER BY s.grant_expires_at, s.application_id, s.schedule_id) AS rn "
+		"  FROM workload.schedules s WHERE s.grant_warned_at IS NULL AND s.grant_expires_at <= $1) f "
+		"ORDER BY f.rn, f.grant_expires_at, f.tenant_id, f.application_id, f.schedule_id LIMIT $2",
+	2, {TIMESTAMPTZOID, INT4OID}},
+	/*
+	 * Mark one warned of (unless another session holds it, or it was warned
+	 * of or its grant replaced since): its grant's id and expiry.
+	 */
+	[P_SCHED_GRANT_WARNED] = {
+		"WITH l AS (SELECT s.tenant_id FROM workload.schedules s WHERE s.tenant_id = $1 "
+		"  AND s.application_id = $2 AND s.schedule_id = $3 AND s.grant_warned_at IS NULL "
+		"  AND s.grant_expires_at <= $5 FOR NO KEY UPDATE SKIP LOCKED) "
+		"UPDATE workload.schedules s SET grant_warned_at = $4 FROM l "
+		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3 "
+		"RETURNING s.template #>> '{authorization_snapshot,grant,id}', s.grant_expires_at",
+	5, {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
 	/* Citus (issue 13): the plpgsql body of workload_citus_distribute() */
 	[P_CITUS_DISTRIBUTE] = {
 		"SELECT workload.citus_distribute_tables()",

@@ -132,6 +132,7 @@ answer(bool ran, const WlTickReport *r, const WlScheduleReport *sr)
 	wl_json_int(&b, "schedule_slots_skipped", sr->skipped);
 	wl_json_int(&b, "schedule_slots_failed", sr->failed);
 	wl_json_int(&b, "schedules_failed", sr->broken);
+	wl_json_int(&b, "schedule_grants_expiring", sr->grants_expiring);
 	wl_json_bool(&b, "more", r->more || sr->more);
 	return wl_json_end(&b);
 }
