@@ -191,6 +191,92 @@ COMMENT ON FUNCTION @extschema@.workload_schedule_set_grant(text, text, text, js
 REVOKE ALL ON FUNCTION @extschema@.workload_schedule_set_grant(text, text, text, jsonb) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.workload_schedule_set_grant(text, text, text, jsonb) TO workload_client;
 
+-- On Citus, the tables this version adds are distributed as the others:
+-- channel_secrets a reference table, cascades by tenant beside
+-- workload_rows.  A cluster distributed before the update distributes them
+-- when workload_citus_distribute() is called again (it leaves what is
+-- distributed as it is).
+CREATE OR REPLACE FUNCTION workload.citus_distribute_tables() RETURNS jsonb
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    ref text[] := ARRAY['signing_keys', 'channel_secret', 'channel_secrets', 'revoked_grants',
+        'tenant_members', 'grant_lineage'];
+    -- workload_rows first: every other table is co-located with it
+    dist text[] := ARRAY['workload_rows', 'runs', 'queue', 'specs', 'spec_authority', 'event_rows', 'attempts',
+        'checkpoints', 'dependencies', 'waits', 'compensations', 'cascades'];
+    t text;
+    made_ref text[] := '{}';
+    made_dist text[] := '{}';
+    made_fn text[] := '{}';
+    f regprocedure;
+    local_group integer;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        RAISE EXCEPTION 'WORKLOAD_INVALID: Citus is not installed in this database'
+            USING ERRCODE = 'WL001',
+                  HINT = 'CREATE EXTENSION citus, on the coordinator and on every worker, before distributing.';
+    END IF;
+    EXECUTE 'SELECT groupid FROM pg_dist_local_group' INTO local_group;
+    IF local_group IS DISTINCT FROM 0 THEN
+        RAISE EXCEPTION 'WORKLOAD_INVALID: this node is not the Citus coordinator'
+            USING ERRCODE = 'WL001',
+                  HINT = 'Call workload_citus_distribute() on the coordinator.';
+    END IF;
+    -- our guard triggers go to the shards (refuse_raw_write admits Citus's own writes)
+    PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+    PERFORM set_config('citus.log_remote_commands', 'off', true);
+    FOREACH t IN ARRAY ref LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_partition
+                       WHERE logicalrelid = ('workload.' || t)::regclass) THEN
+            PERFORM create_reference_table(('workload.' || t)::regclass);
+            made_ref := made_ref || t;
+        END IF;
+    END LOOP;
+    -- Nothing is carried on Citus (the direct paths do not run there): the
+    -- events run rows carry become event rows before the tables are
+    -- distributed, so that a claim there never overwrites what they read.
+    IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'workload.runs'::regclass) THEN
+        INSERT INTO workload.event_rows SELECT * FROM workload.carried_events;
+        UPDATE workload.runs SET started_seq = NULL, claimed_seq = NULL, event_worker = NULL,
+            event_role = NULL, finished_seq = NULL, finished_at = NULL
+        WHERE claimed_seq IS NOT NULL OR started_seq IS NOT NULL OR finished_seq IS NOT NULL;
+    END IF;
+    FOREACH t IN ARRAY dist LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_partition
+                       WHERE logicalrelid = ('workload.' || t)::regclass) THEN
+            IF t = 'workload_rows' THEN
+                PERFORM create_distributed_table('workload.workload_rows'::regclass, 'tenant_id');
+            ELSE
+                PERFORM create_distributed_table(('workload.' || t)::regclass, 'tenant_id',
+                    colocate_with => 'workload.workload_rows');
+            END IF;
+            made_dist := made_dist || t;
+        END IF;
+    END LOOP;
+    -- each node's sequences in its own range (nodes added later: call again)
+    PERFORM 1 FROM run_command_on_all_nodes('SELECT workload.citus_sequence_range()') x
+        WHERE NOT x.success;
+    IF FOUND THEN
+        RAISE EXCEPTION 'WORKLOAD_INVALID: a node of the cluster could not set its sequence range'
+            USING ERRCODE = 'WL001', HINT = 'Every node must be up to distribute; call again.';
+    END IF;
+    -- the routed calls, delegated by their tenant to the node that holds it
+    FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
+             WHERE p.pronamespace = 'workload'::regnamespace AND p.proname LIKE 'route\_%'
+             ORDER BY p.proname LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_dist_object o WHERE o.classid = 'pg_proc'::regclass
+                       AND o.objid = f::oid AND o.distribution_argument_index IS NOT NULL) THEN
+            PERFORM create_distributed_function(f, '$1', colocate_with => 'workload.workload_rows',
+                force_delegation => true);
+            made_fn := made_fn || f::text;
+        END IF;
+    END LOOP;
+    RETURN jsonb_build_object('reference_tables', to_jsonb(ref), 'distributed_tables', to_jsonb(dist),
+        'made_reference', to_jsonb(made_ref), 'made_distributed', to_jsonb(made_dist),
+        'made_routed', to_jsonb(made_fn));
+END
+$$;
+
 -- ============================================================================
 -- The tables this version adds are guarded, hidden and dumped as the others:
 -- written by the API alone (the raw-write triggers, ENABLE ALWAYS), no
