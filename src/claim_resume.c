@@ -18,14 +18,14 @@
  * queue, capability set and priority (the furthest workload any of them
  * claimed there; fronts_* below): a point is raised to it before each
  * claim, so the claim does not step over what the others claimed since
- * either (at 64 sessions claiming 10 at a time, 54 queue entries read a
- * job without it, 8.5 with it; bench/README.md, stop 22).  A claim moves
+ * either (with many sessions claiming, most of the entries a claim would
+ * otherwise read).  A claim moves
  * the front as it takes each workload (front_taken), and a claim from
  * points that meets rows in flight asks it again (front_now) and goes on
  * from it when it has moved past them: on 2 cores, a claim's scan waits
  * for a core often enough that the claims which started meanwhile took
- * hundreds of rows after its point (13.7 queue entries read a job at 64
- * sessions, 4.4 with both; bench/README.md, stop 27).
+ * hundreds of rows after its point (bench/queue_walk.sh counts the queue
+ * entries a claim reads).
  *
  * The order this keeps: a claim never takes a workload while a claimable
  * one of higher priority is left in front of a point (priorities are
@@ -41,8 +41,8 @@
  * points takes only rows no transaction has locked (xmax 0), so it passes
  * over the rows of claims in flight (which keep them locked until their
  * commit is flushed) without a heavyweight lock attempt and an exclusive
- * buffer lock for each; at 64 claiming sessions each claim passed a few
- * hundred (bench/README.md, stop 22).  The full scan comes
+ * buffer lock for each; with many claiming sessions each claim passes a
+ * few hundred.  The full scan comes
  *   - one claim in workload.claim_full_scan_every (64) of the session in
  *     that queue (1: every claim, the order of a queue without points);
  *     with the library preloaded, not while a session of the server began
@@ -395,9 +395,9 @@ front_now(void *arg, int p, WlQueueKey *key)
  * sessions that come due together one scans.  A scan from the start walks
  * the index entries of every row claimed since the queue's last VACUUM, and
  * while a snapshot is held it fetches each of their rows: each session came
- * to one every 64 claims, at 16 sessions about 30 a second, and while a
- * snapshot was held the claims read 976-1,013 queue entries a job, 155-156
- * with this (bench/held_scan.sh; bench/README.md, stop 35).  What became
+ * to one every 64 claims, and while a snapshot is held the claims would
+ * read several times the queue entries a job they read with this
+ * (bench/held_scan.sh measures both).  What became
  * claimable behind the points since that scan is taken by the next, made by
  * the first claim due after the interval.
  */

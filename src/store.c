@@ -53,7 +53,7 @@ static SPIPlanPtr plans[P_COUNT];
 static uint64 plans_generation = 0;
 static int	api_writing = 0;
 
-/* Citus (issue 13): whether this database has Citus, per catalog generation */
+/* Citus: whether this database has Citus, per catalog generation */
 static bool citus_here = false;
 static uint64 citus_generation = 0;
 
@@ -296,8 +296,8 @@ get_plan(WlPlanId id)
 		 * Always the generic plan: a custom plan would be re-planned on every
 		 * call, which for the claim statement costs more than running it.
 		 * On Citus, a statement reading more than one table is planned for
-		 * each call (Citus routes it only with its parameters' values:
-		 * docs/citus-design.md section a).
+		 * each call (Citus routes it only with its parameters' values; its
+		 * generic plan fails with "could not create distributed plan").
 		 */
 		plan = SPI_prepare_cursor(wl_store_sql_text(wl_store_citus() && def->citus_sql ?
 												  def->citus_sql : def->sql),
@@ -752,8 +752,8 @@ count_finish(QueryDesc *qd)
  * refuse_where_planned: on Citus, a raw INSERT/UPDATE/DELETE (or COPY FROM)
  * on one of our tables is refused on the node where it is planned, before
  * Citus ships it to a worker, where it would arrive as Citus's own top-level
- * statement (docs/citus-design.md section d).  On a single node the
- * statement triggers alone decide, as before.
+ * statement.  On a single node the
+ * statement triggers alone decide.
  */
 static bool
 refuse_where_planned(List *range_table, bool ereport_on_violation)
