@@ -38,6 +38,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/plancache.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
@@ -647,22 +648,16 @@ wl_store_state_arg(int state)
 }
 
 /*
- * restore_load: whether this insert is a restore loading the table, as
- * pg_restore does with the documented command (docs/operations.md, "Backup
- * and restore"): the statement running is COPY into this very table FROM the
- * client or a file, by a superuser, under session_replication_role = replica
- * (which only a superuser may set).  Nothing else passes: no INSERT, UPDATE,
- * DELETE or TRUNCATE in that mode, no COPY in any other, no COPY by a role
- * that is not a superuser.
+ * copy_into_itself: whether this insert is a COPY into this very table FROM
+ * the client or a file: the statement a restore loads each table with.
  */
 static bool
-restore_load(TriggerData *td)
+copy_into_itself(TriggerData *td)
 {
 	PlannedStmt *ps;
 	CopyStmt   *copy;
 
-	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event) ||
-		SessionReplicationRole != SESSION_REPLICATION_ROLE_REPLICA || !superuser())
+	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
 		return false;
 	if (ActivePortal == NULL || list_length(ActivePortal->stmts) != 1)
 		return false;
@@ -672,6 +667,35 @@ restore_load(TriggerData *td)
 	copy = (CopyStmt *) ps->utilityStmt;
 	return copy->is_from && copy->relation != NULL && copy->query == NULL &&
 		RangeVarGetRelid(copy->relation, NoLock, true) == RelationGetRelid(td->tg_relation);
+}
+
+/*
+ * restore_load: whether this insert is a restore loading the table, as
+ * pg_restore does with the documented command (docs/operations.md, "Backup
+ * and restore"): a COPY into this very table (copy_into_itself), by a
+ * superuser, under session_replication_role = replica (which only a
+ * superuser may set).  Nothing else passes: no INSERT, UPDATE, DELETE or
+ * TRUNCATE in that mode, no COPY in any other, no COPY by a role that is not
+ * a superuser.
+ */
+static bool
+restore_load(TriggerData *td)
+{
+	return SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA && superuser() &&
+		copy_into_itself(td);
+}
+
+/*
+ * restore_refused: whether a refused insert is a restore made without the
+ * documented setting (a plain pg_restore, or psql running a plain dump):
+ * the dump's COPY into the table itself, in a session where row_security is
+ * off, which every script pg_dump writes and every pg_restore sets first.
+ * Its refusal then says how to restore.
+ */
+static bool
+restore_refused(TriggerData *td)
+{
+	return !row_security && copy_into_itself(td);
 }
 
 /*
@@ -830,6 +854,8 @@ workload_refuse_raw_write(PG_FUNCTION_ARGS)
 		!restore_load(td) && !citus_sent(1))
 		wl_refuse(WL_E_RAW_WRITE_DENIED,
 				  errdetail("Table \"workload.%s\" is written only by the workload_* functions.",
-							RelationGetRelationName(td->tg_relation)));
+							RelationGetRelationName(td->tg_relation)),
+				  restore_refused(td) ?
+				  errhint("Restore as a superuser with PGOPTIONS='-c session_replication_role=replica' pg_restore --single-transaction; see \"Backup and restore\" in docs/operations.md.") : 0);
 	return PointerGetDatum(NULL);
 }

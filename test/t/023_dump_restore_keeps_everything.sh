@@ -276,6 +276,12 @@ else
 	not_ok "pg_restore without session_replication_role = replica is refused by the raw-write guard (rc $plain_rc)"
 	echo "$plain_out" | head -n 5 | sed 's/^/#   /'
 fi
+if grep -q "HINT:  Restore as a superuser with PGOPTIONS='-c session_replication_role=replica' pg_restore --single-transaction" <<<"$plain_out"; then
+	ok "its refusal names the documented command in a HINT"
+else
+	not_ok "its refusal names the documented command in a HINT"
+	echo "$plain_out" | head -n 5 | sed 's/^/#   /'
+fi
 
 on_dst_tool psql -X -qAt -d postgres -c "CREATE DATABASE $DB" >/dev/null || bail "no database on the new cluster"
 restore_out=$(PGOPTIONS='-c session_replication_role=replica' on_dst_tool pg_restore --single-transaction -d "$DB" "$DUMP_DIR/$DB.dump" 2>&1)
