@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test/docs_check.sh: the documentation against the extension (run by
 # test/run-all.sh; alone, against the server in PGHOST/PGPORT as a superuser
-# with the extension installed).  Prints TAP-like lines.
+# with the extension installed).  Prints TAP.
 set -u
 WL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$WL_ROOT/test/tap.sh"
 WL_TMP=$(mktemp -d)
 trap 'rm -rf "$WL_TMP"' EXIT
 export PGUSER=${PGUSER:-postgres}
@@ -61,10 +62,10 @@ docs_check() {
 		diff "$WL_TMP/codes.db" "$WL_TMP/codes.doc" >/dev/null || differ="$differ ${f#$WL_ROOT/}"
 	done
 	if grep -qE '^\| `[A-Z_]+` \| `WL[0-9]{3}`' "$WL_ROOT/README.md" && [ -z "$differ" ]; then
-		echo "ok - the error table in README.md (and in $((tables - 1)) other files) matches workload_error_codes()"
+		ok "the error table in README.md (and in $((tables - 1)) other files) matches workload_error_codes()"
 	else
-		echo "not ok - error table missing from README.md or differs from workload_error_codes():$differ"
-		diff "$WL_TMP/codes.db" "$WL_TMP/codes.doc"
+		not_ok "error table missing from README.md or differs from workload_error_codes():$differ"
+		note "$(diff "$WL_TMP/codes.db" "$WL_TMP/codes.doc")"
 	fi
 
 	# every API function, with its signature and result exactly as \df shows them
@@ -79,18 +80,18 @@ docs_check() {
 		grep -qF "\`$name($args) → $result\`" "$WL_ROOT/docs/reference.md" || missing="$missing $name"
 	done <"$WL_TMP/functions"
 	if [ -z "$missing" ]; then
-		echo "ok - docs/reference.md gives every API function's signature and result ($(wc -l <"$WL_TMP/functions") functions)"
+		ok "docs/reference.md gives every API function's signature and result ($(wc -l <"$WL_TMP/functions") functions)"
 	else
-		echo "not ok - docs/reference.md lacks the exact signature of:$missing"
+		not_ok "docs/reference.md lacks the exact signature of:$missing"
 	fi
 	unknown=""
 	for name in $(cat "${files[@]}" | grep -oE '`workload_[a-z_]+\(' | tr -d '`(' | LC_ALL=C sort -u); do
 		cut -d'|' -f1 "$WL_TMP/functions" | grep -qx "$name" || unknown="$unknown $name"
 	done
 	if [ -z "$unknown" ]; then
-		echo "ok - the docs call no function the extension lacks"
+		ok "the docs call no function the extension lacks"
 	else
-		echo "not ok - the docs call functions that do not exist:$unknown"
+		not_ok "the docs call functions that do not exist:$unknown"
 	fi
 
 	# the README's quick start runs as written on a fresh database and completes its workload
@@ -101,9 +102,9 @@ docs_check() {
 	if psql -X -q -v ON_ERROR_STOP=1 -d wl_quick_start -f "$WL_TMP/quick-check.sql" >"$WL_TMP/quick.out" 2>&1 \
 		&& grep -q '"outcome": "succeeded"' "$WL_TMP/quick.out" \
 		&& grep -q 'quick start: SUCCEEDED' "$WL_TMP/quick.out"; then
-		echo "ok - README quick start runs and completes its workload"
+		ok "README quick start runs and completes its workload"
 	else
-		echo "not ok - README quick start fails:"; cat "$WL_TMP/quick.out"
+		not_ok "README quick start fails:"; note "$(cat "$WL_TMP/quick.out")"
 	fi
 
 	# each file's sql blocks run after the quick start with exactly the refusals they announce
@@ -115,11 +116,11 @@ docs_check() {
 		grep -oE -- '-- refused: [A-Z_]+' "$WL_TMP/$f.sql" | awk '{print $3}' >"$WL_TMP/$f.announced"
 		docs_refusals "$WL_TMP/$f.out" >"$WL_TMP/$f.raised"
 		if [ -s "$WL_TMP/$f.sql" ] && diff "$WL_TMP/$f.announced" "$WL_TMP/$f.raised" >/dev/null; then
-			echo "ok - docs/$f.md examples run with the $(wc -l <"$WL_TMP/$f.announced") refusals they announce"
+			ok "docs/$f.md examples run with the $(wc -l <"$WL_TMP/$f.announced") refusals they announce"
 		else
-			echo "not ok - docs/$f.md examples: announced and raised refusals differ"
-			diff "$WL_TMP/$f.announced" "$WL_TMP/$f.raised"
-			grep -B2 -A3 'ERROR:' "$WL_TMP/$f.out"
+			not_ok "docs/$f.md examples: announced and raised refusals differ"
+			note "$(diff "$WL_TMP/$f.announced" "$WL_TMP/$f.raised")"
+			note "$(grep -B2 -A3 'ERROR:' "$WL_TMP/$f.out")"
 		fi
 		psql -X -q -d postgres -c "DROP DATABASE wl_docs_$f" >/dev/null
 	done
@@ -142,11 +143,11 @@ docs_check() {
 		done
 	done
 	if [ -z "$broken" ]; then
-		echo "ok - every relative link in the docs resolves"
+		ok "every relative link in the docs resolves"
 	else
-		echo "not ok - broken links:$broken"
+		not_ok "broken links:$broken"
 	fi
 	psql -X -qAt -d postgres -c "DROP DATABASE wl_quick_start" -c "DROP DATABASE $db" >/dev/null
 }
-docs_check | tee "$WL_TMP/docs.log"
-! grep -q '^not ok' "$WL_TMP/docs.log"
+docs_check
+done_testing

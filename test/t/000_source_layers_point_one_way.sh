@@ -7,10 +7,7 @@
 # a new file must be given its layer here.  Prints TAP.
 set -u
 WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+. "$WL_ROOT/test/tap.sh"
 
 # layer NAME: the layer of a file (by its name without .c/.h), or empty
 declare -A LAYER=(
@@ -74,5 +71,4 @@ if [ -e "$WL_ROOT/src/worker/log.c" ]; then
 	check_dir "$WL_ROOT/src/worker" WLAYER
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing
