@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/create_many.sh: workload_create_many against single creates (issue 15).
+# bench/create_many.sh: workload_create_many against single creates.
 #
 #   bench/create_many.sh [--rounds R] [--count N] [--batch B] [--name NAME] [--no-build] [--here]
 #
