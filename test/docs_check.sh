@@ -9,13 +9,18 @@ WL_TMP=$(mktemp -d)
 trap 'rm -rf "$WL_TMP"' EXIT
 export PGUSER=${PGUSER:-postgres}
 
-# The documentation must match the installed extension and run as written:
-# the error table (README.md, and any other copy) equals workload_error_codes();
-# docs/reference.md gives every API function with its exact signature and
-# result, and the docs name no function that does not exist; the README's
-# quick start completes its workload on a fresh database; every sql block of
-# docs/reference.md and docs/worker.md runs after it with exactly the refusals
-# it announces ("-- refused: CODE"), in order; every relative link resolves.
+# The documentation must match the installed extension, run as written and
+# speak the present: the error table (README.md, and any other copy) equals
+# workload_error_codes(); docs/reference.md gives every API function with its
+# exact signature and result, and the docs name no function that does not
+# exist; the README's quick start completes its workload on a fresh database;
+# every sql block of docs/reference.md and docs/worker.md runs after it with
+# exactly the refusals it announces ("-- refused: CODE"), in order; every
+# relative link resolves; README.md is at most 15,000 bytes; no stop, issue or
+# session number (a development round's, which a user never sees) stands in
+# README.md, docs/, CHANGELOG.md, bench/README.md or a comment in src/
+# (bench/JOURNAL.md, the development journal, is the one place for them); and
+# bench/results/README.md is the index bench/results_index.sh writes.
 docs_sql_blocks() {	# docs_sql_blocks FILE [SECTION]: the ```sql blocks (of one "## " section)
 	awk -v sec="${2:-}" '
 		BEGIN { insec = (sec == "") }
@@ -45,7 +50,8 @@ docs_anchors() {	# docs_anchors FILE: the anchor of every heading, as GitHub mak
 
 docs_check() {
 	local files=("$WL_ROOT/README.md" "$WL_ROOT"/docs/*.md "$WL_ROOT/CHANGELOG.md"
-		"$WL_ROOT/bench/README.md" "$WL_ROOT/test/reliability/README.md")
+		"$WL_ROOT/bench/README.md" "$WL_ROOT/bench/results/README.md" "$WL_ROOT/bench/JOURNAL.md"
+		"$WL_ROOT/test/reliability/README.md")
 	local db=wl_docs_check f name args result missing unknown
 	psql -X -qAt -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null 2>&1
 	psql -X -qAt -d $db -c "CREATE EXTENSION workload CASCADE" >/dev/null 2>&1
@@ -149,5 +155,56 @@ docs_check() {
 	fi
 	psql -X -qAt -d postgres -c "DROP DATABASE wl_quick_start" -c "DROP DATABASE $db" >/dev/null
 }
+
+# docs_present: the checks that need no server (they run first)
+docs_present() {
+	local size hits
+	size=$(wc -c <"$WL_ROOT/README.md")
+	if [ "$size" -le 15000 ]; then
+		ok "README.md is $size bytes (at most 15,000: the rest lives in docs/)"
+	else
+		not_ok "README.md is $size bytes, over 15,000: move what a user does not need first to docs/"
+	fi
+
+	# a stop, issue or session number: in the documentation's text, and in the
+	# comments of src/ (/* ... */ and //, strings left out)
+	hits=$( (cd "$WL_ROOT" && grep -nHEi "$DOCS_HISTORY" README.md docs/*.md CHANGELOG.md bench/README.md;
+		for f in src/*.[ch] src/worker/*.[ch]; do
+			[ -e "$f" ] || continue
+			awk -v f="$f" '
+				{ line = $0; out = "" }
+				{
+					while (line != "") {
+						if (incom) {
+							e = index(line, "*/")
+							if (e == 0) { out = out " " line; line = "" } else { out = out " " substr(line, 1, e - 1); line = substr(line, e + 2); incom = 0 }
+						} else {
+							b = index(line, "/*"); l = index(line, "//"); q = index(line, "\"")
+							if (q && (!b || q < b) && (!l || q < l)) { line = substr(line, q + 1); sub(/^([^"\\]|\\.)*"/, "", line); continue }
+							if (l && (!b || l < b)) { out = out " " substr(line, l + 2); line = "" }
+							else if (b) { line = substr(line, b + 2); incom = 1 }
+							else line = ""
+						}
+					}
+					if (out != "") print f ":" FNR ": " out
+				}' "$f"
+		done | grep -Ei "$DOCS_HISTORY") | cut -c1-160)
+	if [ -z "$hits" ]; then
+		ok "no stop, issue or session number in README.md, docs/, CHANGELOG.md, bench/README.md or a src/ comment"
+	else
+		not_ok "stop, issue or session numbers where users read (say what is true now; history is git log and bench/JOURNAL.md)"
+		note "$hits"
+	fi
+
+	if bash "$WL_ROOT/bench/results_index.sh" "$WL_TMP/results-index.md" &&
+		diff -u "$WL_ROOT/bench/results/README.md" "$WL_TMP/results-index.md" >"$WL_TMP/results-index.diff"; then
+		ok "bench/results/README.md indexes every result (bench/results_index.sh)"
+	else
+		not_ok "bench/results/README.md is not what bench/results_index.sh writes: run it"
+		note "$(head -n 20 "$WL_TMP/results-index.diff")"
+	fi
+}
+DOCS_HISTORY='\bstop [0-9]+|\bissue #?[0-9]+|\bsession [0-9]+'
+docs_present
 docs_check
 done_testing
