@@ -100,7 +100,7 @@ PROFILE_SETTINGS=(
 	"shared_preload_libraries = 'workload, pg_stat_statements'"
 	"pg_stat_statements.track = all"
 )
-# The settings the issue asks for, written here, and nowhere else.
+# The benchmark's server settings, written here, and nowhere else.
 SETTINGS=(
 	"fsync = on"
 	"synchronous_commit = on"
@@ -841,3 +841,4 @@ i=2
 while [ -e "$dest" ]; do dest="$BENCH/results/$(date +%Y-%m-%d)-$name-$i.md"; i=$((i + 1)); done
 cp "$OUT" "$dest"
 echo "== wrote ${dest#"$WL_ROOT"/}"
+bash "$BENCH/results_index.sh" && echo "== updated bench/results/README.md"
