@@ -125,10 +125,9 @@ anchor_measure() {
 		a|c|c100)
 			j=$(( n < NPROC ? n : NPROC ))
 			# pgbench counts -T from before it connects, and connecting 64
-			# clients took up to 2.4 s (stop 37's machine): with -T SECS + 1
-			# it ended before the window did, which then counted idle time
-			# (bench/README.md, "Stop 38").  It runs until after the window,
-			# and is stopped there (stop_client, bench/run.sh).
+			# clients can take seconds: with -T SECS + 1 it could end before
+			# the window did, which then counted idle time.  It runs until
+			# after the window, and is stopped there (stop_client, bench/run.sh).
 			"$PGBENCH" -n -M prepared -c "$n" -j "$j" -T "$((secs + 30))" -f "$(anchor_script "$v")" "$db" >"$log" 2>&1 &
 			pid=$!
 			wait_clients "$db" "$n" ;;

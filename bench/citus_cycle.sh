@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/citus_cycle.sh [N]: the cost of a routed claim/start/complete cycle on
 # a Citus cluster (a coordinator and two workers on this machine, calls made
-# through the coordinator) against the same cycle on a single node (issue 13).
+# through the coordinator) against the same cycle on a single node.
 # One session makes N cycles, each three autocommitted calls (workload_claim
 # of one workload, workload_start, workload_complete), after N workloads were
 # created; it prints the wall time per cycle and per create on each, and on

@@ -5,13 +5,13 @@
 # workload_start + workload_complete; a batch job = one tenth of
 # workload_claim(max_items => 10, start => true), committed, then
 # workload_complete_many (two transactions, as a worker runs them); a batch of
-# 100 alike (since stop 36; JOBS a multiple of 100 counts them all); a bare
+# 100 alike (JOBS a multiple of 100 counts them all); a bare
 # job = the baseline (a) of bench/run.sh: claim, start and complete of a bare
 # SKIP LOCKED queue row.
 # Prints instructions per job for each, each as the difference between a run
 # that does JOBS jobs more and one that does one of its kind only (so start-up
 # and the first use of each statement, prepared once a session, are not
-# counted; until stop 19 the batch's and the bare job's were), then
+# counted), then
 # the WAL each kind writes per job on the running server.
 set -euo pipefail
 WL_ROOT=$(cd "$(dirname "$0")/.." && pwd)

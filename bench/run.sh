@@ -27,8 +27,8 @@
 # --calls C (memory), --name NAME, --no-build, --set 'NAME = VALUE' (a server
 # setting added to the ones below, for every system; repeatable), --huge-pages
 # (reserves 2 MB pages for shared memory, vm.nr_hugepages, for the run, and runs
-# the server with huge_pages = on; the default of anchors since stop 37 and of
-# compare since stop 43, where --no-huge-pages turns it off).  See bench/README.md.
+# the server with huge_pages = on; the default of anchors and compare, where
+# --no-huge-pages turns it off).  See bench/README.md.
 # Writes bench/results/<date>-<name>.md and prints the same tables.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -72,14 +72,14 @@ done
 # anchors and compare: every system on the server as its operator would run it
 # (huge pages).  With 4 kB pages at 64 clients on 2 cores every system, the bare
 # queue too, lost 8-36% of its 16-client rate to the kernel's page faults and
-# page tables (bench/README.md, stops 37, 42 and 43).
+# page tables (bench/README.md, "bench/run.sh").
 [ -n "$huge" ] || { case "$cmd" in anchors|compare) huge=1 ;; *) huge=0 ;; esac; }
 if [ "$cmd" = anchors ]; then	# every system gets the same preload; the fastest must not run dry
 	if [ "$quick" = 1 ]; then : "${clients:=16}" "${preload:=120000}"; else : "${clients:=16 64}" "${preload:=600000}"; fi
 fi
 # scale's window: 30 s unless --seconds says otherwise.  A fresh clone's rate
-# climbs over its first ~10 s on every store (bench/scale_wal.sh, stop 42), so a
-# 10 s window measured that climb more than the store's size.
+# climbs over its first ~10 s on every store (bench/scale_wal.sh shows it), so a
+# 10 s window measures that climb more than the store's size.
 scale_seconds=${seconds:-30}
 if [ "$quick" = 1 ]; then
 	scale_seconds=${seconds:-5}
@@ -100,7 +100,7 @@ PROFILE_SETTINGS=(
 	"shared_preload_libraries = 'workload, pg_stat_statements'"
 	"pg_stat_statements.track = all"
 )
-# The settings the issue asks for, written here, and nowhere else.
+# The benchmark's server settings, written here, and nowhere else.
 SETTINGS=(
 	"fsync = on"
 	"synchronous_commit = on"
@@ -110,16 +110,16 @@ SETTINGS=(
 	"checkpoint_timeout = 30min"
 	"autovacuum = on"
 	# as a server that runs the tick would: the claims of its sessions share
-	# their points (claim_resume.c; from stop 22)
+	# their points (claim_resume.c)
 	"shared_preload_libraries = 'workload'"
 	${extra_settings[@]+"${extra_settings[@]}"}
 )
 # --huge-pages: the shared memory in 2 MB pages, as PostgreSQL's documentation
 # advises for a large shared_buffers.  Each backend maps shared memory page by
-# page as it first touches it; with 4 kB pages that was a page fault per page,
-# and on a virtual machine whose faults are dear (stop 37: AMD EPYC under a
+# page as it first touches it; with 4 kB pages that is a page fault per page,
+# and on a virtual machine whose faults are dear (AMD EPYC under a
 # paravirtualised kernel, 28% of all samples in the kernel) the batched
-# variants ran a third as fast (bench/README.md, "Stop 37").  The reservation
+# variants ran a third as fast.  The reservation
 # is the machine's (vm.nr_hugepages): put back as it was when the run ends.
 HUGE_WAS=""
 huge_restore() { [ -z "$HUGE_WAS" ] || sysctl -q -w vm.nr_hugepages="$HUGE_WAS" || true; }
@@ -227,7 +227,7 @@ wait_clients() {
 count_sql() {
 	case "$1" in
 		a) echo "SELECT count(*), extract(epoch FROM statement_timestamp()) FROM bench.q WHERE state = 'done'" ;;
-		# a result is on its run row (stop 33): counted there, not through the
+		# a result is on its run row: counted there, not through the
 		# view workload.results, whose join with workload_rows, sampled every
 		# second, took a core from the workers as the results grew
 		*) echo "SELECT count(*), extract(epoch FROM statement_timestamp()) FROM workload.runs WHERE result_application_id IS NOT NULL" ;;
@@ -274,10 +274,9 @@ stop_client() {
 # in the completed-jobs count between two samples taken by another session,
 # 1 s after all clients connected and SECONDS - 0.5 s after they connected,
 # divided by the server time between them.  pgbench's tps (script runs) is
-# not used.  pgbench counts -T from before it connects (64 connections took
-# up to 2.4 s on stop 37's machine), so it runs longer and is stopped after
-# the second sample (stop_client); until stop 38 it ran -T SECONDS and could
-# end inside the window (bench/README.md, "Stop 38").
+# not used.  pgbench counts -T from before it connects (64 connections can
+# take seconds), so it runs longer and is stopped after the second sample
+# (stop_client): with -T SECONDS it could end inside the window.
 measure() {
 	local v=$1 n=$2 secs=$3 db=$4 tag=$5 log pid rc=0 j t_conn c0 e0 c1 e1 left flags="" warm=1
 	log="$LOGDIR/$tag.log"
@@ -493,7 +492,7 @@ run_scale() {
 	q -d scale_fin -c "VACUUM ANALYZE"
 	md "Preloading: 10k READY workloads ${t_10k} s; $rows READY ${t_big} s; $rows more created ${t_fin_create} s and driven to SUCCEEDED (claim max_items 1000 with start, then workload_complete each; $PAR sessions) ${t_fin_drain} s. All with $PAR parallel sessions, 10k workloads per transaction."
 	md ""
-	md "Each measurement runs (b) with $n clients for $scale_seconds s on a fresh FILE_COPY clone of its template, while a producer (bench.feed) creates as many workloads as the workers take, so the READY depth stays where it started (it runs in every scenario, so its cost is the same in each). The default window has been 30 s since stop 43 (10 s before; \`--seconds\` sets it): a fresh clone's rate climbs over its first ~10 s on every store (\`bench/scale_wal.sh\`), and a 10 s window measured mostly that climb."
+	md "Each measurement runs (b) with $n clients for $scale_seconds s on a fresh FILE_COPY clone of its template, while a producer (bench.feed) creates as many workloads as the workers take, so the READY depth stays where it started (it runs in every scenario, so its cost is the same in each). The default window is 30 s (\`--seconds\` sets it): a fresh clone's rate climbs over its first ~10 s on every store (\`bench/scale_wal.sh\`), and a 10 s window measures mostly that climb."
 	md ""
 	: >"$LOGDIR/scale.tsv"
 	feed_s=$((scale_seconds + 25))
@@ -557,8 +556,8 @@ run_snapshot_only() {
 }
 
 # snap_template: scale_snap, SNAP_ROWS READY workloads (5,000 a second of the
-# run: 16 workers took 2,980 a second at most on 2 cores at stop 32, 4,600 at
-# stop 35, when 3,500 a second ran dry), so no run needs a producer
+# run: 16 workers have taken up to 4,600 a second on 2 cores, and 3,500 a
+# second ran dry), so no run needs a producer
 snap_template() {
 	local t
 	SNAP_ROWS=$(( (${before:-10} + hold + ${after:-30} + 20) * 5000 ))
@@ -603,10 +602,10 @@ snapshot_from_start() {
 # PGOPTIONS), on a clone of scale_snap (snap_template: enough READY workloads
 # for the whole run, no producer); after --before seconds (10) another
 # session opens a REPEATABLE READ snapshot and holds it for --hold seconds; then
-# --after seconds more (30).  Until stop 32 it ran on the 10k template with
-# a producer (bench.feed): on 2 cores one producing session made fewer
-# workloads than 16 workers took, the queue ran dry about 10 s in, and from
-# then on the rate measured was the producer's (held snapshot or not).
+# --after seconds more (30).  Not on the 10k template with a producer
+# (bench.feed): on 2 cores one producing session makes fewer workloads than
+# 16 workers take, the queue runs dry about 10 s in, and from then on the
+# rate measured would be the producer's (held snapshot or not).
 run_snapshot() {
 	local n=16 before=${before:-10} after=${after:-30} total pid rc=0 t_conn t_hold0 t_hold1 log i
 	total=$((before + hold + after))
@@ -619,11 +618,11 @@ run_snapshot() {
 	clone scale_snap scale_run
 	log="$LOGDIR/snapshot-$SNAP_I.log"
 	# The rate is pgbench's own (-P 1, each second's jobs by the clock of
-	# this machine): until stop 35 a session counted the results on the run
-	# rows every second, a scan of every run row made since the last VACUUM
-	# (100 ms and more a second at 250,000, in 3 processes) that grew until
-	# autovacuum came, and most while a snapshot had kept it away: it made
-	# the rate fall over each minute, snapshot or not (bench/README.md, stop 35).
+	# this machine), not a session counting the results on the run rows
+	# every second: that is a scan of every run row made since the last
+	# VACUUM (100 ms and more a second at 250,000, in 3 processes) that grows
+	# until autovacuum comes, and most while a snapshot keeps it away: it
+	# makes the rate fall over each minute, snapshot or not.
 	PGOPTIONS="$2" "$PGBENCH" -n -M prepared -c "$n" -j "$(( n < NPROC ? n : NPROC ))" -T "$total" \
 		-P 1 --progress-timestamp -f "$(script_of b)" scale_run >"$log" 2>&1 &
 	pid=$!
@@ -842,3 +841,4 @@ i=2
 while [ -e "$dest" ]; do dest="$BENCH/results/$(date +%Y-%m-%d)-$name-$i.md"; i=$((i + 1)); done
 cp "$OUT" "$dest"
 echo "== wrote ${dest#"$WL_ROOT"/}"
+bash "$BENCH/results_index.sh" && echo "== updated bench/results/README.md"

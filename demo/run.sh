@@ -8,7 +8,8 @@
 # two minutes; everything it starts is stopped on exit.
 # DEMO_LOGS=dir keeps the workers' logs.  demo/walkthrough.sh is the SQL-only tour.
 # With --citus it runs on a Citus cluster of a coordinator and two workers
-# (built from ../shared/citus): the same demo through the coordinator, the
+# (the server's Citus, or one built from CITUS_SRC or ../shared/citus:
+# scripts/citus.sh): the same demo through the coordinator, the
 # workers of tenant acme moved to the node that holds it.
 set -euo pipefail
 WL_ROOT=$(cd "$(dirname "$0")/.." && pwd)

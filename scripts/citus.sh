@@ -5,7 +5,8 @@
 #
 #   WL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 #   . "$WL_ROOT/scripts/citus.sh"
-#   wl_need_root; wl_install_deps; wl_build; wl_citus_build
+#   wl_need_root; wl_install_deps; wl_build
+#   wl_citus_build || exit        # installed, or built from CITUS_SRC or ../shared/citus
 #   wl_citus_start                  # coordinator in PGHOST/PGPORT, workers beside it
 #   psql -c 'CREATE EXTENSION workload CASCADE'
 #   ...
@@ -28,17 +29,37 @@
 WL_ROOT=${WL_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 . "$WL_ROOT/scripts/cluster.sh"
 
-# wl_citus_src: the folder holding Citus's source and build.sh.  CI puts
-# shared/ beside the clone; a worktree under wt/ has it one level further up.
-wl_citus_src() {
+# wl_citus_installed: whether the PostgreSQL of PG_CONFIG has Citus (its
+# library and control file), from the Citus packages or built before.
+wl_citus_installed() {
+	[ -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ] &&
+		[ -f "$("$PG_CONFIG" --sharedir)/extension/citus.control" ]
+}
+
+# wl_citus_source: the Citus source to build when none is installed: the
+# tarball (or unpacked tree) CITUS_SRC names, else the folder ../shared/citus
+# beside the clone (one level further up from a worktree), which the
+# project's own machines keep with Citus 13.2.2 and its build.sh.  Prints
+# the path; false, saying so on stderr, when there is none.
+wl_citus_source() {
 	local d
-	for d in ${WL_CITUS_SRC:-} "$WL_ROOT/../shared/citus" "$WL_ROOT/../../shared/citus"; do
+	if [ -n "${CITUS_SRC:-}" ]; then
+		if [ -e "$CITUS_SRC" ]; then
+			(cd "$(dirname "$CITUS_SRC")" && echo "$(pwd)/$(basename "$CITUS_SRC")")
+			return
+		fi
+		echo "CITUS_SRC names $CITUS_SRC, which does not exist" >&2
+		return 1
+	fi
+	for d in "$WL_ROOT/../shared/citus" "$WL_ROOT/../../shared/citus"; do
 		if [ -x "$d/build.sh" ]; then
 			(cd "$d" && pwd)
 			return
 		fi
 	done
-	echo "no Citus source: set WL_CITUS_SRC or put shared/citus beside the clone" >&2
+	echo "Citus is not installed in the PostgreSQL of $PG_CONFIG, and no source was given:" \
+		"install Citus 13.2 for PostgreSQL 15 (docs/install.md, \"Citus\")," \
+		"or set CITUS_SRC to a Citus source tarball" >&2
 	return 1
 }
 
@@ -48,15 +69,63 @@ wl_citus_elapsed() {
 	printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
 }
 
-# wl_citus_build: build and install Citus into the PostgreSQL of PG_CONFIG
-# (build.sh runs the pg_config found first in PATH).  A no-op when the same
-# Citus is already installed there.
+# wl_citus_build_from SRC: build and install Citus from a source tarball or
+# tree into the PostgreSQL of PG_CONFIG (the build packages from apt first).
+# Where the server's headers declare have_createdb_privilege() (15.20 does),
+# Citus 13.2's own static copy of it for PostgreSQL 15 no longer compiles:
+# the copy is dropped for the server's.
+wl_citus_build_from() {
+	local src=$1 work dir missing="" p compat
+	for p in liblz4-dev libzstd-dev libcurl4-openssl-dev libkrb5-dev; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+	fi
+	work=$(mktemp -d /tmp/citus-build.XXXXXX)
+	if [ -d "$src" ]; then
+		cp -a "$src/." "$work/"
+		dir=$work
+	else
+		tar -xzf "$src" -C "$work" || { rm -rf "$work"; return 1; }
+		dir=$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+	fi
+	compat="$dir/src/include/pg_version_compat.h"
+	if grep -q have_createdb_privilege "$("$PG_CONFIG" --includedir-server)/commands/dbcommands.h" &&
+		grep -q '^have_createdb_privilege(void)' "$compat" 2>/dev/null; then
+		perl -0pi -e 's/static inline bool\nhave_createdb_privilege\(void\)\n\{.*?\n\}\n/#include "commands\/dbcommands.h"\n/s' "$compat"
+	fi
+	(
+		cd "$dir" &&
+			PATH="$WL_PG_BIN:$PATH" ./configure --quiet >/dev/null &&
+			make -s -j"$(nproc)" with_llvm=no >/dev/null &&
+			make -s install with_llvm=no >/dev/null
+	)
+	local rc=$?
+	rm -rf "$work"
+	return $rc
+}
+
+# wl_citus_build: make Citus available to the PostgreSQL of PG_CONFIG: use
+# it when installed, else build it from wl_citus_source (through the
+# folder's build.sh when it has one).  Returns 0 when Citus is there, 2 (the
+# reason on stderr) when it is not installed and there is no source, 1 when
+# a build failed.
 wl_citus_build() {
 	local src t0
-	src=$(wl_citus_src) || return 1
+	if wl_citus_installed; then
+		echo "== Citus is installed in the PostgreSQL of $PG_CONFIG"
+		return 0
+	fi
+	src=$(wl_citus_source) || return 2
 	t0=$(date +%s%N)
 	echo "== building Citus from $src for $PG_CONFIG"
-	PATH="$WL_PG_BIN:$PATH" bash "$src/build.sh"
+	if [ -x "$src/build.sh" ]; then
+		PATH="$WL_PG_BIN:$PATH" bash "$src/build.sh" || return 1
+	else
+		wl_citus_build_from "$src" || return 1
+	fi
 	echo "== Citus build: $(wl_citus_elapsed "$t0") s"
 }
 

@@ -34,7 +34,7 @@ wl_install_deps() {
 # wl_build: build and install the extension (and the worker once it exists).
 wl_build() {
 	echo "== building and installing"
-	make -s -C "$WL_ROOT" >/dev/null
+	make -s -j"$(nproc)" -C "$WL_ROOT" >/dev/null
 	make -s -C "$WL_ROOT" install >/dev/null
 }
 

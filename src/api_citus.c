@@ -1,6 +1,6 @@
 /*
- * api_citus.c: SQL entry points for running on a Citus cluster (issue 13;
- * docs/citus-design.md).  Layer 4.
+ * api_citus.c: SQL entry points for running on a Citus cluster
+ * (docs/operations.md, "Sharding by tenant").  Layer 4.
  */
 #include "postgres.h"
 

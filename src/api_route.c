@@ -1,6 +1,6 @@
 /*
  * api_route.c: a call for one tenant runs on one node (SPEC section 1,
- * "Sharding by tenant is real"; docs/citus-design.md section b).
+ * "Sharding by tenant is real"; docs/operations.md, "Sharding by tenant").
  *
  * - The tenant-first overloads (workload_start(tenant_id, workload_id, ...)
  *   and the others a worker makes by workload id) are the original function
@@ -15,7 +15,7 @@
  *   call depends on (ROUTED_SETTINGS), and its answer comes back as the
  *   answer.  The public functions are never distributed
  *   themselves (a distributed function called over a one-row subquery
- *   crashes Citus 13.2's coordinator backend: docs/citus-design.md b).
+ *   crashes Citus 13.2's coordinator backend).
  *
  * Both are one C function each for every function they serve: the original
  * is found by name and argument types, and called with the arguments moved.

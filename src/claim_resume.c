@@ -10,7 +10,7 @@
  * So each session remembers, per tenant, application and capability set,
  * a point in each priority it claimed from (up to WL_RESUME_POINTS
  * priorities): the queue key (created_at, seq) of the last workload it took
- * there.  Its next claim (P_CLAIM_RESUME) scans the queue in order, but each
+ * there.  Its next claim scans the queue in order, but each
  * of those priorities only after its point, and every other priority from
  * its start: it steps over the entries other sessions claimed since its
  * last claim there, not every entry claimed since the snapshot.  With the
@@ -18,49 +18,47 @@
  * queue, capability set and priority (the furthest workload any of them
  * claimed there; fronts_* below): a point is raised to it before each
  * claim, so the claim does not step over what the others claimed since
- * either (at 64 sessions claiming 10 at a time, 54 queue entries read a
- * job without it, 8.5 with it; bench/README.md, stop 22).  A claim moves
+ * either (with many sessions claiming, most of the entries a claim would
+ * otherwise read).  A claim moves
  * the front as it takes each workload (front_taken), and a claim from
  * points that meets rows in flight asks it again (front_now) and goes on
  * from it when it has moved past them: on 2 cores, a claim's scan waits
  * for a core often enough that the claims which started meanwhile took
- * hundreds of rows after its point (13.7 queue entries read a job at 64
- * sessions, 4.4 with both; bench/README.md, stop 27).
+ * hundreds of rows after its point (bench/queue_walk.sh counts the queue
+ * entries a claim reads).
  *
- * The order this keeps: a claim never takes a workload while a claimable
- * one of higher priority is left in front of a point (priorities are
- * scanned best first, each from its point or its start); within one
- * priority it takes the oldest claimable workload after the session's
- * point (or the front it was raised to).  A workload that became claimable
- * behind a point (a retry, which keeps its created_at; a not_before or backoff that came due; a released,
- * expired or rolled-back claim of another session; a dependency met; a
- * row another claimer held) is taken by the session's next full scan from
- * the start of the queue.  So is a queue row after a point that a
- * transaction locked and let go (a rolled-back claim's; one whose workload
- * row another transaction held, which the claim leaves): the scan from the
- * points takes only rows no transaction has locked (xmax 0), so it passes
- * over the rows of claims in flight (which keep them locked until their
- * commit is flushed) without a heavyweight lock attempt and an exclusive
- * buffer lock for each; at 64 claiming sessions each claim passed a few
- * hundred (bench/README.md, stop 22).  The full scan comes
+ * The order this keeps (SPEC section 5.1): a claim never takes a workload
+ * while a claimable one of higher priority, or an older one of the same
+ * priority, is left behind it, except rows other claimers hold.  A point
+ * only ever passes rows the claim saw taken or held; a row that becomes
+ * claimable behind it (a retry, which keeps its created_at; a released,
+ * expired or rolled-back claim; a dependency met; a not_before or backoff
+ * come due) is told to every session through the server's ready record
+ * (store_ready.c), read after the claim's snapshot is taken: the points of
+ * its priority are lowered to just before it, and the scan from the points
+ * never jumps past it.  A row the scan steps over that may become claimable
+ * with nobody telling (not due yet, a dependency in a state it may leave)
+ * keeps the point before it (the claim's stops).  The record is shared
+ * memory, so without the library preloaded there are no points: every
+ * claim scans from the start of its queue.  A claim also scans from the
+ * start
  *   - one claim in workload.claim_full_scan_every (64) of the session in
- *     that queue (1: every claim, the order of a queue without points);
- *     with the library preloaded, not while a session of the server began
+ *     that queue (1: every claim); not while a session of the server began
  *     one in that queue (and capability set) less than
  *     workload.claim_full_scan_interval (100 ms) ago: the first claim due
  *     after it makes the next (full_stamp),
  *   - whenever the scan from the points finds fewer than max_items (the
  *     rest of the batch is then claimed by a full scan in the same call,
  *     and the batch comes back best first),
+ *   - when the record lost what it was told before this session read it,
+ *     or more rows were told than a claim lowers its points for,
  *   - after the session's transaction or subtransaction aborts,
  *   - on the session's first claim there (and with other capabilities),
  *     and after the extension was created again.
- * (A workload created with an earlier created_at than a point, as when the
- * clock goes back, is behind it too.)
- * A full scan never moves a point back (everything before it was passed
- * over already), so the work per claim stays bounded by what other
- * sessions claimed since this one's last claim in the same priority, plus
- * one full scan in claim_full_scan_every.
+ * A full scan never moves a point back past what it passed, so the work per
+ * claim stays bounded by what other sessions claimed since this one's last
+ * claim in the same priority, plus what was told, plus one full scan in
+ * claim_full_scan_every.
  */
 #include "postgres.h"
 
@@ -398,9 +396,9 @@ front_now(void *arg, int p, WlQueueKey *key)
  * sessions that come due together one scans.  A scan from the start walks
  * the index entries of every row claimed since the queue's last VACUUM, and
  * while a snapshot is held it fetches each of their rows: each session came
- * to one every 64 claims, at 16 sessions about 30 a second, and while a
- * snapshot was held the claims read 976-1,013 queue entries a job, 155-156
- * with this (bench/held_scan.sh; bench/README.md, stop 35).  What became
+ * to one every 64 claims, and while a snapshot is held the claims would
+ * read several times the queue entries a job they read with this
+ * (bench/held_scan.sh measures both).  What became
  * claimable behind the points since that scan is taken by the next, made by
  * the first claim due after the interval.
  */

@@ -19,8 +19,8 @@
  * itself, not core's pg_cryptohash (the same library, the same bytes: the
  * regress test compares them with pgcrypto's digest): pg_cryptohash_init
  * hands OpenSSL 3 its built-in SHA-256, which OpenSSL looks up again among
- * its providers at every initialisation (2,200 of the instructions of a
- * short hash, and a job makes two: its claim id and its output's hash).
+ * its providers at every initialisation (paid by every short hash, and a
+ * job makes two: its claim id and its output's hash).
  * Here the algorithm is fetched once a session.  OpenSSL's own memory, not
  * a memory context: both live as long as the backend.
  */

@@ -655,8 +655,8 @@ jw_value(StringInfo buf, JEntry *out, const WlJv *v)
 
 /*
  * wl_jw_object: the jsonb object of pairs[0..n) (see jsonb_util.h), written
- * as convertToJsonb writes the builder's: no tree of values first (for a
- * completion's result, the builder was 12,000 instructions).
+ * as convertToJsonb writes the builder's: no tree of values first, which
+ * the builder allocates and walks for every value.
  */
 Jsonb *
 wl_jw_object(const WlJv *pairs, int n)

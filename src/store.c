@@ -38,6 +38,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/plancache.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
@@ -53,7 +54,7 @@ static SPIPlanPtr plans[P_COUNT];
 static uint64 plans_generation = 0;
 static int	api_writing = 0;
 
-/* Citus (issue 13): whether this database has Citus, per catalog generation */
+/* Citus: whether this database has Citus, per catalog generation */
 static bool citus_here = false;
 static uint64 citus_generation = 0;
 
@@ -296,8 +297,8 @@ get_plan(WlPlanId id)
 		 * Always the generic plan: a custom plan would be re-planned on every
 		 * call, which for the claim statement costs more than running it.
 		 * On Citus, a statement reading more than one table is planned for
-		 * each call (Citus routes it only with its parameters' values:
-		 * docs/citus-design.md section a).
+		 * each call (Citus routes it only with its parameters' values; its
+		 * generic plan fails with "could not create distributed plan").
 		 */
 		plan = SPI_prepare_cursor(wl_store_sql_text(wl_store_citus() && def->citus_sql ?
 												  def->citus_sql : def->sql),
@@ -647,22 +648,16 @@ wl_store_state_arg(int state)
 }
 
 /*
- * restore_load: whether this insert is a restore loading the table, as
- * pg_restore does with the documented command (docs/operations.md, "Backup
- * and restore"): the statement running is COPY into this very table FROM the
- * client or a file, by a superuser, under session_replication_role = replica
- * (which only a superuser may set).  Nothing else passes: no INSERT, UPDATE,
- * DELETE or TRUNCATE in that mode, no COPY in any other, no COPY by a role
- * that is not a superuser.
+ * copy_into_itself: whether this insert is a COPY into this very table FROM
+ * the client or a file: the statement a restore loads each table with.
  */
 static bool
-restore_load(TriggerData *td)
+copy_into_itself(TriggerData *td)
 {
 	PlannedStmt *ps;
 	CopyStmt   *copy;
 
-	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event) ||
-		SessionReplicationRole != SESSION_REPLICATION_ROLE_REPLICA || !superuser())
+	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
 		return false;
 	if (ActivePortal == NULL || list_length(ActivePortal->stmts) != 1)
 		return false;
@@ -672,6 +667,35 @@ restore_load(TriggerData *td)
 	copy = (CopyStmt *) ps->utilityStmt;
 	return copy->is_from && copy->relation != NULL && copy->query == NULL &&
 		RangeVarGetRelid(copy->relation, NoLock, true) == RelationGetRelid(td->tg_relation);
+}
+
+/*
+ * restore_load: whether this insert is a restore loading the table, as
+ * pg_restore does with the documented command (docs/operations.md, "Backup
+ * and restore"): a COPY into this very table (copy_into_itself), by a
+ * superuser, under session_replication_role = replica (which only a
+ * superuser may set).  Nothing else passes: no INSERT, UPDATE, DELETE or
+ * TRUNCATE in that mode, no COPY in any other, no COPY by a role that is not
+ * a superuser.
+ */
+static bool
+restore_load(TriggerData *td)
+{
+	return SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA && superuser() &&
+		copy_into_itself(td);
+}
+
+/*
+ * restore_refused: whether a refused insert is a restore made without the
+ * documented setting (a plain pg_restore, or psql running a plain dump):
+ * the dump's COPY into the table itself, in a session where row_security is
+ * off, which every script pg_dump writes and every pg_restore sets first.
+ * Its refusal then says how to restore.
+ */
+static bool
+restore_refused(TriggerData *td)
+{
+	return !row_security && copy_into_itself(td);
 }
 
 /*
@@ -760,8 +784,8 @@ count_finish(QueryDesc *qd)
  * refuse_where_planned: on Citus, a raw INSERT/UPDATE/DELETE (or COPY FROM)
  * on one of our tables is refused on the node where it is planned, before
  * Citus ships it to a worker, where it would arrive as Citus's own top-level
- * statement (docs/citus-design.md section d).  On a single node the
- * statement triggers alone decide, as before.
+ * statement.  On a single node the
+ * statement triggers alone decide.
  */
 static bool
 refuse_where_planned(List *range_table, bool ereport_on_violation)
@@ -838,6 +862,8 @@ workload_refuse_raw_write(PG_FUNCTION_ARGS)
 		!restore_load(td) && !citus_sent(1))
 		wl_refuse(WL_E_RAW_WRITE_DENIED,
 				  errdetail("Table \"workload.%s\" is written only by the workload_* functions.",
-							RelationGetRelationName(td->tg_relation)));
+							RelationGetRelationName(td->tg_relation)),
+				  restore_refused(td) ?
+				  errhint("Restore as a superuser with PGOPTIONS='-c session_replication_role=replica' pg_restore --single-transaction; see \"Backup and restore\" in docs/operations.md.") : 0);
 	return PointerGetDatum(NULL);
 }

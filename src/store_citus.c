@@ -1,6 +1,6 @@
 /*
  * store_citus.c: the statements that run differently on a Citus cluster
- * (issue 13; docs/citus-design.md).  Citus sends a statement to the one
+ * (docs/operations.md, "Sharding by tenant").  Citus sends a statement to the one
  * worker holding a tenant only when every table it touches is constrained by
  * tenant_id, and it cannot route a data-modifying CTE whose rows feed
  * another statement: the claim there is one statement per table, and a call
@@ -143,7 +143,8 @@ wl_store_citus_tenant_local(const char *tenant_id)
 /*
  * wl_store_citus_route runs workload.route_<function>($1, ..., $nargs) (the
  * tenant first, the caller last), which Citus delegates to the node holding
- * the tenant (force_delegation: docs/citus-design.md section b).  Planned for
+ * the tenant (force_delegation: Citus delegates a plain distributed function
+ * inside a transaction block only with it).  Planned for
  * this call (a generic plan would not be delegated) and not saved: one per
  * call.  Returns its rows, valid until SPI_finish.
  */

@@ -1,6 +1,6 @@
 /*
- * store_citus_maint.c: maintenance on a Citus cluster, per node (issue 13;
- * docs/citus-design.md section g): the tick's scans and retention read and
+ * store_citus_maint.c: maintenance on a Citus cluster, per node
+ * (docs/operations.md, "Sharding by tenant"): the tick's scans and retention read and
  * write the shards this node holds, as the plain tables they are here, so
  * each node looks after its own tenants and one that is down stops nobody
  * else's maintenance.  Nothing here runs on a single node.  Layer 2.

@@ -24,9 +24,8 @@
  * returns -1 having done nothing: on Citus, with a row trigger on the
  * tables it changes, without capabilities, and while a revocation waits
  * for the tick's sweep (the statement asks every candidate's chain then).
- * Through its saved plan the statement cost about 760,000 instructions a
- * claim of one workload (callgrind, bench/README.md "Stop 24"), most of it
- * executor start-up of its eight CTE and subquery plans.
+ * Through its saved plan most of the statement's cost is executor start-up
+ * of its eight CTE and subquery plans, paid by every claim.
  */
 #include "postgres.h"
 

@@ -35,8 +35,7 @@
  * and application has is not done (left to the caller, which refuses that
  * item); without it, such an item is WORKLOAD_RESULT_DUPLICATE for the whole
  * call (runs_result_key's unique check).  -1 where it cannot run (nothing
- * done: the statement runs).  Through the statement a batch of ten cost
- * about 2.65 million instructions (callgrind, bench/README.md "Stop 24").
+ * done: the statement runs, at a higher cost).
  */
 static int
 complete_many_direct(WlFencedResult *items, int n, const char *worker_id,
@@ -115,8 +114,8 @@ first_run(void *arg)
 /*
  * complete_many_first is complete_many_direct that asks no index whether an
  * item's result id is taken (a descent of runs_result_key before the insert
- * that makes the same descent and checks the same: about 8,000 instructions
- * an item, bench/README.md "Stop 40"), in a subtransaction (wl_isolated).
+ * that makes the same descent and checks the same), in a subtransaction
+ * (wl_isolated).
  * When one is taken, the insert's check refuses the whole batch: the
  * subtransaction is rolled back (nothing of the batch is left) and the batch
  * runs again with the probe, which leaves that item to the caller.  A batch

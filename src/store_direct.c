@@ -5,8 +5,8 @@
  * An event, a result: one heap insert and its index entries.  Through a
  * saved plan the same insert also pays the plan cache's check and locks, a
  * snapshot, the executor's start-up and end of a ModifyTable plan and the
- * raw-write guard's statement trigger: about 70,000 instructions, of which
- * the insert itself is under a third (callgrind, bench/README.md "Stop 23").
+ * raw-write guard's statement trigger, which together cost more than twice
+ * the insert itself.
  * Here the row goes in as PostgreSQL's logical replication applies a row
  * (execReplication.c: ExecSimpleRelationInsert), with the table's NOT NULL
  * and CHECK constraints, its indexes (unique ones checked, partial ones by

@@ -15,11 +15,10 @@
  * match is neither written nor locked (but a newest version locked and
  * found not to match stays locked, as it does in an UPDATE).
  *
- * Through its saved plan the statement cost 172,000 instructions a call, of
- * which the index lookup and the heap update are about a sixth (callgrind,
- * bench/README.md "Stop 23"); the rest was the plan cache's revalidation,
+ * Through its saved plan the index lookup and the heap update are a small
+ * part of the statement's cost; the rest is the plan cache's revalidation,
  * executor start-up (its quals compiled at every call) and end.  On Citus the
- * statement runs as before (wl_store_fenced_direct returns -1).
+ * statement runs instead (wl_store_fenced_direct returns -1).
  */
 #include "postgres.h"
 
@@ -98,8 +97,8 @@ text_is(const Datum *v, const bool *n, int c, const char *s)
 
 /*
  * The relations and slots of fenced calls, opened once for a batch's calls
- * (wl_store_fenced_open) or for one call: each open and close is about a
- * thousand instructions, and a batch's completion made seven of them.
+ * (wl_store_fenced_open) or for one call: a batch's completion would
+ * otherwise open and close seven of them for each item.
  */
 struct WlFencedRels
 {

@@ -2,8 +2,8 @@
  * store_memo.c: where this session last found a workload's row and its run
  * row (their tuple ids), so that the fenced calls that follow a claim in the
  * same session (start, heartbeat, complete: each reads both rows) fetch them
- * there instead of descending workloads_pkey and runs_pkey (two descents,
- * about 20,000 instructions of each completion of a batch).
+ * there instead of descending workloads_pkey and runs_pkey (two descents
+ * for every item of a batch).
  *
  * A memo is a hint, never an answer: the caller fetches the tuple at the id
  * as an index scan fetches the tuple an index entry points to (the version

@@ -511,7 +511,7 @@ extern void wl_store_schedule_event(const WlSchedule *s, const char *event_type,
 									TimestampTz slot, TimestampTz at, Jsonb *evidence);
 extern bool wl_store_workload_state(const char *workload_id, const char *tenant_id,
 									WlState *state);
-/* Citus (issue 13) */
+/* Citus */
 extern Jsonb *wl_store_citus_distribute(void);
 extern bool wl_store_citus(void);
 extern void wl_store_init(void);

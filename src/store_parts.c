@@ -194,7 +194,7 @@ wl_store_result_doc(const WlNewResult *r, const char *output_hash, TimestampTz a
 	/*
 	 * Written in jsonb's binary form directly, its keys in jsonb's order
 	 * (shorter first, then by their bytes), without the builder's tree of
-	 * values (12,000 instructions of each completion's, at stop 37).
+	 * values built first.
 	 */
 	const WlJv	provenance[4] = {
 		{.key = "attempt", .kind = WL_JV_INT, .i = r->row->attempt_count},

@@ -4,8 +4,8 @@
  * values (store_fenced.c).  Layer 2.
  *
  * A result row is taken apart once (heap_deform_tuple): read column by
- * column, each column after the first text one was found by walking the
- * tuple from its start (17,000 instructions a row, callgrind).
+ * column, each column after the first text one would be found by walking
+ * the tuple from its start.
  */
 #include "postgres.h"
 

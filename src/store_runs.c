@@ -1,6 +1,6 @@
 /*
  * store_runs.c: a claimed workload's mutable columns in its run row
- * (workload.runs, docs/layout-design.md), for the paths that write rows
+ * (workload.runs, docs/storage.md), for the paths that write rows
  * without a plan (store_claim_direct.c, store_fenced.c): their values are
  * kept in the workload_rows layout (merged), the run row read over them and
  * written from them.  Layer 2.

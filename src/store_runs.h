@@ -11,8 +11,8 @@
 
 /*
  * The run row's columns: WL_RUN_CARRIED of them as on workload_rows, then
- * its own (the events it carries: docs/layout-design.md, stop 31; its
- * result, stop 33), in the merged values after workload_rows'
+ * its own (the events it carries and its result: docs/storage.md), in the
+ * merged values after workload_rows'
  * (wl_runs_merged_col).
  */
 #define WL_RUN_CARRIED 23
@@ -22,7 +22,7 @@
 #define WL_RUN_EVENT_ROLE 26
 #define WL_RUN_FINISHED_SEQ 27
 #define WL_RUN_FINISHED_AT 28
-/* the result of the attempt that succeeded (stop 33): set by its completion */
+/* the result of the attempt that succeeded: set by its completion */
 #define WL_RUN_RESULT_APPLICATION 29
 #define WL_RUN_OUTPUT 30
 #define WL_RUN_OUTPUT_HASH 31

@@ -413,7 +413,7 @@
  * (asked only of a row that checks_dependencies; a row waiting for final
  * states is blocked instead).  Both are asked through functions, not
  * subqueries: a subquery's plan is set up by every claim, whether or not a
- * candidate needs it, and that was a tenth of a claim's instructions.
+ * candidate needs it.
  */
 /*
  * One queue's rows, by the claim's index (queue_ready_idx leads with
@@ -525,8 +525,8 @@
  * workloads a not-yet-finished dependent still waits on.
  *
  * The completions run rows carry have no index of their own (an entry on
- * finished_at made each completion's update cost one index entry more:
- * bench/results/2026-12-05-stop37-cpu.md).  They are found in creation
+ * finished_at would cost each completion's update one index entry more).
+ * They are found in creation
  * order instead, through runs_pkey, among the workloads created before $1
  * (none created later can have finished before it): PURGE_BOUND finds the
  * first creation sequence after them by a binary search of
@@ -1511,7 +1511,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"WHERE s.tenant_id = $1 AND s.application_id = $2 AND s.schedule_id = $3 "
 		"RETURNING s.template #>> '{authorization_snapshot,grant,id}', s.grant_expires_at",
 	5, {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
-	/* Citus (issue 13): the plpgsql body of workload_citus_distribute() */
+	/* Citus: the plpgsql body of workload_citus_distribute() */
 	[P_CITUS_DISTRIBUTE] = {
 		"SELECT workload.citus_distribute_tables()",
 	0, {InvalidOid}},

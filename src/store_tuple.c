@@ -107,7 +107,7 @@ wl_store_by_key(Relation rel, Relation idx, Snapshot snap, TupleTableSlot *slot,
  * collations), that row in slot; through *scan, begun here (when NULL, or
  * begun for another snapshot) and otherwise rescanned, so that the lookups
  * of a call or of a batch in one index share one (beginning and ending a
- * scan was 1,400 instructions of a lookup's 9,000).  Always the same nkeys
+ * scan is a noticeable part of a lookup's cost).  Always the same nkeys
  * for one scan; the caller ends it (index_endscan).
  */
 static bool

@@ -7,13 +7,13 @@ BEGIN
     PERFORM workload_start(r.workload_id, r.claim_id, 'w', r.fencing_token);
     PERFORM workload_complete(r.workload_id, r.claim_id, 'w', r.fencing_token, r.workload_id, '{}');
 END $$;
--- The items are built as text, as the pgbench scripts build them (stop 36).
+-- The items are built as text, as the pgbench scripts build them.
 -- A batch is two transactions, as bench/scripts/c_claim10_complete_many.pgbench
 -- and a worker run it: the claim (with start) commits before the completions.
--- Until stop 25 it was one (both calls in one function): the claimed versions
--- of the rows were then still live when complete_many updated them, and about
--- one update in nine found no room on its page and was not HOT, which no
--- worker that commits its claim sees.
+-- As one (both calls in one function) the claimed versions of the rows would
+-- still be live when complete_many updates them, and about one update in nine
+-- would find no room on its page and not be HOT, which no worker that commits
+-- its claim sees.
 CREATE FUNCTION bench.batch_claim(n int DEFAULT 10) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM set_config('bench.items', (SELECT '[' || coalesce(string_agg(

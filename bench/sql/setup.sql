@@ -125,8 +125,8 @@ BEGIN
         k := (s - s0 - 2 * created) / events_per_job - created;
         -- at most 100 a transaction: a producer's long transaction holds back
         -- the pruning of what the workers claimed meanwhile, as a held
-        -- snapshot does (stop 32: a run's rate fell by a third in two
-        -- minutes with no snapshot held, the feeder's xmin seconds old)
+        -- snapshot does (with longer ones a run's rate fell by a third in
+        -- two minutes with no snapshot held, the feeder's xmin seconds old)
         WHILE k > 0 LOOP
             PERFORM bench.create_range(tenant, app, key_base + created + 1,
                                        key_base + created + least(k, 100));

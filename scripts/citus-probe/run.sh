@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/citus-probe/run.sh [probe...]: the Citus probes behind docs/citus-design.md,
+# scripts/citus-probe/run.sh [probe...]: the Citus probes behind the Citus design
+# (their notes: bench/JOURNAL.md, "workload on Citus: what the cluster did"),
 # on a fresh local cluster (scripts/citus.sh): builds and installs the throwaway
 # wlprobe extension (C functions shaped like store.c) and workload into PG_CONFIG's
 # PostgreSQL, starts a coordinator and two workers with citus, pg_stat_statements and

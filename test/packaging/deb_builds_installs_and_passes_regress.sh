@@ -21,16 +21,10 @@ WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PKG=postgresql-15-workload
 SYS=/usr/lib/postgresql/15
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-note() { echo "# $*"; }
+. "$WL_ROOT/test/tap.sh"
 finish() {
-	echo "1..$n"
-	[ "$failed" = 0 ] || exit 1
-	exit 0
+	done_testing
+	exit
 }
 
 if [ "$(id -u)" != 0 ]; then

@@ -1,10 +1,11 @@
 # test/reliability/lib.sh: sourced by the reliability scenarios (not a test
-# itself).  TAP helpers, throwaway PostgreSQL nodes that a scenario can kill
-# and restart (each in its own temporary directory, run as the postgres OS
-# user, node-specific settings on the command line so that pg_basebackup and
-# pg_rewind can copy configuration files between nodes), the C drivers
-# (rlworker, rlfuzz) compiled into the scenario's directory, the invariant
-# check, and a cleanup trap that stops everything the scenario started.
+# itself).  The TAP helpers (test/tap.sh), throwaway PostgreSQL nodes that a
+# scenario can kill and restart (each in its own temporary directory, run as
+# the postgres OS user, node-specific settings on the command line so that
+# pg_basebackup and pg_rewind can copy configuration files between nodes),
+# the C drivers (rlworker, rlfuzz) compiled into the scenario's directory,
+# the invariant check, and a cleanup trap that stops everything the scenario
+# started.
 set -uo pipefail
 RL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WL_ROOT=$(cd "$RL_DIR/../.." && pwd)
@@ -16,12 +17,9 @@ RL_PG_BIN=${RL_PG_BIN:-$(dirname "${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_con
 RL_PG_ENV=${RL_PG_ENV:-}
 RL_NAME=$(basename "$0" .sh)
 RL_LONG=0
-RL_N=0
-RL_FAILED=0
 RL_PIDS=()           # background drivers we started
 RL_NODES=()          # node names we started
 declare -A RL_NODE_DIR=() RL_NODE_PORT=() RL_NODE_OPTS=()
-RL_T0=$SECONDS
 
 for a in "$@"; do
 	case "$a" in
@@ -29,25 +27,7 @@ for a in "$@"; do
 	esac
 done
 
-ok() { RL_N=$((RL_N + 1)); echo "ok $RL_N - $*"; }
-not_ok() { RL_N=$((RL_N + 1)); RL_FAILED=$((RL_FAILED + 1)); echo "not ok $RL_N - $*"; }
-skip() { RL_N=$((RL_N + 1)); echo "ok $RL_N # skip $*"; }
-note() { echo "# $*"; }
-# is GOT WANT DESCRIPTION
-is() {
-	if [ "$1" = "$2" ]; then ok "$3"; else
-		not_ok "$3"; note "  got:      '$1'"; note "  expected: '$2'"; fi
-}
-# check DESCRIPTION command...
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-bail() { echo "Bail out! $*"; exit 1; }
-
-# done_testing: the plan line, the time taken, and the exit status
-done_testing() {
-	echo "1..$RL_N"
-	note "$RL_NAME: $((SECONDS - RL_T0)) s, $RL_FAILED failed"
-	[ "$RL_FAILED" = 0 ]
-}
+. "$WL_ROOT/test/tap.sh"
 
 # rl_setup [DRIVER...]: checks, the scenario's directory, the cleanup trap
 rl_setup() {
@@ -207,7 +187,7 @@ rl_setup_db() {
 # RL_INV_LABEL set, into one TAP line with that label (failures as notes)
 rl_invariants() {
 	local node=$1 db=$2 out line bad=0 a; shift 2
-	out="$RL_TMP/invariants.$RL_N.out"
+	out="$RL_TMP/invariants.$TAP_N.out"
 	local args=()
 	for a in "$@"; do args+=(-v "$a"); done
 	timeout 300 psql -X -qAt -h "$RL_TMP/$node" -p "${RL_NODE_PORT[$node]}" -U postgres -d "$db" \
@@ -292,7 +272,7 @@ rl_cleanup() {
 		[ -n "$n" ] || continue
 		rl_node_stop "$n" || rl_node_kill "$n" all
 	done
-	if [ "$RL_FAILED" != 0 ] || [ "${RL_KEEP:-0}" = 1 ]; then
+	if [ "$TAP_FAILED" != 0 ] || [ "${RL_KEEP:-0}" = 1 ]; then
 		for n in "${RL_NODES[@]:-}"; do
 			[ -n "$n" ] && [ -f "$RL_TMP/$n/server.log" ] || continue
 			note "--- $n/server.log (last 25 lines)"
@@ -348,14 +328,9 @@ rl_library_restore() {
 	fi
 }
 
-# rl_wait_until SECONDS NODE DB SQL: until the query answers t
+# rl_wait_until SECONDS NODE DB SQL: until the query answers t (wait_for on that node)
 rl_wait_until() {
-	local end=$((SECONDS + $1))
-	while [ $SECONDS -lt $end ]; do
-		[ "$(rl_psql "$2" "$3" "$4" 2>/dev/null)" = t ] && return 0
-		sleep 0.3
-	done
-	return 1
+	wait_for "$1" "$4" t -h "$RL_TMP/$2" -p "${RL_NODE_PORT[$2]}" -U postgres -d "$3"
 }
 
 # rl_rand LO HI: a number in [LO, HI] from bash's RANDOM (seeded by RL_SEED)

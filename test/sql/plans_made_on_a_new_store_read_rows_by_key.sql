@@ -1,4 +1,4 @@
--- A worker that connects to a new store plans its statements before autovacuum has ever analyzed a table. Those plans, kept for the session, must reach rows by key once the tables have grown without any ANALYZE: a job reads a few rows of each table, not all of its tenant's (issue 12: a new database's claim read every workload of the tenant, ten times slower).
+-- A worker that connects to a new store plans its statements before autovacuum has ever analyzed a table. Those plans, kept for the session, must reach rows by key once the tables have grown without any ANALYZE: a job reads a few rows of each table, not all of its tenant's.
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql

@@ -1,4 +1,4 @@
--- The result document workload_complete and workload_complete_many answer with is written in jsonb's binary form directly (stop 37): for every kind of output and artifacts it is the document workload_get reads back from the stored result, byte for byte as text, equal as jsonb, and every path into it answers as in the output given (SPEC section 4, workload_complete).
+-- The result document workload_complete and workload_complete_many answer with is written in jsonb's binary form directly: for every kind of output and artifacts it is the document workload_get reads back from the stored result, byte for byte as text, equal as jsonb, and every path into it answers as in the output given (SPEC section 4, workload_complete).
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql

@@ -1,7 +1,7 @@
 -- The tick's scans of claimed workloads read the claimed workloads' rows, not every
 -- workload, also planned on run rows no ANALYZE has seen (a new store, or the first
 -- minute after an upgrade): before, the silent-heartbeat scan then read every workload
--- row of the store on every pass (storage built for the hot path, issue 12).
+-- row of the store on every pass (storage built for the hot path).
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql

@@ -7,10 +7,7 @@
 # a new file must be given its layer here.  Prints TAP.
 set -u
 WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+. "$WL_ROOT/test/tap.sh"
 
 # layer NAME: the layer of a file (by its name without .c/.h), or empty
 declare -A LAYER=(
@@ -24,6 +21,7 @@ declare -A LAYER=(
 	[api_orchestrate]=4 [api_authz]=4 [api_meta]=4 [tick]=4 [module]=4 [bgworker]=4
 	[bgw_launcher]=4 [bgw_shmem]=4 [api_cron]=4 [api_citus]=4 [api_route]=4
 	[store_sched]=2 [schedule]=3 [schedule_tick]=3 [api_schedule]=4
+	[pass]=0 [store_ready]=2 [quota]=3
 )
 
 check_dir() {
@@ -74,5 +72,4 @@ if [ -e "$WL_ROOT/src/worker/log.c" ]; then
 	check_dir "$WL_ROOT/src/worker" WLAYER
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing

@@ -13,18 +13,7 @@ WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$WL_ROOT/scripts/cluster.sh"
 wl_need_root
 
-. "$(dirname "$0")/tap.sh"
-q() { PGOPTIONS='-c client_min_messages=warning' psql -X -qAt -v ON_ERROR_STOP=1 -d postgres -c "$1"; }
-# wait_for SECONDS SQL EXPECTED: poll until SQL answers EXPECTED
-wait_for() {
-	local deadline=$((SECONDS + $1))
-	while [ $SECONDS -lt $deadline ]; do
-		[ "$(q "$2" 2>/dev/null)" = "$3" ] && return 0
-		sleep 0.2
-	done
-	echo "# waited $1 s for [$2] = [$3]; last answer: [$(q "$2" 2>&1)]"
-	return 1
-}
+. "$WL_ROOT/test/tap.sh"
 worker_pid() { q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'postgres'"; }
 log_count() { grep -c "$1" "$WL_TMP/server.log" || true; }
 stop_server() { runuser -u postgres -- "$WL_PG_BIN/pg_ctl" -D "$WL_DATA" -m fast -t 30 -w stop >/dev/null; }
@@ -123,9 +112,4 @@ check "the server stops cleanly with the worker running" stop_server
 check "no process was killed by a signal or panicked" \
 	test "$(log_count 'terminated by signal\|PANIC\|was terminated by')" = 0
 
-echo "1..$n"
-if [ "$failed" != 0 ]; then
-	echo "# $failed of $n failed; server log follows"
-	sed 's/^/# /' "$WL_TMP/server.log" | tail -n 40
-	exit 1
-fi
+done_testing || { note "server log follows"; tail -n 40 "$WL_TMP/server.log" | sed 's/^/# /'; exit 1; }

@@ -20,7 +20,7 @@ start_worker w2 --lease 3 --poll 1
 start_worker w3 --lease 3 --poll 1 --batch 3
 
 # kill w3 once work is under way and it holds claims
-if wait_until 90 "SELECT (SELECT count(*) FROM workload.workloads WHERE state = 'SUCCEEDED') >= 10
+if wait_for 90 "SELECT (SELECT count(*) FROM workload.workloads WHERE state = 'SUCCEEDED') >= 10
         AND (SELECT count(*) FROM workload.workloads WHERE worker_id = 'w3'
              AND state IN ('RUNNING', 'CHECKPOINTED')) >= 2"; then
 	kill -KILL "${WPID[w3]}"
@@ -38,7 +38,7 @@ note "w3 held $held claim(s) when it died"
 check "w3 still holds claims after its death" [ "$held" -ge 1 ]
 
 check "every workload reaches a final state" \
-	wait_until 150 "SELECT count(*) = 0 FROM workload.workloads
+	wait_for 150 "SELECT count(*) = 0 FROM workload.workloads
         WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')"
 
 is "$(q "SELECT count(*) FROM workload.workloads w

@@ -27,7 +27,7 @@ if wait_file 60 "$T_DIR/$a.term"; then
 else
 	not_ok "the command is told within one heartbeat interval"
 fi
-check "A reaches CANCELLED" wait_until 30 "SELECT state = 'CANCELLED' FROM workload.workloads WHERE workload_id = '$a'"
+check "A reaches CANCELLED" wait_for 30 "SELECT state = 'CANCELLED' FROM workload.workloads WHERE workload_id = '$a'"
 is "$(q "SELECT actor FROM workload_history('$a') WHERE to_state = 'CANCELLED'")" w1 "the worker confirmed A's cancellation"
 is "$(q "SELECT outcome FROM workload.attempt_log WHERE workload_id = '$a'")" CANCELLED "A's attempt ended CANCELLED"
 check "A's command process is gone" wait_exit 10 "$pid"
@@ -37,10 +37,10 @@ is "$(q "SELECT count(*) FROM workload.results WHERE workload_id = '$a'")" 0 "A 
 if wait_file 30 "$T_DIR/$b.pid"; then ok "then B's command runs"; else not_ok "then B's command runs"; fi
 c=$(q "SELECT wt.create('long-c', '{\"do\": \"sleep\", \"ms\": 120000}')")
 q "SELECT workload_cancel('$b', 'tester')" >/dev/null
-check "B reaches CANCELLED" wait_until 30 "SELECT state = 'CANCELLED' FROM workload.workloads WHERE workload_id = '$b'"
+check "B reaches CANCELLED" wait_for 30 "SELECT state = 'CANCELLED' FROM workload.workloads WHERE workload_id = '$b'"
 if wait_file 30 "$T_DIR/$c.pid"; then ok "the worker goes on to C"; else not_ok "the worker goes on to C"; fi
 q "SELECT workload_cancel('$c', 'tester')" >/dev/null
-check "C reaches CANCELLED" wait_until 30 "SELECT state = 'CANCELLED' FROM workload.workloads WHERE workload_id = '$c'"
+check "C reaches CANCELLED" wait_for 30 "SELECT state = 'CANCELLED' FROM workload.workloads WHERE workload_id = '$c'"
 is "$(q "SELECT count(*) FROM workload.workloads WHERE claim_id IS NOT NULL")" 0 "no workload stays claimed"
 
 # a queued workload (claimed in a batch, not yet started) is confirmed without running
@@ -50,7 +50,7 @@ read -r d e < <(q "SELECT wt.create('long-d', '{\"do\": \"sleep\", \"ms\": 12000
 wait_file 30 "$T_DIR/$d.pid" >/dev/null
 q "SELECT workload_cancel('$e', 'tester')" >/dev/null
 check "a cancelled workload waiting in the batch reaches CANCELLED" \
-	wait_until 30 "SELECT state = 'CANCELLED' FROM workload.workloads WHERE workload_id = '$e'"
+	wait_for 30 "SELECT state = 'CANCELLED' FROM workload.workloads WHERE workload_id = '$e'"
 check "it never ran" [ ! -e "$T_DIR/$e.pid" ]
 is "$(q "SELECT state FROM workload.workloads WHERE workload_id = '$d'")" RUNNING "the running one is untouched"
 

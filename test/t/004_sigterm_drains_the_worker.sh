@@ -54,7 +54,7 @@ is "$(q "SELECT count(*) FROM workload.workloads WHERE claim_id IS NOT NULL")" 0
 # 3. An idle worker exits at once.
 q "SELECT workload_cancel('$e', 'tester')" >/dev/null
 start_worker w3 --lease 6 --poll 1
-wait_until 30 "SELECT count(*) > 0 FROM pg_stat_activity WHERE application_name = 'workload-worker'
+wait_for 30 "SELECT count(*) > 0 FROM pg_stat_activity WHERE application_name = 'workload-worker'
                AND datname = current_database()" >/dev/null
 sleep 0.5
 kill -TERM "${WPID[w3]}"

@@ -15,7 +15,7 @@ bad=$(mk badjson '{"do": "badjson"}')
 steps=$(mk steps '{"do": "steps", "n": 9}')
 
 start_worker w1 --lease 3 --poll 1
-check "every workload reaches a final state" wait_until 90 \
+check "every workload reaches a final state" wait_for 90 \
 	"SELECT count(*) = 0 FROM workload.workloads WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')"
 
 state() { q "SELECT state FROM workload.workloads WHERE workload_id = '$1'"; }
@@ -55,9 +55,9 @@ p=$(q "SELECT wt.create('progress', '{}')")
 "$T_WORKER" --dsn "dbname=$T_DB user=wl_test_worker" --tenant t1 --application app --worker-id w2 \
 	--lease 3 --poll 1 --exec "$T_DIR/progress.sh" >>"$T_DIR/w2.log" 2>&1 &
 WPID[w2]=$!
-check "a progress line is passed on with the next heartbeat" wait_until 30 \
+check "a progress line is passed on with the next heartbeat" wait_for 30 \
 	"SELECT workload_get('$p') -> 'progress' = '{\"done\": 1, \"of\": 2}'"
-check "and the workload completes" wait_until 30 "SELECT state = 'SUCCEEDED' FROM workload.workloads WHERE workload_id = '$p'"
+check "and the workload completes" wait_for 30 "SELECT state = 'SUCCEEDED' FROM workload.workloads WHERE workload_id = '$p'"
 is "$(q "SELECT workload_get('$p') -> 'result' -> 'output'")" '{}' "empty stdout completes with {}"
 is "$(q "SELECT count(*) FROM workload.workloads WHERE claim_id IS NOT NULL")" 0 "no workload stays claimed"
 done_testing

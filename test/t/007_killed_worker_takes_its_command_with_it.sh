@@ -47,14 +47,14 @@ is "$(group_alive "$pgid" | wc -l)" 0 "the process group is empty"
 # the lease runs out, another worker runs the retry, alone
 start_recovery
 start_worker w2 --lease 3 --poll 1
-check "the workload is retried by another worker and succeeds" wait_until 60 \
+check "the workload is retried by another worker and succeeds" wait_for 60 \
 	"SELECT state = 'SUCCEEDED' FROM workload.workloads WHERE workload_id = '$a'"
 is "$(q "SELECT string_agg(outcome, ',' ORDER BY attempt_number) FROM workload.attempt_log WHERE workload_id = '$a'")" \
 	"WORKER_LOST,SUCCEEDED" "attempt 1 was lost with w1, attempt 2 succeeded"
 
 # 2. a command that exits at once leaves nothing behind
 b=$(q "SELECT wt.create('leaves', '{\"do\": \"leaves\"}', '$policy')")
-check "a command that leaves descendants behind completes" wait_until 60 \
+check "a command that leaves descendants behind completes" wait_for 60 \
 	"SELECT state = 'SUCCEEDED' FROM workload.workloads WHERE workload_id = '$b'"
 child=$(cat "$T_DIR/$b.child")
 escaped=$(cat "$T_DIR/$b.escaped")

@@ -13,7 +13,7 @@ is "$(q "SELECT string_agg(state::text, ',' ORDER BY priority DESC) FROM workloa
 	"RUNNING,RUNNING" "w1 holds both"
 
 q "SELECT workload_revoke_grant('grant-t1-revoked')" >/dev/null
-check "B reaches DEAD_LETTER" wait_until 60 \
+check "B reaches DEAD_LETTER" wait_for 60 \
 	"SELECT state = 'DEAD_LETTER' FROM workload.workloads WHERE workload_id = '$b'"
 is "$(q "SELECT last_failure ->> 'kind' FROM workload.workloads WHERE workload_id = '$b'")" \
 	authorization_denied "its failure kind is authorization_denied"
@@ -24,7 +24,7 @@ check "the error names the refusal" sh -c "psql -X -qAt -c \"SELECT last_failure
     WHERE workload_id = '$b'\" | grep -q '^not run: AUTHORIZATION_DENIED'"
 check "B's command never ran" [ ! -e "$T_DIR/$b.ran.1" ]
 is "$(q "SELECT count(*) FROM workload.results WHERE workload_id = '$b'")" 0 "B has no result"
-check "A, whose grant holds, still completes" wait_until 60 \
+check "A, whose grant holds, still completes" wait_for 60 \
 	"SELECT state = 'SUCCEEDED' FROM workload.workloads WHERE workload_id = '$a'"
 
 # C's grant is revoked in the transaction that creates it, before any claim:
@@ -35,7 +35,7 @@ c=$(psql -X -qAt -v ON_ERROR_STOP=1 -c "BEGIN" \
 c=${c%%$'\n'*}
 # (no claim hands it out; the tick's revocation sweep dead-letters it: the
 # tick runs here as the background worker or cron would run it)
-check "C, revoked while queued, reaches DEAD_LETTER" wait_until 60 \
+check "C, revoked while queued, reaches DEAD_LETTER" wait_for 60 \
 	"WITH t AS MATERIALIZED (SELECT workload_tick()) SELECT state = 'DEAD_LETTER' FROM t, workload.workloads
 	 WHERE workload_id = '$c'"
 note "C: $(q "SELECT coalesce(string_agg(failure_kind, ','), 'no attempt') FROM workload.attempt_log WHERE workload_id = '$c'")"

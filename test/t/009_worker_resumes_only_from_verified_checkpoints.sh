@@ -29,10 +29,10 @@ is "$(q "SELECT state ->> 'paid_out' FROM workload.checkpoints WHERE workload_id
 	"T's latest checkpoint was edited behind the API's back"
 is "$(psql -X -qAt -c "UPDATE workload.checkpoints SET state = '{}' WHERE workload_id = '$t'" 2>&1 | grep -o 'WORKLOAD_RAW_WRITE_DENIED')" \
 	WORKLOAD_RAW_WRITE_DENIED "  (and the raw-write guard is back on)"
-check "both are READY" wait_until 10 "SELECT count(*) = 2 FROM workload.workloads WHERE state = 'READY'"
+check "both are READY" wait_for 10 "SELECT count(*) = 2 FROM workload.workloads WHERE state = 'READY'"
 
 start_worker w1 --lease 6 --poll 1
-check "both reach a final state" wait_until 60 \
+check "both reach a final state" wait_for 60 \
 	"SELECT count(*) = 0 FROM workload.workloads WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')"
 
 out() { q "SELECT workload_get('$v') -> 'result' -> 'output' $1"; }
@@ -61,7 +61,7 @@ d='{"proposal_digest": "p1", "manifest_digest": "m1", "registry_digest": "r1", "
 g1=$(q "SELECT wt.create('g1', '{\"do\": \"ok\", \"ms\": 10}', jsonb_build_object('governing_snapshots', '$d'::jsonb) || '$policy')")
 g2=$(q "SELECT wt.create('g2', '{\"do\": \"ok\", \"ms\": 10}', jsonb_build_object('governing_snapshots', '$d'::jsonb || '{\"policy_digest\": \"o2\"}') || '$policy')")
 start_worker w2 --lease 6 --poll 1 --expected-snapshots "$d"
-check "both governed workloads reach a final state" wait_until 60 \
+check "both governed workloads reach a final state" wait_for 60 \
 	"SELECT count(*) = 0 FROM workload.workloads WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')"
 is "$(q "SELECT state FROM workload.workloads WHERE workload_id = '$g1'")" SUCCEEDED "the one governed by D succeeds"
 is "$(q "SELECT state || '/' || (last_failure ->> 'kind') FROM workload.workloads WHERE workload_id = '$g2'")" \

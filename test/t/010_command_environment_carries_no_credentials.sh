@@ -16,7 +16,7 @@ a=$(q "SELECT wt.create('a', '{\"do\": \"env\"}')")
 	--worker-id w1 --exec "$T_TASK" --env T_DIR --env WLT_SECRET_REF --env WLT_UNSET \
 	--lease 6 --poll 1 >>"$T_DIR/w1.log" 2>&1 &
 WPID[w1]=$!
-check "the command ran and completed" wait_until 60 \
+check "the command ran and completed" wait_for 60 \
 	"SELECT state = 'SUCCEEDED' FROM workload.workloads WHERE workload_id = '$a'"
 env_file="$T_DIR/$a.env"
 note "the command's environment: $(cut -d= -f1 "$env_file" | LC_ALL=C sort | tr '\n' ' ')"
@@ -41,7 +41,7 @@ kill -TERM "${WPID[w1]}"; wait_exit 30 "${WPID[w1]}" >/dev/null; unset 'WPID[w1]
 # with --env PATH the command gets the worker's own PATH
 b=$(q "SELECT wt.create('b', '{\"do\": \"env\"}')")
 PATH="/opt/wlt-tools/bin:$PATH" start_worker w2 --lease 6 --poll 1 --env PATH
-check "the second command completed" wait_until 60 \
+check "the second command completed" wait_for 60 \
 	"SELECT state = 'SUCCEEDED' FROM workload.workloads WHERE workload_id = '$b'"
 check "with --env PATH the command gets the worker's PATH" grep -q '^PATH=/opt/wlt-tools/bin:' "$T_DIR/$b.env"
 

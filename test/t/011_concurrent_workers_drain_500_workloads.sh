@@ -20,7 +20,7 @@ start_worker w2 --concurrency 4 --lease 5 --poll 1 --verbose
 start_worker w3 --concurrency 4 --batch 2 --lease 5 --poll 1 --verbose
 
 # stop w2 once the work is well under way and it runs several commands
-if wait_until 90 "SELECT (SELECT count(*) FROM workload.workloads WHERE state = 'SUCCEEDED') >= 150
+if wait_for 90 "SELECT (SELECT count(*) FROM workload.workloads WHERE state = 'SUCCEEDED') >= 150
         AND (SELECT count(*) FROM workload.workloads WHERE worker_id = 'w2' AND state = 'RUNNING') >= 2"; then
 	q "SELECT workload_id || '|' || attempt_count FROM workload.workloads WHERE worker_id = 'w2' AND state = 'RUNNING'" >"$T_DIR/w2.held"
 	kill -TERM "${WPID[w2]}"
@@ -45,7 +45,7 @@ is "$drained" "$(wc -l <"$T_DIR/w2.held")" "each command w2 was running when tol
 is "$(q "SELECT count(*) FROM workload.attempt_log WHERE worker_id = 'w2' AND outcome = 'WORKER_LOST'")" 0 \
 	"w2 abandoned no claim"
 
-check "every workload reaches a final state" wait_until 150 \
+check "every workload reaches a final state" wait_for 150 \
 	"SELECT count(*) = 0 FROM workload.workloads WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')"
 note "all $N final after $((SECONDS - t0)) s"
 

@@ -28,7 +28,7 @@ read -r a b c < <(q "SELECT wt.create('a', '{\"do\": \"gate\", \"gate\": \"go1\"
     || ' ' || wt.create('c', '{\"do\": \"gate\", \"gate\": \"go1\", \"n\": 3}', '$policy')")
 start_worker w1 --concurrency 3 --lease 9 --poll 1 --verbose
 check "A, B and C run at once and end together" together go1 "$a" "$b" "$c"
-check "A, B and C reach a final state" wait_until 60 \
+check "A, B and C reach a final state" wait_for 60 \
 	"SELECT count(*) = 0 FROM workload.workloads WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')"
 is "$(q "SELECT string_agg(state::text, ',' ORDER BY s.idempotency_key) FROM workload.workloads w JOIN workload.specs s USING (workload_id)")" \
 	"SUCCEEDED,DEAD_LETTER,SUCCEEDED" "A and C succeeded, B is dead-lettered"
@@ -45,7 +45,7 @@ check "the worker logged one call for the three" grep -q '3 completions sent tog
 read -r d e < <(q "SELECT wt.create('d', '{\"do\": \"gate\", \"gate\": \"go2\", \"n\": 4}', '$policy')
     || ' ' || wt.create('e', '{\"do\": \"gate\", \"gate\": \"go2\", \"out\": \"nul\"}', '$policy')")
 check "D and E run at once and end together" together go2 "$d" "$e"
-check "D and E reach a final state" wait_until 60 \
+check "D and E reach a final state" wait_for 60 \
 	"SELECT count(*) = 0 FROM workload.workloads WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')"
 check "the worker's batch call was refused as a whole, and it fell back to one by one" \
 	grep -q 'workload_complete_many refused (22P05' "$T_DIR/w1.log"

@@ -11,15 +11,8 @@
 set -u
 WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DB=wlt_hostile
-n=0
-failed=0
 own_cluster=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-is() {
-	if [ "$1" = "$2" ]; then ok "$3"; else
-		not_ok "$3"; echo "#   got:      '$1'"; echo "#   expected: '$2'"; fi
-}
+. "$WL_ROOT/test/tap.sh"
 
 if [ -z "${PGHOST:-}" ] || ! psql -X -qAt -d postgres -c 'SELECT 1' >/dev/null 2>&1; then
 	. "$WL_ROOT/scripts/cluster.sh"
@@ -47,9 +40,9 @@ code() {
 }
 
 psql -X -qAt -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1
-psql -X -qAt -d postgres -c "CREATE DATABASE $DB" >/dev/null || { echo "Bail out! no database"; exit 1; }
+psql -X -qAt -d postgres -c "CREATE DATABASE $DB" >/dev/null || bail "no database"
 for r in $ROLES; do psql -X -qAt -d postgres -c "DROP ROLE IF EXISTS $r" >/dev/null 2>&1; done
-psql -X -q -v ON_ERROR_STOP=1 -d "$DB" >/dev/null <<'SQL' || { echo "Bail out! setup failed"; exit 1; }
+psql -X -q -v ON_ERROR_STOP=1 -d "$DB" >/dev/null <<'SQL' || bail "setup failed"
 SET client_min_messages = warning;
 CREATE EXTENSION workload CASCADE;
 CREATE ROLE ht_admin LOGIN IN ROLE workload_admin;
@@ -337,5 +330,4 @@ is "$(as ht_reader "SELECT count(*) FROM workload.schedules WHERE template -> 'a
 is "$(su "SELECT paused || ' ' || created_by FROM workload.schedules")" "false ht_a_client" \
 	"a's schedule is as ht_a_client made it"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing

@@ -52,7 +52,7 @@ policy='{"retry_policy": {"max_attempts": 2, "initial_delay_ms": 100, "backoff":
 q "SELECT count(wt.create('seq' || i, jsonb_build_object('do', 'ok', 'ms', 150, 'n', i)))
    FROM generate_series(1, 6) i" >/dev/null
 start_worker w1 --batch 3 --lease 6 --poll 1
-check "without --concurrency, six workloads complete" wait_until 60 \
+check "without --concurrency, six workloads complete" wait_for 60 \
 	"SELECT count(*) = 6 FROM workload.workloads WHERE state = 'SUCCEEDED'"
 stop_worker w1
 is "$(overlap w1)" 1 "without --concurrency (and with --batch 3) the commands ran one at a time"
@@ -73,7 +73,7 @@ read -r ok1 ok2 flaky fail tmo bad st1 st2 env1 env2 < <(q "SELECT concat_ws(' '
 export PGPASSWORD=not-a-real-password-5d1e
 start_worker w2 --concurrency 4 --batch 4 --lease 6 --poll 1 --verbose
 unset PGPASSWORD
-check "ten workloads run side by side reach a final state" wait_until 90 \
+check "ten workloads run side by side reach a final state" wait_for 90 \
 	"SELECT count(*) = 0 FROM workload.workloads WHERE state NOT IN ('SUCCEEDED', 'DEAD_LETTER', 'CANCELLED')"
 stop_worker w2
 m=$(overlap w2)
@@ -138,7 +138,7 @@ check "the cancelled command's process group is gone within a heartbeat interval
 	gone_within 6 ${MEM[$t1]}
 note "gone $(( ($(date +%s%N) - t0) / 1000000 )) ms after the cancel"
 check "  and so is its setsid descendant" gone_within 5 "${ESC[$t1]}"
-check "it reaches CANCELLED" wait_until 30 "SELECT state = 'CANCELLED' FROM workload.workloads WHERE workload_id = '$t1'"
+check "it reaches CANCELLED" wait_for 30 "SELECT state = 'CANCELLED' FROM workload.workloads WHERE workload_id = '$t1'"
 left=0
 for t in $t2 $t3 $t4; do [ -n "$(group_alive "${PG[$t]}")" ] && left=$((left + 1)); done
 is "$left" 3 "the other three commands still run"
@@ -147,7 +147,7 @@ old=$(q "SELECT pid FROM pg_stat_activity WHERE application_name = 'workload-wor
          AND datname = current_database() AND backend_type = 'client backend'")
 cut=$(q "SELECT clock_timestamp()")
 is "$(q "SELECT pg_terminate_backend($old)")" t "w3's connection is terminated while three commands run"
-check "w3 reconnects and renews all three leases" wait_until 20 \
+check "w3 reconnects and renews all three leases" wait_for 20 \
 	"SELECT count(*) = 3 FROM workload.workloads WHERE worker_id = 'w3' AND state = 'RUNNING'
         AND last_heartbeat_at > '$cut'::timestamptz"
 left=0
@@ -166,7 +166,7 @@ note "checked $(( ($(date +%s%N) - t0) / 1000000 )) ms after the SIGKILL"
 
 start_recovery
 start_worker w4 --concurrency 4 --lease 6 --poll 1
-check "the three are retried and succeed" wait_until 60 \
+check "the three are retried and succeed" wait_for 60 \
 	"SELECT count(*) = 3 FROM workload.workloads WHERE workload_id IN ('$t2', '$t3', '$t4') AND state = 'SUCCEEDED'"
 for i in 2 3 4; do
 	t=$(eval echo "\$t$i")

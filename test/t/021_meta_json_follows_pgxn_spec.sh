@@ -11,10 +11,7 @@ CHECK="$WL_ROOT/test/packaging/meta_json_check.pl"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+. "$WL_ROOT/test/tap.sh"
 
 out=$(perl "$CHECK" "$WL_ROOT/META.json" "$WL_ROOT/workload.control" 2>&1)
 if [ $? = 0 ]; then
@@ -37,7 +34,7 @@ fi
 # names the problem.
 refused() {
 	local desc=$1 expr=$2 control_sed=${3:-}
-	local d="$tmp/case$n"
+	local d="$tmp/case$TAP_N"
 	mkdir -p "$d"
 	cp "$WL_ROOT/README.md" "$d/"
 	sed -e "${control_sed:-}" "$WL_ROOT/workload.control" >"$d/workload.control"
@@ -76,5 +73,4 @@ refused "resources with an unknown kind" '$m->{resources}{forum} = {web => "http
 refused "a bug tracker that is not an object" '$m->{resources}{bugtracker} = "maintainers"'
 refused "a file that is not JSON" RAW
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing

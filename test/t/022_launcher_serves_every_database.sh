@@ -14,21 +14,11 @@ WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$WL_ROOT/scripts/cluster.sh"
 wl_need_root
 
-. "$(dirname "$0")/tap.sh"
+. "$WL_ROOT/test/tap.sh"
 tap_before_check() { [ -z "${WL_DATA:-}" ] || [ ! -f "$WL_DATA/postmaster.pid" ] || sample; }
-# qd DB SQL: one statement in database DB
-qd() { PGOPTIONS='-c client_min_messages=warning' psql -X -qAt -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
-q() { qd postgres "$1"; }
-# wait_for SECONDS DB SQL EXPECTED: poll until SQL answers EXPECTED in DB
-wait_for() {
-	local deadline=$((SECONDS + $1))
-	while [ $SECONDS -lt $deadline ]; do
-		[ "$(qd "$2" "$3" 2>/dev/null)" = "$4" ] && return 0
-		sleep 0.2
-	done
-	echo "# waited $1 s in $2 for [$3] = [$4]; last answer: [$(qd "$2" "$3" 2>&1)]"
-	return 1
-}
+# qd DB SQL: one statement in database DB.  wait_in SECONDS DB SQL EXPECTED: wait_for there.
+qd() { q "$2" -d "$1"; }
+wait_in() { wait_for "$1" "$3" "$4" -d "$2"; }
 ticks() { q "SELECT coalesce(string_agg(datname, ' ' ORDER BY datname), '') FROM pg_stat_activity WHERE backend_type = 'workload tick'"; }
 tick_pid() { q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = '$1'"; }
 launcher_pid() { q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'workload launcher'"; }
@@ -65,7 +55,7 @@ lease_in() {
 }
 # recovered DB: every workload there was recovered once (READY, one attempt WORKER_LOST)
 recovered() {
-	wait_for 10 "$1" "SELECT count(*) FILTER (WHERE state <> 'READY') || ' ' ||
+	wait_in 10 "$1" "SELECT count(*) FILTER (WHERE state <> 'READY') || ' ' ||
 		(SELECT count(*) FILTER (WHERE outcome IS DISTINCT FROM 'WORKER_LOST') FROM workload.attempt_log)
 		FROM workload.workloads" "0 0"
 }
@@ -83,9 +73,9 @@ qd wl_two "CREATE EXTENSION workload CASCADE" >/dev/null
 # The launcher finds the databases at its start: restart the server
 stop_server && start_server
 check "after a restart the launcher runs once, connected to no database" \
-	wait_for 10 postgres "SELECT count(*) || ' ' || count(datname) FROM pg_stat_activity WHERE backend_type = 'workload launcher'" "1 0"
+	wait_in 10 postgres "SELECT count(*) || ' ' || count(datname) FROM pg_stat_activity WHERE backend_type = 'workload launcher'" "1 0"
 check "it starts a tick worker in each database that has the extension, and none elsewhere" \
-	wait_for 10 postgres "SELECT coalesce(string_agg(datname, ' ' ORDER BY datname), '') FROM pg_stat_activity WHERE backend_type = 'workload tick'" "wl_one wl_two"
+	wait_in 10 postgres "SELECT coalesce(string_agg(datname, ' ' ORDER BY datname), '') FROM pg_stat_activity WHERE backend_type = 'workload tick'" "wl_one wl_two"
 lease_in wl_one one-1
 lease_in wl_two two-1
 check "an expired lease is recovered in wl_one with nobody calling the tick" recovered wl_one
@@ -96,14 +86,14 @@ sleep 1
 check "a database created after the start, without the extension, gets no worker" test "$(ticks)" = "wl_one wl_two"
 install_in wl_three
 check "CREATE EXTENSION there gets it a tick worker within 5 seconds" \
-	wait_for 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_three'" 1
+	wait_in 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_three'" 1
 check "which recovers its expired lease" recovered wl_three
 
 one=$(tick_pid wl_one)
 two=$(tick_pid wl_two)
 qd wl_three "DROP EXTENSION workload" >/dev/null
 check "DROP EXTENSION stops that database's worker within 5 seconds" \
-	wait_for 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_three'" 0
+	wait_in 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_three'" 0
 check "it says so in the log, and the other workers go on (same processes)" \
 	test "$(log_count 'workload tick stopped in database "wl_three": the extension was dropped')" = 1 \
 	-a "$(tick_pid wl_one) $(tick_pid wl_two)" = "$one $two"
@@ -111,7 +101,7 @@ sleep 1
 check "the worker is not started again while the extension is absent" test "$(ticks)" = "wl_one wl_two"
 install_in wl_three
 check "CREATE EXTENSION again brings it back" \
-	wait_for 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_three'" 1
+	wait_in 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_three'" 1
 
 # an extension made by a prepared transaction (as Citus makes it on its
 # workers): COMMIT PREPARED runs no commit hook of the session that created
@@ -121,30 +111,30 @@ sleep 1
 qd wl_prepared "BEGIN; CREATE EXTENSION workload CASCADE; PREPARE TRANSACTION 'wl_ext'" >/dev/null
 qd wl_prepared "COMMIT PREPARED 'wl_ext'" >/dev/null
 check "an extension created through PREPARE TRANSACTION is served once COMMIT PREPARED runs (no reload)" \
-	wait_for 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_prepared'" 1
+	wait_in 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_prepared'" 1
 
 # a template is not served (a connected worker would make CREATE DATABASE
 # from it fail), a database created from it is
 q "CREATE DATABASE wl_template" >/dev/null
 qd wl_template "CREATE EXTENSION workload CASCADE" >/dev/null
-wait_for 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_template'" 1 >/dev/null
+wait_in 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_template'" 1 >/dev/null
 q "ALTER DATABASE wl_template IS_TEMPLATE true" >/dev/null
 check "a database marked as a template loses its worker" \
-	wait_for 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_template'" 0
+	wait_in 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_template'" 0
 check "CREATE DATABASE from that template works" \
 	qd postgres "CREATE DATABASE wl_copy TEMPLATE wl_template"
 check "and the copy, which has the extension, gets a worker" \
-	wait_for 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_copy'" 1
+	wait_in 5 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_copy'" 1
 
 check "ALTER DATABASE ... RENAME of a served database is not blocked by its worker" \
 	qd postgres "ALTER DATABASE wl_copy RENAME TO wl_copied"
 check "the renamed database is served again (the launcher restarts its worker)" \
-	wait_for 20 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_copied'" 1
+	wait_in 20 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_copied'" 1
 check "DROP DATABASE of a served database is not blocked by its worker" qd postgres "DROP DATABASE wl_copied"
 
 q "SELECT pg_terminate_backend($(tick_pid wl_one))" >/dev/null
 check "a terminated tick worker comes back (the launcher restarts it)" \
-	wait_for 20 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_one' AND pid <> $one" 1
+	wait_in 20 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND datname = 'wl_one' AND pid <> $one" 1
 lease_in wl_one one-2
 check "and recovers the next expired lease" recovered wl_one
 
@@ -152,7 +142,7 @@ launcher=$(launcher_pid)
 two=$(tick_pid wl_two)
 q "SELECT pg_terminate_backend($launcher)" >/dev/null
 check "a terminated launcher comes back (bgw_restart_time)" \
-	wait_for 20 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload launcher' AND pid <> $launcher" 1
+	wait_in 20 postgres "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload launcher' AND pid <> $launcher" 1
 sleep 1
 check "the tick workers went on meanwhile, and the new launcher started no second one" \
 	test "$(ticks)" = "wl_one wl_prepared wl_three wl_two" -a "$(tick_pid wl_two)" = "$two"
@@ -164,9 +154,4 @@ check "the server stops cleanly with the workers running" stop_server
 check "no process was killed by a signal or panicked" \
 	test "$(log_count 'terminated by signal\|PANIC\|was terminated by')" = 0
 
-echo "1..$n"
-if [ "$failed" != 0 ]; then
-	echo "# $failed of $n failed; server log follows"
-	sed 's/^/# /' "$WL_TMP/server.log" | tail -n 60
-	exit 1
-fi
+done_testing || { note "server log follows"; tail -n 60 "$WL_TMP/server.log" | sed 's/^/# /'; exit 1; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Backups that restore (issue 14; docs/operations.md, "Backup and restore"):
+# Backups that restore (docs/operations.md, "Backup and restore"):
 # a database filled through the API by real login roles (workloads resting in
 # every state a workload rests in, claims held by workers, checkpoints under
 # two keys, results, open and woken waits, compensation steps and their
@@ -24,15 +24,7 @@ WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 wl_need_root
 
 DB=wl_app
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-is() {
-	if [ "$1" = "$2" ]; then ok "$3"; else
-		not_ok "$3"; echo "#   got:      '$1'" | head -c 2000; echo; echo "#   expected: '$2'" | head -c 2000; echo; fi
-}
-bail() { echo "Bail out! $*"; exit 1; }
+. "$WL_ROOT/test/tap.sh"
 
 # Two clusters: the source and the fresh one the dump is restored into.
 wl_cluster_start >/dev/null
@@ -56,8 +48,8 @@ on() {
 	shift
 	PGHOST=$h PGPORT=$p PGOPTIONS='-c client_min_messages=warning' psql -X -qAt -v ON_ERROR_STOP=1 -d "$DB" "$@"
 }
-# q src|dst SQL: one query as the superuser.  as src|dst ROLE SQL: as a login role.
-q() { on "$1" -c "$2"; }
+# qn src|dst SQL: one query as the superuser.  as src|dst ROLE SQL: as a login role.
+qn() { on "$1" -c "$2"; }
 as() { local c=$1 r=$2; shift 2; on "$c" -U "$r" -c "$1"; }
 # code src|dst ROLE SQL: the SQLSTATE the statement ends with (00000 when it succeeds)
 code() {
@@ -127,7 +119,7 @@ INSERT INTO dr.kept VALUES ('g1', workload_sign_grant(dr.unsigned('grant-one')))
     ('g-globex', workload_sign_grant(dr.unsigned('grant-globex', 'globex', 'app')));
 SQL
 
-is "$(q src "SELECT string_agg(c.relname, ' ' ORDER BY c.relname) FROM pg_class c
+is "$(qn src "SELECT string_agg(c.relname, ' ' ORDER BY c.relname) FROM pg_class c
     WHERE c.relnamespace = 'workload'::regnamespace AND c.relkind IN ('r', 'S', 'p')
       AND c.oid <> ALL (SELECT unnest(extconfig) FROM pg_extension WHERE extname = 'workload')")" "" \
 	"every table and sequence of schema workload is registered with pg_dump (pg_extension_config_dump)"
@@ -168,7 +160,7 @@ SELECT dr.make('revoked', 'g-revoked');
 as src dr_other "SELECT dr.make('globex', 'g-globex', '{}', 'globex', 'app')" >/dev/null || bail "globex failed"
 
 # key 2 signs from now on; key 3 is made and retired at once (key 2 stays current)
-q src "
+qn src "
 SELECT workload_revoke_grant('grant-revoked');
 DO \$\$ BEGIN LOOP EXIT WHEN NOT coalesce((workload_tick() ->> 'more')::boolean, false); END LOOP; END \$\$;
 INSERT INTO dr.kept VALUES ('k2', to_jsonb(workload_rotate_signing_key()));
@@ -204,12 +196,12 @@ SELECT workload_wait(workload_id, claim_id, 'w1', fence, 'event', 'parcel-2', no
 SELECT workload_signal('acme', 'billing', 'parcel-2', '{\"carrier\": \"DHL\"}');
 " >/dev/null || bail "the second batch failed"
 
-states=$(q src "SELECT string_agg(DISTINCT state::text, ' ' ORDER BY state::text) FROM workload.workloads")
+states=$(qn src "SELECT string_agg(DISTINCT state::text, ' ' ORDER BY state::text) FROM workload.workloads")
 is "$states" "CANCELLATION_REQUESTED CANCELLED CHECKPOINTED CLAIMED DEAD_LETTER READY RUNNING SUCCEEDED WAITING" \
 	"the source holds workloads resting in every state a workload rests in (CREATED is passed through at create)"
-is "$(q src "SELECT count(*) FILTER (WHERE retired_at IS NULL) || ' ' || count(*) FROM workload.signing_keys")" "2 3" \
+is "$(qn src "SELECT count(*) FILTER (WHERE retired_at IS NULL) || ' ' || count(*) FROM workload.signing_keys")" "2 3" \
 	"the source has three keys, one of them retired"
-is "$(q src "SELECT count(DISTINCT key_id) FROM workload.checkpoints") $(q src "SELECT count(*) FROM workload.compensations") $(q src "SELECT count(*) FROM workload.waits WHERE resolved_at IS NOT NULL")" \
+is "$(qn src "SELECT count(DISTINCT key_id) FROM workload.checkpoints") $(qn src "SELECT count(*) FROM workload.compensations") $(qn src "SELECT count(*) FROM workload.waits WHERE resolved_at IS NOT NULL")" \
 	"2 2 1" "checkpoints under two keys, two compensation steps, a resolved wait"
 
 # What the source holds, to compare with after the restore.
@@ -240,19 +232,19 @@ CHANNEL_SQL="SELECT workload_channel('acme', 'billing')"
 SIGNER_SQL="SELECT workload_sign_grant(dr.unsigned('grant-after')) ->> 'key_id'"
 
 # (signing records the grant's lineage: sign first, so both sides hold that row)
-src_signer=$(q src "$SIGNER_SQL")
-src_tables=$(q src "$TABLES_SQL")
-src_seqs=$(q src "$SEQS_SQL")
-src_docs=$(q src "$DOCS_SQL")
+src_signer=$(qn src "$SIGNER_SQL")
+src_tables=$(qn src "$TABLES_SQL")
+src_seqs=$(qn src "$SEQS_SQL")
+src_docs=$(qn src "$DOCS_SQL")
 src_list=$(as src dr_app "$LIST_SQL")
-src_macs=$(q src "$MACS_SQL")
+src_macs=$(qn src "$MACS_SQL")
 src_kept=$(as src dr_app "$KEPT_SQL")
 src_channel=$(as src dr_app "$CHANNEL_SQL")
-src_max_event=$(q src "SELECT max(sequence) FROM workload.events")
-src_events=$(q src "SELECT count(*) FROM workload.events")
-src_max_seq=$(q src "SELECT max(seq) FROM workload.workloads")
-n_specs=$(q src "SELECT count(*) FROM workload.specs")
-n_ckpt=$(q src "SELECT count(*) FROM workload.checkpoints")
+src_max_event=$(qn src "SELECT max(sequence) FROM workload.events")
+src_events=$(qn src "SELECT count(*) FROM workload.events")
+src_max_seq=$(qn src "SELECT max(seq) FROM workload.workloads")
+n_specs=$(qn src "SELECT count(*) FROM workload.specs")
+n_ckpt=$(qn src "SELECT count(*) FROM workload.checkpoints")
 is "$src_macs" "$((2 * n_specs)) grants, $((2 * n_specs)) verify; $n_ckpt checkpoints, $n_ckpt verify" \
 	"in the source every stored grant, run authority and checkpoint tag verifies (the check itself is sound)"
 is "$src_kept" "g-globex=true g-revoked=false g1=true g2=true" "in the source the kept grants verify, the revoked one does not"
@@ -276,6 +268,12 @@ else
 	not_ok "pg_restore without session_replication_role = replica is refused by the raw-write guard (rc $plain_rc)"
 	echo "$plain_out" | head -n 5 | sed 's/^/#   /'
 fi
+if grep -q "HINT:  Restore as a superuser with PGOPTIONS='-c session_replication_role=replica' pg_restore --single-transaction" <<<"$plain_out"; then
+	ok "its refusal names the documented command in a HINT"
+else
+	not_ok "its refusal names the documented command in a HINT"
+	echo "$plain_out" | head -n 5 | sed 's/^/#   /'
+fi
 
 on_dst_tool psql -X -qAt -d postgres -c "CREATE DATABASE $DB" >/dev/null || bail "no database on the new cluster"
 restore_out=$(PGOPTIONS='-c session_replication_role=replica' on_dst_tool pg_restore --single-transaction -d "$DB" "$DUMP_DIR/$DB.dump" 2>&1)
@@ -297,21 +295,21 @@ if tick_started; then ok "the tick runs in the restored database"; else not_ok "
 sleep 0.5
 
 # ------------------------------------------------------ everything is there
-dst_signer=$(q dst "$SIGNER_SQL")
-is "$(q dst "$TABLES_SQL")" "$src_tables" "every table holds exactly the rows it held (keys and channel secret included)"
-is "$(q dst "$SEQS_SQL")" "$src_seqs" "both sequences are where they were"
-is "$(q dst "$DOCS_SQL")" "$src_docs" "every workload document (workload_get, with its events, attempts, checkpoints, waits, compensations) equals the one before"
+dst_signer=$(qn dst "$SIGNER_SQL")
+is "$(qn dst "$TABLES_SQL")" "$src_tables" "every table holds exactly the rows it held (keys and channel secret included)"
+is "$(qn dst "$SEQS_SQL")" "$src_seqs" "both sequences are where they were"
+is "$(qn dst "$DOCS_SQL")" "$src_docs" "every workload document (workload_get, with its events, attempts, checkpoints, waits, compensations) equals the one before"
 is "$(as dst dr_app "$LIST_SQL")" "$src_list" "the tenant's workload_list equals the one before"
-is "$(q dst "SELECT string_agg(role || ':' || tenant_id || '/' || application_id, ' ' ORDER BY role) FROM workload.tenant_members")" \
+is "$(qn dst "SELECT string_agg(role || ':' || tenant_id || '/' || application_id, ' ' ORDER BY role) FROM workload.tenant_members")" \
 	"dr_app:acme/billing dr_other:globex/app" "the tenant memberships are there"
 is "$(code dst dr_other "SELECT workload_get(dr.id('ready'))")" "WL003" "and still decide: a member of another tenant gets nothing of acme's (not found)"
 is "$(as dst dr_other "SELECT workload_get(dr.id('globex')) ->> 'state'")" "READY" "while its own workload is its to read"
 
 # ---------------------------------------------------------- keys carry over
-is "$(q dst "$MACS_SQL")" "$src_macs" "every stored grant, run authority and checkpoint tag verifies under the restored keys"
+is "$(qn dst "$MACS_SQL")" "$src_macs" "every stored grant, run authority and checkpoint tag verifies under the restored keys"
 is "$(as dst dr_app "$KEPT_SQL")" "$src_kept" "the signed grants their holders kept verify as before (workload_verify_grant), the revoked one still not"
 is "$dst_signer" "$src_signer" "the restored database signs with the key the source signed with last (no key of its own)"
-is "$(q dst "SELECT count(*) FROM workload.signing_keys") $(q dst "SELECT count(*) FROM workload.channel_secret")" "3 1" \
+is "$(qn dst "SELECT count(*) FROM workload.signing_keys") $(qn dst "SELECT count(*) FROM workload.channel_secret")" "3 1" \
 	"CREATE EXTENSION during the restore left no key or channel secret of its own"
 is "$(as dst dr_app "$CHANNEL_SQL")" "$src_channel" "the NOTIFY channel of the tenant is the same name"
 
@@ -330,7 +328,7 @@ SELECT workload_start(workload_id, claim_id, 'w1', fence) FROM dr.h('claimed');
 SELECT workload_complete(workload_id, claim_id, 'w1', fence, 'r-claimed', '{\"ok\": true}') FROM dr.h('claimed');
 SELECT workload_confirm_cancel(workload_id, claim_id, 'w1', fence) FROM dr.h('cancel-requested');
 " >/dev/null 2>"$DUMP_DIR/finish.err"
-is "$(cat "$DUMP_DIR/finish.err")$(q dst "SELECT string_agg(i.name || '=' || w.state, ' ' ORDER BY i.name) FROM dr.ids i JOIN workload.workloads w USING (workload_id) WHERE i.name IN ('ckpt', 'running', 'claimed', 'cancel-requested')")" \
+is "$(cat "$DUMP_DIR/finish.err")$(qn dst "SELECT string_agg(i.name || '=' || w.state, ' ' ORDER BY i.name) FROM dr.ids i JOIN workload.workloads w USING (workload_id) WHERE i.name IN ('ckpt', 'running', 'claimed', 'cancel-requested')")" \
 	"cancel-requested=CANCELLED ckpt=SUCCEEDED claimed=SUCCEEDED running=SUCCEEDED" \
 	"the workers holding claims complete (or confirm the cancel) with the fences they got before the dump"
 
@@ -341,9 +339,9 @@ SELECT c.workload_id FROM workload_claim('w2', '{}', 'acme', 'billing', '1 hour'
 " >/dev/null 2>"$DUMP_DIR/more.err"
 is "$(cat "$DUMP_DIR/more.err")$(as dst dr_app "SELECT workload_get(dr.id('waits-event')) ->> 'state'")" "READY" "an open wait is woken by a signal after the restore"
 new_id=$(as dst dr_app "SELECT workload_create(dr.spec('after-restore', 'g2')) ->> 'workload_id'")
-is "$(q dst "SELECT count(*) FILTER (WHERE sequence <= $src_max_event) || ' ' || (count(*) FILTER (WHERE sequence > $src_max_event) > 0) FROM workload.events")" \
+is "$(qn dst "SELECT count(*) FILTER (WHERE sequence <= $src_max_event) || ' ' || (count(*) FILTER (WHERE sequence > $src_max_event) > 0) FROM workload.events")" \
 	"$src_events true" "every event written after the restore is numbered above every restored one (the last was $src_max_event)"
-is "$(q dst "SELECT seq > $src_max_seq FROM workload.workloads WHERE workload_id = '$new_id'")" "t" \
+is "$(qn dst "SELECT seq > $src_max_seq FROM workload.workloads WHERE workload_id = '$new_id'")" "t" \
 	"a new workload's number is above every restored one"
 
 # ------------------------------------------- the guard is in force at once
@@ -356,7 +354,7 @@ is "$(code dst postgres "SET session_replication_role = replica; $RAW_INSERT")" 
 is "$(printf 'dr_app\tglobex\tapp\n' | PGOPTIONS='-c client_min_messages=warning' on_dst_tool psql -X -qAt -d "$DB" -v VERBOSITY=sqlstate \
 	-c "COPY workload.tenant_members FROM STDIN" 2>&1 | sed -n 's/^ERROR: *\([A-Z0-9]*\).*/\1/p')" "WL016" \
 	"a superuser's COPY outside that setting is refused too"
-is "$(q dst "SELECT count(*) FROM workload.tenant_members")" "2" "none of these wrote anything"
+is "$(qn dst "SELECT count(*) FROM workload.tenant_members")" "2" "none of these wrote anything"
 is "$(code dst postgres "SET session_replication_role = replica;
     CREATE TEMP TABLE staging (role name, tenant_id text, application_id text);
     COPY staging FROM PROGRAM 'printf \"dr_app\\tglobex\\tapp\\n\"';
@@ -368,16 +366,12 @@ is "$(code dst postgres "SET session_replication_role = replica;
 	"under that setting a COPY into another table cannot write a workload table on the way"
 printf 'dr_app\tglobex\tapp\n' | PGOPTIONS='-c session_replication_role=replica -c client_min_messages=warning' \
 	on_dst_tool psql -X -qAt -d "$DB" -c "COPY workload.tenant_members FROM STDIN" >/dev/null 2>&1
-is "$(q dst "SELECT count(*) FROM workload.tenant_members")" "3" \
+is "$(qn dst "SELECT count(*) FROM workload.tenant_members")" "3" \
 	"the one write it lets in is a superuser's COPY into the table itself, as a restore's"
-is "$(q dst "SELECT string_agg(DISTINCT tgenabled::text, '') FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE tgname LIKE '%raw_write_trg' AND tgrelid::regclass::text LIKE 'workload.%' AND c.relkind = 'r'")" \
+is "$(qn dst "SELECT string_agg(DISTINCT tgenabled::text, '') FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE tgname LIKE '%raw_write_trg' AND tgrelid::regclass::text LIKE 'workload.%' AND c.relkind = 'r'")" \
 	"A" "every raw-write trigger on a table is still ALWAYS enabled (a view's cannot be)"
 
 is "$(grep -c 'background worker "workload tick".*exited with exit code' "$DST_TMP/server.log")" "0" \
 	"the tick in the restored database never failed"
 
-echo "1..$n"
-if [ "$failed" != 0 ]; then
-	echo "# $failed of $n failed"
-	exit 1
-fi
+done_testing

@@ -10,18 +10,7 @@ WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$WL_ROOT/scripts/cluster.sh"
 wl_need_root
 
-. "$(dirname "$0")/tap.sh"
-q() { PGOPTIONS='-c client_min_messages=warning' psql -X -qAt -v ON_ERROR_STOP=1 -d postgres -c "$1"; }
-# wait_for SECONDS SQL EXPECTED: poll until SQL answers EXPECTED
-wait_for() {
-	local deadline=$((SECONDS + $1))
-	while [ $SECONDS -lt $deadline ]; do
-		[ "$(q "$2" 2>/dev/null)" = "$3" ] && return 0
-		sleep 0.2
-	done
-	echo "# waited $1 s for [$2] = [$3]; last answer: [$(q "$2" 2>&1)]"
-	return 1
-}
+. "$WL_ROOT/test/tap.sh"
 made() { q "SELECT count(*) FROM workload.specs WHERE idempotency_key LIKE 'schedule:every-second:%'"; }
 
 wl_cluster_start "shared_preload_libraries = 'workload'" "workload.tick_interval = '200ms'"
@@ -76,9 +65,4 @@ check "resumed, it fires again within 3 seconds" \
 	wait_for 3 "SELECT count(*) > $before FROM workload.specs WHERE idempotency_key LIKE 'schedule:every-second:%'" t
 check "the log shows no error" test "$(grep -c 'ERROR\|WARNING' "$WL_TMP/server.log")" = 0
 
-echo "1..$n"
-if [ "$failed" != 0 ]; then
-	echo "# $failed of $n failed; server log follows"
-	sed 's/^/# /' "$WL_TMP/server.log" | tail -n 40
-	exit 1
-fi
+done_testing || { note "server log follows"; tail -n 40 "$WL_TMP/server.log" | sed 's/^/# /'; exit 1; }

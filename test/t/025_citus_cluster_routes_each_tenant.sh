@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# workload on a real Citus cluster (issue 13; docs/citus-design.md): builds
-# Citus 13.2.2 from ../shared/citus, starts a coordinator and two workers on
+# workload on a real Citus cluster (docs/operations.md, "Sharding by
+# tenant"): with Citus installed, or built (test/t/citus_lib.sh; skipped
+# without either), starts a coordinator and two workers on
 # this machine with citus,workload preloaded, creates the extension on the
 # coordinator and distributes it (workload_citus_distribute), then, through
 # the coordinator: one signing key set on every node; two tenants that land
@@ -234,5 +235,4 @@ else
 fi
 rm -rf "$out"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# workload on a real Citus cluster, its tenants side by side (issue 13;
-# SPEC section 1, "Sharding by tenant is real"): a coordinator and two
+# workload on a real Citus cluster, its tenants side by side (SPEC
+# section 1, "Sharding by tenant is real"): a coordinator and two
 # workers with citus and workload preloaded on each, the tick of each node
 # running in its background worker.  Two tenants, A held by w1 and B by w2,
 # looked up, never assumed.
@@ -20,16 +20,6 @@
 # Run as root; prints TAP.
 . "$(dirname "$0")/citus_lib.sh"
 below() { [ "$1" -lt "$2" ] || { echo "#   $1 is not below $2" >&2; return 1; }; }
-# wait_for SECONDS NODE SQL EXPECTED
-wait_for() {
-	local end=$((SECONDS + $1))
-	while [ $SECONDS -lt $end ]; do
-		[ "$(on "$2" -c "$3" 2>/dev/null)" = "$4" ] && return 0
-		sleep 0.2
-	done
-	echo "#   waited $1 s on $2 for [$3] = [$4]; last: [$(on "$2" -c "$3" 2>&1 | head -n 3)]" >&2
-	return 1
-}
 ms() { echo $(($(date +%s%N) / 1000000)); }
 
 export WL_CITUS_LIBS='citus,workload'
@@ -130,13 +120,13 @@ end=$((SECONDS + 15))
 until grep -q "LISTEN" "$T/worker.log" || [ $SECONDS -ge $end ]; do sleep 0.2; done
 check "the worker given the coordinator's address moves to the node holding $B (its log says so)" \
 	grep -q "is held by the node at localhost:$WL_CITUS_W2_PORT" "$T/worker.log"
-check "... and it listens on w2" wait_for 5 w2 \
+check "... and it listens on w2" wait_on 5 w2 \
 	"SELECT count(*) > 0 FROM pg_stat_activity WHERE application_name = 'workload-worker'" t
 sleep 0.5
 t0=$(ms)
 woke=$(create "$B" "wake-1")
 check "a workload created through the coordinator is run by it well before its 60 s poll" \
-	wait_for 10 coord "SELECT workload_get('$woke') ->> 'state'" SUCCEEDED
+	wait_on 10 coord "SELECT workload_get('$woke') ->> 'state'" SUCCEEDED
 echo "# created through the coordinator, completed by the worker on w2 after $(($(ms) - t0)) ms"
 kill -TERM "$wpid"; wait "$wpid" 2>/dev/null
 
@@ -156,7 +146,7 @@ done
 late=$(on coord -c "SELECT workload_create($(spec "$B" "late") || '{\"timeouts\": {\"claim_ms\": 1000}}'::jsonb) ->> 'workload_id'")
 on coord -c "SELECT count(*) FROM workload_claim_id('$late', 'slow', '{}', '1 hour')" >/dev/null
 check "a claim of $B not started within its claim timeout is timed out by its node's tick" \
-	wait_for 15 coord "SELECT string_agg(outcome, ',') FROM workload.attempt_log WHERE workload_id = '$late'" TIMED_OUT
+	wait_on 15 coord "SELECT string_agg(outcome, ',') FROM workload.attempt_log WHERE workload_id = '$late'" TIMED_OUT
 for i in 1 2 3; do create "$A" "lost-$i" >/dev/null; done
 create "$B" "lost-b" >/dev/null
 on coord -c "SELECT count(*) FROM workload_claim('gone', '{}', '$A', 'billing', '2 seconds', 100, true)" >/dev/null
@@ -176,16 +166,16 @@ done
 check "with w1 killed, $B creates, claims and completes 20 workloads through the coordinator" eq "$ok_b" 20
 [ -s "$T/during.err" ] && sed 's/^/#   /' "$T/during.err" | head -n 5
 check "... and w2's tick recovers $B's expired lease meanwhile (its first attempt WORKER_LOST)" \
-	wait_for 15 coord "SELECT a.outcome FROM workload.attempts a WHERE a.tenant_id = '$B' AND a.attempt_number = 1
+	wait_on 15 coord "SELECT a.outcome FROM workload.attempts a WHERE a.tenant_id = '$B' AND a.attempt_number = 1
 		AND a.workload_seq = (SELECT s.workload_seq FROM workload.specs s WHERE s.tenant_id = '$B' AND s.idempotency_key = 'lost-b')" WORKER_LOST
 echo "# w1 was down for $((SECONDS - t_kill)) s"
 wl_citus_node w1 start
 check "after w1 restarts, every completion of $A acknowledged before the kill is there" \
-	wait_for 30 coord "SELECT count(*) FILTER (WHERE d ->> 'state' = 'SUCCEEDED' AND d -> 'result' ->> 'result_id' = 'r-' || id)
+	wait_on 30 coord "SELECT count(*) FILTER (WHERE d ->> 'state' = 'SUCCEEDED' AND d -> 'result' ->> 'result_id' = 'r-' || id)
 		FROM unnest(string_to_array('$(echo $acked_a | tr ' ' ',')', ',')) id, LATERAL workload_get(id) d" 2
 nlost=$(echo $lost_a | wc -w)
 check "... and w1's tick recovers the $nlost leases of $A that expired while it was down" \
-	wait_for 30 coord "SELECT count(*) FROM unnest(string_to_array('$(echo $lost_a | tr ' ' ',')', ',')) id,
+	wait_on 30 coord "SELECT count(*) FROM unnest(string_to_array('$(echo $lost_a | tr ' ' ',')', ',')) id,
 		LATERAL workload_get(id) d WHERE d ->> 'state' = 'READY'
 		AND d -> 'attempts' -> -1 ->> 'outcome' = 'WORKER_LOST'" "$nlost"
 check "$A's events are all numbered on w1, in its own range, each once" \
@@ -199,5 +189,4 @@ check "workload_purge on the coordinator purges nothing: it holds no shard" \
 check "run on every node, each purges its own shards: all $fin finished workloads" \
 	eq "$(on coord -c "SELECT sum(result::bigint) FROM run_command_on_all_nodes('SELECT workload_purge(''0 seconds'', 10000)')")|$(on coord -c "SELECT count(*) FROM workload.workloads WHERE state IN ('SUCCEEDED', 'CANCELLED')")" "$fin|0"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing

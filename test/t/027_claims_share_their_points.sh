@@ -15,12 +15,7 @@ WL_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$WL_ROOT/scripts/cluster.sh"
 wl_need_root
 
-. "$(dirname "$0")/tap.sh"
-# is GOT WANT DESCRIPTION
-is() {
-	check "$3" test "$1" = "$2"
-	[ "$1" = "$2" ] || { echo "#   got:      '$1'"; echo "#   expected: '$2'"; }
-}
+. "$WL_ROOT/test/tap.sh"
 cd "$WL_ROOT"	# helpers.sql is read relative to here
 wl_cluster_start "shared_preload_libraries = 'workload'" "workload.tick_interval = '10s'"
 
@@ -103,9 +98,4 @@ is "$(echo "$out" | tr '\n' ' ')" "e1 e2,e3 READY e4 e5 e2 " \
 
 check "the log shows no error" test "$(grep -c 'ERROR' "$WL_TMP/server.log")" = 0
 
-echo "1..$n"
-if [ "$failed" != 0 ]; then
-	echo "# $failed of $n failed; server log follows"
-	sed 's/^/# /' "$WL_TMP/server.log" | tail -n 40
-	exit 1
-fi
+done_testing || { note "server log follows"; tail -n 40 "$WL_TMP/server.log" | sed 's/^/# /'; exit 1; }

@@ -2,7 +2,7 @@
 # (test/t/0NN_*.sh); not a test itself.  Each test gets its own database on
 # the cluster in PGHOST/PGPORT when one answers (test/run-all.sh starts one),
 # else on a throwaway cluster of its own (scripts/cluster.sh; needs root).
-# Output is TAP: "ok N - ...", "not ok N - ...", "# ..." and "1..N".
+# Output is TAP, through test/tap.sh.
 set -uo pipefail
 WL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 T_NAME=$(basename "$0" .sh)
@@ -11,33 +11,8 @@ T_TASK="$WL_ROOT/test/t/worker_task.sh"
 T_WORKER=${WL_WORKER:-$("${PG_CONFIG:-pg_config}" --bindir)/workload-worker}
 T_OWN_CLUSTER=0
 T_RECOVERY_PID=""
-T_N=0
-T_FAILED=0
 declare -A WPID=()
-
-ok() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
-not_ok() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }
-note() { echo "# $*"; }
-# is GOT WANT DESCRIPTION
-is() {
-	if [ "$1" = "$2" ]; then ok "$3"; else
-		not_ok "$3"; note "  got:      '$1'"; note "  expected: '$2'"; fi
-}
-# check DESCRIPTION command...: ok when the command succeeds
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-
-# q SQL: one query as the superuser, unaligned, no headers
-q() { psql -X -qAt -v ON_ERROR_STOP=1 -c "$1"; }
-
-# wait_until SECONDS SQL: until the query answers t (true) or time is up
-wait_until() {
-	local end=$((SECONDS + $1))
-	while [ $SECONDS -lt $end ]; do
-		[ "$(q "$2" 2>/dev/null)" = t ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
+. "$WL_ROOT/test/tap.sh"
 
 # wait_file SECONDS PATH
 wait_file() {
@@ -110,17 +85,16 @@ t_setup() {
 		T_OWN_CLUSTER=1
 	fi
 	if [ ! -x "$T_WORKER" ]; then
-		echo "Bail out! $T_WORKER is not installed (run make install, or test/run-all.sh)"
-		exit 1
+		bail "$T_WORKER is not installed (run make install, or test/run-all.sh)"
 	fi
 	T_DIR=$(mktemp -d /tmp/wlt.XXXXXX)
 	export T_DIR
 	trap t_cleanup EXIT
 	psql -X -qAt -d postgres -c "DROP DATABASE IF EXISTS $T_DB WITH (FORCE)" >/dev/null 2>&1
-	psql -X -qAt -d postgres -c "CREATE DATABASE $T_DB" >/dev/null || { echo "Bail out! no database"; exit 1; }
+	psql -X -qAt -d postgres -c "CREATE DATABASE $T_DB" >/dev/null || bail "no database"
 	export PGDATABASE=$T_DB
 	psql -X -q -v ON_ERROR_STOP=1 -f "$WL_ROOT/test/t/worker_setup.sql" >"$T_DIR/setup.log" 2>&1 \
-		|| { echo "Bail out! setup failed"; sed 's/^/# /' "$T_DIR/setup.log"; exit 1; }
+		|| { sed 's/^/# /' "$T_DIR/setup.log"; bail "setup failed"; }
 }
 
 t_cleanup() {
@@ -132,7 +106,7 @@ t_cleanup() {
 	done
 	if [ -n "$T_RECOVERY_PID" ]; then kill "$T_RECOVERY_PID" 2>/dev/null; wait "$T_RECOVERY_PID" 2>/dev/null; fi
 	wait 2>/dev/null
-	if [ "$T_FAILED" != 0 ] || [ "${T_VERBOSE:-0}" = 1 ]; then
+	if [ "$TAP_FAILED" != 0 ] || [ "${T_VERBOSE:-0}" = 1 ]; then
 		for f in "$T_DIR"/*.log; do
 			[ -f "$f" ] || continue
 			note "--- $(basename "$f") (last 40 lines)"
@@ -142,10 +116,4 @@ t_cleanup() {
 	rm -rf "$T_DIR"
 	psql -X -qAt -d postgres -c "DROP DATABASE IF EXISTS $T_DB WITH (FORCE)" >/dev/null 2>&1
 	[ "$T_OWN_CLUSTER" = 1 ] && wl_cluster_stop
-}
-
-# done_testing: the plan line, and the exit status
-done_testing() {
-	echo "1..$T_N"
-	[ "$T_FAILED" = 0 ]
 }
