@@ -11,8 +11,11 @@ import uuid
 import psycopg
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-import workload  # noqa: E402
+try:
+    import workload  # the installed package (test/clients/python.sh installs it)
+except ImportError:  # a checkout: the source beside the tests
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    import workload  # noqa: E402
 
 APP = "app"
 
