@@ -4,7 +4,7 @@
 # setup.sql, and exports the connection strings the tests read:
 # WL_ADMIN_DSN (the superuser: signs grants, adds memberships, recovers
 # leases), WL_APP_DSN (wlc_app, a workload_client) and WL_WORKER_DSN
-# (wlc_worker, a workload_worker).
+# (wlc_worker, a workload_worker); WL_*_URL are the same as URLs.
 set -uo pipefail
 WL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 C_OWN_CLUSTER=0
@@ -27,6 +27,11 @@ c_setup() {
 	export WL_ADMIN_DSN="$where user=${PGUSER:-postgres}"
 	export WL_APP_DSN="$where user=wlc_app"
 	export WL_WORKER_DSN="$where user=wlc_worker"
+	# the same as URLs (node-postgres reads no key=value strings)
+	local q="?host=$PGHOST&port=$PGPORT"
+	WL_ADMIN_URL="postgresql://${PGUSER:-postgres}@/$db$q"
+	WL_APP_URL="postgresql://wlc_app@/$db$q"
+	WL_WORKER_URL="postgresql://wlc_worker@/$db$q"
 	trap c_cleanup EXIT
 }
 c_cleanup() {
