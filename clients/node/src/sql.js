@@ -33,6 +33,11 @@ export const doneChannel = (channel) => `${channel}_done`;
 // the workload, the done channel and the workload id (pg_notify, at commit).
 const FENCE = '$1, $2, $3, $4, $5';
 export const EXECUTION_CONTEXT = `SELECT workload_execution_context(${FENCE}, $6::text[]) AS v`;
+// the contexts of a claim's rows in one statement (tenant, worker_id, secret references,
+// items); a refusal of any one refuses the statement, and each then asks on its own
+export const EXECUTION_CONTEXTS = `SELECT x.workload_id, workload_execution_context($1, x.workload_id,
+  x.claim_id, $2, x.fencing_token, $3::text[]) AS v FROM jsonb_to_recordset($4::jsonb)
+  AS x(workload_id text, claim_id text, fencing_token bigint)`;
 export const RESUME = `SELECT workload_resume(${FENCE}, $6::jsonb) AS v`;
 export const CHECKPOINT = `SELECT workload_checkpoint(${FENCE}, $6::jsonb) AS v`;
 export const HEARTBEAT = `SELECT workload_heartbeat(${FENCE}, $6::interval, $7::jsonb) AS v`;

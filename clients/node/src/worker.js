@@ -355,6 +355,7 @@ export class Worker {
         backoff = Math.min(backoff * 2, this.poll);
         continue;
       }
+      if (rows.length && rows[0].execution_context == null) await this._withContexts(rows);
       for (const row of rows) this._start(row);
       if (rows.length) backoff = 0.25;
       if (rows.length === want) continue;   // maybe more: claim again when a slot is free
@@ -366,6 +367,22 @@ export class Worker {
       if (backoff >= this.poll) {   // a quiet round: is the tenant still on this node?
         await this._relocate().catch((e) => this._hook('error', e));
       }
+    }
+  }
+
+  /**
+   * Adds the execution contexts to claimed rows, asked for in one statement
+   * (a claim without context).  When that is refused (one item's authority
+   * lapsed, say), the rows go without, and each job asks for its own.
+   */
+  async _withContexts(rows) {
+    const items = JSON.stringify(rows.map((r) => ({ workload_id: r.workload_id, claim_id: r.claim_id, fencing_token: Number(r.fencing_token) })));
+    try {
+      const got = new Map((await this._call(SQL.EXECUTION_CONTEXTS, [this.tenant, this.workerId, this.secretReferences, items]))
+        .map((r) => [r.workload_id, r.v]));
+      for (const r of rows) r.execution_context = got.get(r.workload_id) ?? null;
+    } catch (e) {
+      if (!(e instanceof WorkloadError) && isConnectionError(e)) this._hook('error', e);
     }
   }
 

@@ -44,6 +44,11 @@ def done_channel(channel: str) -> str:
 # done channel and the workload id for pg_notify, which is sent at commit.
 FENCE = "%s, %s, %s, %s, %s"
 EXECUTION_CONTEXT = f"SELECT workload_execution_context({FENCE}, %s::text[])"
+# the contexts of a claim's rows in one statement (tenant, worker_id, secret references,
+# items); a refusal of any one refuses the statement, and each then asks on its own
+EXECUTION_CONTEXTS = ("SELECT x.workload_id, workload_execution_context(%s, x.workload_id, "
+                      "x.claim_id, %s, x.fencing_token, %s::text[]) FROM jsonb_to_recordset(%s::jsonb) "
+                      "AS x(workload_id text, claim_id text, fencing_token bigint)")
 RESUME = f"SELECT workload_resume({FENCE}, %s)"
 CHECKPOINT = f"SELECT workload_checkpoint({FENCE}, %s)"
 HEARTBEAT = f"SELECT workload_heartbeat({FENCE}, %s, %s)"

@@ -444,6 +444,8 @@ class Worker:
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, self.poll)
                 continue
+            if rows and rows[0][9] is None:
+                rows = await self._with_contexts(rows)
             for row in rows:
                 self._start(row)
             if rows:
@@ -459,6 +461,19 @@ class Worker:
                     await self._relocate()
                 except psycopg.Error as e:
                     self._hook("error", e)
+
+    async def _with_contexts(self, rows: List[tuple]) -> List[tuple]:
+        """The claimed rows with their execution contexts, asked for in one statement
+        (a claim without ``context``).  When that is refused (one item's authority
+        lapsed, say), the rows go without, and each job asks for its own."""
+        items = json.dumps([{"workload_id": r[0], "claim_id": r[1], "fencing_token": r[2]}
+                            for r in rows])
+        try:
+            got = dict(await self._call(_sql.EXECUTION_CONTEXTS, (
+                self.tenant, self.worker_id, self.secret_references, items)))
+        except (WorkloadError, psycopg.Error):
+            return rows
+        return [tuple(r[:9]) + (got.get(r[0]),) for r in rows]
 
     async def _sleep(self, timeout: Optional[float]) -> bool:
         """Until woken (a notification, a finished job, stop) or ``timeout``: whether woken."""
