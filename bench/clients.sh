@@ -5,9 +5,10 @@
 # with a no-op handler and concurrency C (default 16) in Python
 # (clients/python) and in Node.js (clients/node), against the SQL-level
 # batched cycle (bench/clients/sql_cycle.pgbench: workload_claim with
-# max_items => C, then workload_complete_many, one pgbench client), in one
-# run on one throwaway cluster.  Each variant drains a tenant of its own,
-# preloaded with P READY workloads (default 60000); jobs/s is the growth of
+# max_items => C, then workload_complete_many, one pgbench client), and
+# beside it that cycle with the execution contexts the libraries ask for
+# (sql_cycle_context.pgbench), in one run on one throwaway cluster.  Each variant drains a tenant of its own,
+# preloaded with P READY workloads (default 100000); jobs/s is the growth of
 # that tenant's results between two samples T seconds apart (default 10),
 # taken from 1 s after its first result, over the server's clock.  The
 # variants run one after another, R rounds (default 1), interleaved.  Writes
@@ -16,7 +17,7 @@
 set -euo pipefail
 WL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_W=10
-PRELOAD=60000
+PRELOAD=100000
 CONC=16
 ROUNDS=1
 BUILD=1
@@ -78,11 +79,11 @@ measure() {
 	a=$(done_now "$t")
 	sleep "$SECONDS_W"
 	b=$(done_now "$t")
-	kill -TERM $pid 2>/dev/null || true
-	wait $pid 2>/dev/null || true
 	local left
 	left=$(q "SELECT count(*) FROM workload.workloads WHERE tenant_id = '$t' AND state = 'READY'")
-	[ "$left" -gt 0 ] || echo "warning: $t ran dry; raise --preload" >&2
+	kill -TERM $pid 2>/dev/null || true
+	wait $pid 2>/dev/null || true
+	[ "$left" -gt 0 ] || { echo "$t ran dry within its window: raise --preload" >&2; exit 1; }
 	awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.0f\n", (y[1] - x[1]) / (y[2] - x[2]) }'
 }
 
@@ -90,13 +91,16 @@ CONN="host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=wlc_worker"
 URL="postgresql://wlc_worker@/$PGDATABASE?host=$PGHOST&port=$PGPORT"
 declare -A R
 for r in $(seq 1 "$ROUNDS"); do
-	for v in sql python node; do
+	for v in sql ctx python node; do
 		t="$v$r"
 		preload "$t"
 		case $v in
 		sql) R[$v,$r]=$(measure "$t" "$WL_PG_BIN/pgbench" -n -M prepared -c 1 -T $((SECONDS_W + 30)) \
 			-U wlc_worker -h "$PGHOST" -p "$PGPORT" -D tenant="$t" -D batch="$CONC" \
 			-f "$WL_ROOT/bench/clients/sql_cycle.pgbench" "$PGDATABASE") ;;
+		ctx) R[$v,$r]=$(measure "$t" "$WL_PG_BIN/pgbench" -n -M prepared -c 1 -T $((SECONDS_W + 30)) \
+			-U wlc_worker -h "$PGHOST" -p "$PGPORT" -D tenant="$t" -D batch="$CONC" \
+			-f "$WL_ROOT/bench/clients/sql_cycle_context.pgbench" "$PGDATABASE") ;;
 		python) R[$v,$r]=$(measure "$t" env PYTHONPATH="$WL_ROOT/clients/python" /usr/bin/python3 \
 			"$WL_ROOT/bench/clients/noop.py" "$CONN" "$t" "$CONC") ;;
 		node) R[$v,$r]=$(cd "$WL_ROOT/clients/node" && measure "$t" node "$WL_ROOT/bench/clients/noop.mjs" "$URL" "$t" "$CONC") ;;
@@ -106,7 +110,7 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 
 median() { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-for v in sql python node; do
+for v in sql ctx python node; do
 	vals=""
 	for r in $(seq 1 "$ROUNDS"); do vals="$vals ${R[$v,$r]}"; done
 	eval "MED_$v=$(echo $vals | median)"
@@ -125,15 +129,17 @@ commit=$(git -C "$WL_ROOT" rev-parse --short HEAD)$(git -C "$WL_ROOT" diff --qui
 	echo "- machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), $(. /etc/os-release; echo "$PRETTY_NAME"), $("$WL_PG_BIN/postgres" --version), Python $(/usr/bin/python3 -c 'import platform; print(platform.python_version())') with psycopg $(/usr/bin/python3 -c 'import psycopg; print(psycopg.__version__)'), Node.js $(node --version) with pg $(node -p "require('$WL_ROOT/clients/node/node_modules/pg/package.json').version")"
 	echo "- settings: fsync on, synchronous_commit on, shared_buffers 512MB; each variant drains its own tenant of $PRELOAD READY workloads; window $SECONDS_W s from 1 s after its first result; $ROUNDS round(s)"
 	echo
-	echo "| variant | what runs | jobs/s (median) | per round | ratio to the SQL cycle |"
-	echo "|---|---|---|---|---|"
-	echo "| SQL cycle | pgbench, 1 client: \`workload_claim(max_items => $CONC, start => true)\` + \`workload_complete_many\` | $MED_sql | $ALL_sql | 1.00 |"
-	echo "| Python | \`run_worker(..., concurrency=$CONC)\`, a no-op handler, 1 process | $MED_python | $ALL_python | $(ratio "$MED_python" "$MED_sql") |"
-	echo "| Node.js | \`runWorker({concurrency: $CONC})\`, a no-op handler, 1 process | $MED_node | $ALL_node | $(ratio "$MED_node" "$MED_sql") |"
+	echo "| variant | what runs | jobs/s (median) | per round | ratio to the SQL cycle | ratio to it with contexts |"
+	echo "|---|---|---|---|---|---|"
+	echo "| SQL cycle | pgbench, 1 client: \`workload_claim(max_items => $CONC, start => true)\` + \`workload_complete_many\` | $MED_sql | $ALL_sql | 1.00 | |"
+	echo "| SQL cycle with contexts | the same, and one statement asking \`workload_execution_context\` for the claimed rows | $MED_ctx | $ALL_ctx | $(ratio "$MED_ctx" "$MED_sql") | 1.00 |"
+	echo "| Python | \`run_worker(..., concurrency=$CONC)\`, a no-op handler, 1 process | $MED_python | $ALL_python | $(ratio "$MED_python" "$MED_sql") | $(ratio "$MED_python" "$MED_ctx") |"
+	echo "| Node.js | \`runWorker({concurrency: $CONC})\`, a no-op handler, 1 process | $MED_node | $ALL_node | $(ratio "$MED_node" "$MED_sql") | $(ratio "$MED_node" "$MED_ctx") |"
 	echo
-	echo "Each library worker also does per job what the SQL cycle leaves out: it asks"
-	echo "\`workload_execution_context\` for each claimed workload (unless the claim hands it"
-	echo "out), announces each finish on the tenant's done channel (\`pg_notify\`), and"
-	echo "runs the handler (Python: in a thread)."
+	echo "Each library worker does per job what the SQL cycle leaves out: it has the server"
+	echo "verify the execution context of each claimed workload (its grant and run authority:"
+	echo "the \"with contexts\" row is that cost alone), announces each finish on the tenant's"
+	echo "done channel (\`pg_notify\`), and runs the handler (Python: in a thread), with the"
+	echo "heartbeats and the claim loop around it."
 } >"$out"
 cat "$out"
