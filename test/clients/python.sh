@@ -22,8 +22,11 @@ T=$(mktemp -d /tmp/wlc-py.XXXXXX)
 trap 'rm -rf "$T"; c_cleanup' EXIT
 n=0
 # the documented install: a venv that sees Debian's psycopg, pip without the network
+# (from a copy: pip builds in the source tree, and the checkout stays as it is)
 $PY -m venv --system-site-packages "$T/venv" >/dev/null
-if "$T/venv/bin/pip" install -q --no-build-isolation --no-index "$WL_ROOT/clients/python" >"$T/pip.log" 2>&1 \
+cp -r "$WL_ROOT/clients/python" "$T/src"
+rm -rf "$T/src/build" "$T/src"/*.egg-info
+if "$T/venv/bin/pip" install -q --no-build-isolation --no-index "$T/src" >"$T/pip.log" 2>&1 \
 	&& (cd "$T" && "$T/venv/bin/python" -c 'import workload, sys; sys.exit(not workload.__file__.startswith(sys.prefix))'); then
 	n=$((n + 1)); echo "ok $n - python: pip install ./clients/python works offline (--no-build-isolation --no-index)"
 else
