@@ -103,6 +103,13 @@ for t in "$WL_ROOT"/test/t/[0-9][0-9][0-9]_*.sh; do
 done
 
 if [ "$TIER" = full ]; then
+	# The client libraries (clients/python, clients/node) end to end against
+	# this cluster: each installs what it needs, makes its own database,
+	# prints TAP.
+	for t in python node; do
+		run_suite "clients-$t" bash "$WL_ROOT/test/clients/$t.sh"
+	done
+
 	# Faults: crash recovery, 32 concurrent workers, hostile input, failover to
 	# a synchronous standby, upgrade paths (short forms; --long in
 	# test/reliability/run.sh for the long ones).  Each starts its own clusters.
