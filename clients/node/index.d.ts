@@ -111,6 +111,28 @@ export class Client {
   wait(workloadId: string, options?: { timeout?: number; poll?: number }): Promise<Doc>;
 }
 
+/** What workload_execution_context answers for a claim: what the run may use, verified by the server. */
+export interface ExecutionContext {
+  workload_id: string;
+  tenant_id: string;
+  application_id: string;
+  definition_id: string;
+  definition_revision: string;
+  environment: string;
+  attempt_id: string;
+  attempt: number;
+  claim_id: string;
+  /** a JSON number in the document (the claim's fencingToken is the exact string) */
+  fencing_token: number;
+  lease_expires_at: string;
+  /** the effective scopes: the grant's capabilities within the workload's capability_snapshot */
+  capabilities: string[];
+  connection_scopes: string[];
+  /** the worker's secretReferences (none unless it names some) */
+  secret_references: string[];
+  [field: string]: Json;
+}
+
 /** One claimed workload, as the handler sees it. */
 export interface Context {
   readonly workloadId: string;
@@ -123,8 +145,8 @@ export interface Context {
   readonly definitionRevision: string;
   readonly input: any;
   readonly checkpointSequence: number;
-  /** workload_execution_context's verified document */
-  readonly executionContext: Doc;
+  /** workload_execution_context's verified document, handed out with the claim (context: true) */
+  readonly executionContext: ExecutionContext;
   readonly tenant: string;
   readonly application: string;
   readonly workerId: string;
@@ -168,6 +190,8 @@ export interface WorkerOptions {
   secretReferences?: string[];
   poolSize?: number;
   handleSignals?: boolean;
+  /** true (the default): each claim hands out its workloads' execution contexts; false: asked for in a second statement */
+  context?: boolean;
 }
 
 export class Worker {

@@ -14,7 +14,11 @@ export const CLAIM_HAS_CONTEXT = `SELECT EXISTS (SELECT 1 FROM pg_proc
 const COLUMNS = 'workload_id, claim_id, fencing_token, lease_expires_at, attempt, ' +
   'definition_id, definition_revision, input, checkpoint_sequence';
 
-/** The claim (and start); with the context, each row carries its verified execution context. */
+/**
+ * The claim (and start); with the context, each row carries its verified
+ * execution context, and work whose authority no longer holds is
+ * dead-lettered by the claim.
+ */
 export function claimSql(withContext) {
   return withContext
     ? `SELECT ${COLUMNS}, execution_context FROM workload_claim($1, $2::text[], $3, $4, $5::interval, $6, start => true, context => true)`

@@ -43,7 +43,7 @@ class Job {
     this.definitionRevision = row.definition_revision;
     this.input = row.input;
     this.checkpointSequence = row.checkpoint_sequence;
-    /** workload_execution_context's verified document: capabilities, scopes, attempt id */
+    /** what workload_execution_context answers for this claim (parsed): capabilities, scopes, attempt id, ... */
     this.executionContext = row.execution_context;
     this.tenant = worker.tenant;
     this.application = worker.application;
@@ -109,7 +109,7 @@ export class Worker {
   constructor({
     connection, tenant, application, capabilities = [], concurrency = 1, lease = 30, batch,
     workerId, poll = 5, grace = 30, hooks = {}, expectedSnapshots = null, secretReferences = [],
-    poolSize, handleSignals = false,
+    poolSize, handleSignals = false, context = true,
   }, handler) {
     if (typeof handler !== 'function') throw new TypeError('a worker needs a handler function');
     if (!(concurrency >= 1)) throw new RangeError('concurrency must be at least 1');
@@ -130,6 +130,7 @@ export class Worker {
     this.secretReferences = [...secretReferences];
     this.poolSize = poolSize ?? 2 + Math.floor(concurrency / 4);
     this.handleSignals = handleSignals;
+    this.context = context;
     this._jobs = new Map();
     this._running = new Map();
     this._handlersRunning = 0;
@@ -203,7 +204,9 @@ export class Worker {
         this._target = { ...this.base, host: node[0], port: Number(node[1]) };
         this._where = node;
       }
-      this._claimSql = SQL.claimSql((await c.query(SQL.CLAIM_HAS_CONTEXT)).rows[0].yes);
+      // the claim's context names no secret references: with some, they are asked for
+      const hasContext = (await c.query(SQL.CLAIM_HAS_CONTEXT)).rows[0].yes;
+      this._claimSql = SQL.claimSql(this.context && hasContext && !this.secretReferences.length);
     } finally {
       await c.end().catch(() => {});
     }
@@ -668,7 +671,9 @@ class Completer {
  * heartbeats every third), batch (claims per call, default concurrency),
  * workerId, poll (longest sleep between claims without a notification, 5 s),
  * grace (seconds the running handlers get after SIGTERM, 30), hooks,
- * expectedSnapshots, secretReferences, poolSize.
+ * expectedSnapshots, secretReferences, poolSize, context (true: each claim
+ * hands out its workloads' execution contexts; false: they are asked for in
+ * a second statement).
  */
 export async function runWorker(options, handler) {
   await new Worker({ handleSignals: true, ...options }, handler).run();

@@ -1,7 +1,7 @@
 // Compiled with tsc (npm test) against index.d.ts: the types say what the API is.
 import {
   Client, ClaimInvalidError, FenceError, PermanentError, Worker, grant, runWorker,
-  type Context, type Doc, type Hooks, type SignedGrant,
+  type Context, type Doc, type ExecutionContext, type Hooks, type SignedGrant,
 } from '@workload/client';
 
 declare const signed: SignedGrant;
@@ -24,15 +24,18 @@ const hooks: Hooks = {
 };
 
 async function work(): Promise<void> {
-  await runWorker({ tenant: 'acme', application: 'billing', concurrency: 2, hooks }, async (input, ctx: Context) => {
+  await runWorker({ tenant: 'acme', application: 'billing', concurrency: 2, hooks, context: true }, async (input, ctx: Context) => {
     const from = (await ctx.resume()) ?? { page: 0 };
     await ctx.checkpoint({ page: from.page + 1 });
     ctx.signal.addEventListener('abort', () => {});
     if (ctx.cancelled) throw new PermanentError('stopped', 'cancelled_by_user');
     const token: string = ctx.fencingToken;
-    return { token, caps: ctx.executionContext.capabilities };
+    const granted: ExecutionContext = ctx.executionContext;
+    const scopes: string[] = granted.connection_scopes;
+    const attemptId: string = granted.attempt_id;
+    return { token, caps: granted.capabilities, scopes, attemptId, refs: granted.secret_references };
   });
-  const w = new Worker({ tenant: 'acme', application: 'billing' }, () => undefined);
+  const w = new Worker({ tenant: 'acme', application: 'billing', context: false, secretReferences: ['secret://vault/smtp'] }, () => undefined);
   w.stop();
   await w.run();
 }

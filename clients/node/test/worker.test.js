@@ -121,7 +121,9 @@ test('work whose grant expired is never run', async () => {
     await w.stop();
   }
   assert.deepEqual(ran, []);
-  assert.equal((await client.get(id)).last_failure.kind, 'authorization_denied');
+  // the claim dead-letters it, with the cause (SPEC section 5.1)
+  const last = (await client.get(id)).events.at(-1);
+  assert.deepEqual([last.to_state, last.actor, last.evidence], ['DEAD_LETTER', 'workload.claim', { cause: 'authorization_expired' }]);
   await client.close();
 });
 

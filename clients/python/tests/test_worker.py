@@ -143,7 +143,10 @@ def test_work_whose_grant_expired_is_never_run(admin, tenant, start_worker):
         wait_for(lambda: c.get(wid)["state"] == "DEAD_LETTER")
         w.stop()
         assert ran == []
-        assert c.get(wid)["last_failure"]["kind"] == "authorization_denied"
+        # the claim dead-letters it, with the cause (SPEC section 5.1)
+        last = c.get(wid)["events"][-1]
+        assert (last["to_state"], last["actor"], last["evidence"]) == (
+            "DEAD_LETTER", "workload.claim", {"cause": "authorization_expired"})
 
 
 def test_setup_refusal_is_raised(client, worker_dsn):

@@ -22,7 +22,8 @@ _CLAIM_COLUMNS = ("workload_id, claim_id, fencing_token, lease_expires_at, attem
 
 
 def claim_sql(with_context: bool) -> str:
-    """The claim (and start): with the context, each row carries its verified execution context."""
+    """The claim (and start): with the context, each row carries its verified execution
+    context, and work whose authority no longer holds is dead-lettered by the claim."""
     if with_context:
         return (f"SELECT {_CLAIM_COLUMNS}, execution_context FROM workload_claim("
                 "%s, %s::text[], %s, %s, %s, %s, start => true, context => true)")

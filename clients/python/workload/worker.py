@@ -70,6 +70,9 @@ class Job:
         (self.workload_id, self.claim_id, self.fencing_token, self.lease_expires_at,
          self.attempt, self.definition_id, self.definition_revision, self.input,
          self.checkpoint_sequence, self.execution_context) = row
+        # execution_context: what workload_execution_context answers for this claim (a dict:
+        # capabilities, connection_scopes, secret_references, attempt_id, ...), verified by
+        # the server before the handler runs
         self.tenant = worker.tenant
         self.application = worker.application
         self.worker_id = worker.worker_id
@@ -201,7 +204,8 @@ class Worker:
                  concurrency: int = 1, lease: float = 30.0, batch: Optional[int] = None,
                  worker_id: Optional[str] = None, poll: float = 5.0, grace: float = 30.0,
                  hooks: Optional[Hooks] = None, expected_snapshots: Any = None,
-                 secret_references: Sequence[str] = (), pool_size: Optional[int] = None):
+                 secret_references: Sequence[str] = (), pool_size: Optional[int] = None,
+                 context: bool = True):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if not 0 < lease <= 86400:
@@ -221,6 +225,7 @@ class Worker:
         self.expected_snapshots = expected_snapshots
         self.secret_references = list(secret_references)
         self.pool_size = pool_size or 2 + concurrency // 4
+        self.context = context
         self._is_async = asyncio.iscoroutinefunction(handler)
         self._jobs: Dict[str, Job] = {}
         self._tasks: Dict[str, "asyncio.Task[None]"] = {}
@@ -301,8 +306,10 @@ class Worker:
                          self.tenant, *node)
                 self._target = make_conninfo(self.conninfo, host=node[0], port=node[1])
                 self._where = node
+            # the claim's context names no secret references: with some, they are asked for
             has_context = (await (await conn.execute(_sql.CLAIM_HAS_CONTEXT)).fetchone())[0]
-            self._claim_sql = _sql.claim_sql(has_context)
+            self._claim_sql = _sql.claim_sql(self.context and has_context
+                                             and not self.secret_references)
         self._pool = await self._open_pool(self._target)
         channel = (await self._call(_sql.CHANNEL, (self.tenant, self.application)))[0][0]
         self._channel = channel
@@ -771,7 +778,9 @@ def run_worker(conninfo: str, tenant: str, application: str, capabilities: Seque
     default ``concurrency``), ``worker_id``, ``poll`` (longest sleep between
     claims without a notification, 5 s), ``grace`` (seconds the running
     handlers get after SIGTERM, 30), ``hooks`` (:class:`Hooks`),
-    ``expected_snapshots``, ``secret_references``, ``pool_size``.
+    ``expected_snapshots``, ``secret_references``, ``pool_size``, ``context``
+    (True: each claim hands out its workloads' execution contexts; False: they
+    are asked for in a second statement).
     """
     asyncio.run(run_worker_async(conninfo, tenant, application, capabilities, handler,
                                  **options))
