@@ -140,27 +140,40 @@ export class Client {
    * Resolves to the document once the workload is SUCCEEDED, CANCELLED or
    * DEAD_LETTER.  It listens for the workload's finish on a connection of its
    * own and reads the document when woken; also every poll seconds at most,
-   * for finishes nobody announced (a timeout the tick enforced, say).
+   * for finishes nobody announced (a timeout the tick enforced, say).  When
+   * the server renames the tenant's channel, it listens on the new name.
    * Rejects with a TimeoutError after timeout seconds.
    */
   async wait(workloadId, { timeout, poll = 5 } = {}) {
     const deadline = timeout === undefined ? Infinity : Date.now() + timeout * 1000;
-    const channel = SQL.doneChannel((await this.rows(SQL.CHANNEL, [this.tenant, this.application]))[0].channel);
     const listener = new pg.Client(this.config);
     await listener.connect();
+    let channel = null;
     let notified = false;
+    let failure = null;
     let wake = null;
+    let following = Promise.resolve();
     listener.on('notification', (n) => {
-      if (n.payload === workloadId) {
+      if (n.payload === SQL.CHANNEL_ROTATED) {
+        following = following
+          .then(async () => { channel = await SQL.follow(listener, this.tenant, this.application, channel, { done: true }); })
+          .catch((e) => { failure = fromPg(e); })
+          .finally(() => {   // a finish announced on the new name before its LISTEN: read again
+            notified = true;
+            wake?.();
+          });
+      } else if (n.channel === SQL.doneChannel(channel) && n.payload === workloadId) {
+        // (on the tenant's channel the same id only says it became READY)
         notified = true;
         wake?.();
       }
     });
     listener.on('error', () => wake?.());
     try {
-      await listener.query(`LISTEN ${listener.escapeIdentifier(channel)}`);
+      channel = await SQL.follow(listener, this.tenant, this.application, null, { done: true });
       let backoff = 0.25;
       for (;;) {
+        if (failure) throw failure;
         notified = false;
         const doc = await this.get(workloadId);
         if (SQL.FINAL_STATES.has(doc.state)) return doc;
@@ -181,6 +194,8 @@ export class Client {
         }
         backoff = notified ? 0.25 : Math.min(backoff * 2, poll);
       }
+    } catch (e) {
+      throw fromPg(e);
     } finally {
       await listener.end().catch(() => {});
     }

@@ -1,11 +1,15 @@
 // The SQL the library sends, in one place: the claim, the fenced calls in
 // their tenant-first form (on Citus they run on the tenant's node with no
-// lookup), and the channel a finished workload is announced on.
+// lookup), the channel a finished workload is announced on, and following
+// the tenant's channel when the server renames it.
 
 export const FINAL_STATES = new Set(['SUCCEEDED', 'CANCELLED', 'DEAD_LETTER']);
 export const FENCE_CODES = new Set(['WORKLOAD_CLAIM_INVALID', 'WORKLOAD_STALE_FENCE', 'WORKLOAD_LEASE_EXPIRED']);
 
 export const CHANNEL = 'SELECT workload_channel($1, $2) AS channel';
+// The payload the server sends on a tenant's channel as it renames it (a member was
+// removed): the listener asks workload_channel again.  A workload id never equals it.
+export const CHANNEL_ROTATED = 'workload.channel_rotated';
 export const TENANT_NODE = 'SELECT host, port FROM workload_tenant_node($1)';
 // whether workload_claim can hand the execution context out with each row
 export const CLAIM_HAS_CONTEXT = `SELECT EXISTS (SELECT 1 FROM pg_proc
@@ -31,6 +35,25 @@ export function claimSql(withContext) {
  * payload is the workload id, which a waiter checks with workload_get.
  */
 export const doneChannel = (channel) => `${channel}_done`;
+
+const names = (channel, done) => (done ? [channel, doneChannel(channel)] : [channel]);
+
+/**
+ * Makes a pg.Client LISTEN on the tenant's channel as workload_channel names
+ * it now (with done, its done channel too), and stop listening on current's;
+ * resolves to the name.  It asks again after each LISTEN until the answer
+ * holds still: a rename that commits meanwhile is either seen by the next
+ * question or announced on the name already listened to.
+ */
+export async function follow(client, tenant, application, current, { done = false } = {}) {
+  for (;;) {
+    const name = (await client.query(CHANNEL, [tenant, application])).rows[0].channel;
+    if (name === current) return name;
+    for (const n of names(name, done)) await client.query(`LISTEN ${client.escapeIdentifier(n)}`);
+    if (current) for (const n of names(current, done)) await client.query(`UNLISTEN ${client.escapeIdentifier(n)}`);
+    current = name;
+  }
+}
 
 // Fenced calls: $1..$5 are tenant, workload_id, claim_id, worker_id,
 // fencing_token; then the call's own arguments; then, where a call finishes

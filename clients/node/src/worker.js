@@ -1,10 +1,11 @@
 // The worker: claims a tenant's workloads and runs a handler for each.
-// Claims in batches (woken by LISTEN, with a poll fallback), one heartbeat
-// call for every held claim each third of the lease, completions sent
-// together, failures with a kind taken from the error, cancellation through
-// an AbortSignal, draining on SIGTERM, and the tenant's node followed on
-// Citus.  Every state change is the server's decision: the worker reports
-// what happened and acts on the answer.
+// Claims in batches, each with its workloads' verified execution contexts
+// (woken by LISTEN on the tenant's channel, followed when the server renames
+// it, with a poll fallback), one heartbeat call for every held claim each
+// third of the lease, completions sent together, failures with a kind taken
+// from the error, cancellation through an AbortSignal, draining on SIGTERM,
+// and the tenant's node followed on Citus.  Every state change is the
+// server's decision: the worker reports what happened and acts on the answer.
 import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
@@ -389,7 +390,12 @@ export class Worker {
     }
   }
 
-  /** LISTENs on the tenant's channel on a connection of its own, again after a loss or a move. */
+  /**
+   * LISTENs on the tenant's channel on a connection of its own, again after a
+   * loss or a move, and wakes the claim loop on each notification.  When the
+   * server says it renamed the channel, it LISTENs on the new name, and
+   * completions are announced on the new done channel.
+   */
   async _listen() {
     let backoff = 500;
     while (!this._closing) {
@@ -398,9 +404,15 @@ export class Worker {
       const ended = new Promise((resolve) => { c.on('error', resolve); c.on('end', resolve); });
       try {
         await c.connect();
-        c.on('notification', () => this._wakeUp());
-        await c.query(`LISTEN ${c.escapeIdentifier(this._channel)}`);
-        this._wakeUp();   // what became READY before the LISTEN
+        let following = Promise.resolve();
+        c.on('notification', (n) => {
+          if (n.payload !== SQL.CHANNEL_ROTATED) return this._wakeUp();
+          following = following.then(() => this._follow(c, this._channel)).catch((e) => {
+            if (!this._closing) this._hook('error', e);
+            c.end().catch(() => {});   // connect and ask again
+          });
+        });
+        await this._follow(c, null);
         backoff = 500;
         const e = await ended;
         if (e instanceof Error && !this._closing) this._hook('error', e);
@@ -413,6 +425,23 @@ export class Worker {
       await delay(backoff);
       backoff = Math.min(backoff * 2, 10000);
     }
+  }
+
+  /**
+   * Moves the listener c to the channel's current name (from listened, the
+   * name it LISTENs on, or null on a new connection), then wakes the claim
+   * loop for what became READY under that name before its LISTEN.
+   */
+  async _follow(c, listened) {
+    let channel;
+    try {
+      channel = await SQL.follow(c, this.tenant, this.application, listened);
+    } catch (e) {
+      throw fromPg(e);
+    }
+    this._channel = channel;
+    this._doneChannel = SQL.doneChannel(channel);
+    this._wakeUp();
   }
 
   // ---- one job -----------------------------------------------------------------

@@ -1,17 +1,24 @@
 """The SQL the library sends, in one place, and what is shared by the sync
 and asyncio sides: the claim statement, the fenced calls (in their
 tenant-first form, which on Citus runs on the tenant's node with no
-lookup), and reading notifications off a connection's socket."""
+lookup), following the tenant's channel when the server renames it, and
+reading notifications off a connection's socket."""
 
 from __future__ import annotations
 
+import asyncio
 import select
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
+
+from psycopg import sql as _psql
 
 FINAL_STATES = frozenset({"SUCCEEDED", "CANCELLED", "DEAD_LETTER"})
 FENCE_CODES = frozenset({"WORKLOAD_CLAIM_INVALID", "WORKLOAD_STALE_FENCE", "WORKLOAD_LEASE_EXPIRED"})
 
 CHANNEL = "SELECT workload_channel(%s, %s)"
+# The payload the server sends on a tenant's channel as it renames it (a member was
+# removed): the listener asks workload_channel again.  A workload id never equals it.
+CHANNEL_ROTATED = "workload.channel_rotated"
 TENANT_NODE = "SELECT host, port FROM workload_tenant_node(%s)"
 # whether workload_claim can hand the execution context out with each row
 CLAIM_HAS_CONTEXT = """SELECT EXISTS (SELECT 1 FROM pg_proc
@@ -38,6 +45,54 @@ def done_channel(channel: str) -> str:
     the payload is the workload id, which a waiter checks with workload_get.
     """
     return channel + "_done"
+
+
+def _names(channel: str, done: bool) -> List[str]:
+    return [channel, done_channel(channel)] if done else [channel]
+
+
+def _listen(name: str) -> _psql.Composed:
+    return _psql.SQL("LISTEN {}").format(_psql.Identifier(name))
+
+
+def _unlisten(name: str) -> _psql.Composed:
+    return _psql.SQL("UNLISTEN {}").format(_psql.Identifier(name))
+
+
+def follow(conn: Any, tenant: str, application: str, current: Optional[str], *,
+           done: bool = False) -> str:
+    """Makes a sync connection LISTEN on the tenant's channel as workload_channel names it
+    now (with ``done``, its done channel too), and stop listening on ``current``'s; answers
+    the name.
+
+    It asks again after each LISTEN until the answer holds still: a rename that
+    commits meanwhile is either seen by the next question or announced on the
+    name already listened to.  Notifications that arrive during these
+    statements go to the connection's notify handlers, not to its socket.
+    """
+    while True:
+        name = conn.execute(CHANNEL, (tenant, application)).fetchone()[0]
+        if name == current:
+            return name
+        for n in _names(name, done):
+            conn.execute(_listen(n))
+        for n in _names(current, done) if current else ():
+            conn.execute(_unlisten(n))
+        current = name
+
+
+async def follow_async(conn: Any, tenant: str, application: str, current: Optional[str], *,
+                       done: bool = False) -> str:
+    """:func:`follow` on an asyncio connection."""
+    while True:
+        name = (await (await conn.execute(CHANNEL, (tenant, application))).fetchone())[0]
+        if name == current:
+            return name
+        for n in _names(name, done):
+            await conn.execute(_listen(n))
+        for n in _names(current, done) if current else ():
+            await conn.execute(_unlisten(n))
+        current = name
 
 
 # Fenced calls: the %s are tenant, workload_id, claim_id, worker_id, fencing_token,
@@ -68,20 +123,45 @@ HEARTBEAT_MANY = ("SELECT workload_id, outcome, code, answer "
                   "FROM workload_heartbeat_many(%s, %s, %s::jsonb, %s)")
 
 
-def read_notifies(conn: Any, timeout: Optional[float]) -> List[str]:
-    """Waits up to ``timeout`` seconds for notifications on an idle sync connection.
-
-    psycopg 3.1's ``Connection.notifies()`` has no timeout, so this waits on
-    the socket and reads what arrived; answers their payloads (maybe none).
-    """
-    ready, _, _ = select.select([conn.fileno()], [], [], timeout)
-    if not ready:
-        return []
-    pgconn = conn.pgconn
-    pgconn.consume_input()  # raises psycopg.OperationalError when the connection is gone
+def _drain(pgconn: Any) -> List[Tuple[str, str]]:
     out = []
     while True:
         n = pgconn.notifies()
         if n is None:
             return out
-        out.append(n.extra.decode())
+        out.append((n.relname.decode(), n.extra.decode()))
+
+
+def read_notifies(conn: Any, timeout: Optional[float]) -> List[Tuple[str, str]]:
+    """Waits up to ``timeout`` seconds for notifications on an idle sync connection.
+
+    psycopg 3.1's ``Connection.notifies()`` has no timeout, so this waits on
+    the socket and reads what arrived; answers their (channel, payload) pairs
+    (maybe none).
+    """
+    ready, _, _ = select.select([conn.fileno()], [], [], timeout)
+    if not ready:
+        return []
+    conn.pgconn.consume_input()  # raises psycopg.OperationalError when the connection is gone
+    return _drain(conn.pgconn)
+
+
+async def read_notifies_async(conn: Any, timeout: Optional[float]) -> List[Tuple[str, str]]:
+    """:func:`read_notifies` on an idle asyncio connection.
+
+    Its ``notifies()`` generator cannot be left and taken up again without
+    losing what it had read along with the first notification, so this waits
+    on the socket too.
+    """
+    loop = asyncio.get_running_loop()
+    readable = asyncio.Event()
+    fd = conn.fileno()
+    loop.add_reader(fd, readable.set)
+    try:
+        await asyncio.wait_for(readable.wait(), timeout)
+    except asyncio.TimeoutError:
+        return []
+    finally:
+        loop.remove_reader(fd)
+    conn.pgconn.consume_input()
+    return _drain(conn.pgconn)

@@ -5,14 +5,12 @@ the typed errors of :mod:`workload.errors`."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import psycopg
-from psycopg import sql as _psql
 from psycopg.types.json import Jsonb
 
 from . import _sql
@@ -189,12 +187,15 @@ class Client(_Producer):
         It listens for the workload's finish on a connection of its own and
         reads the document when woken; the document is read again every
         ``poll`` seconds at most too, for finishes nobody announced (a
-        timeout the tick enforced, say).  Raises TimeoutError after ``timeout``.
+        timeout the tick enforced, say).  When the server renames the
+        tenant's channel, it listens on the new name.  Raises TimeoutError
+        after ``timeout``.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
-        channel = _sql.done_channel(self._one(_sql.CHANNEL, (self.tenant, self.application)))
         with psycopg.connect(self._conninfo, autocommit=True) as listener:
-            listener.execute(f"LISTEN {_psql.Identifier(channel).as_string(listener)}")
+            heard: List[Tuple[str, str]] = []  # what arrived while the listener ran a statement
+            listener.add_notify_handler(lambda n: heard.append((n.channel, n.payload)))
+            channel = _follow(listener, self.tenant, self.application, None)
             backoff = 0.25
             while True:
                 doc = self.get(workload_id)
@@ -203,11 +204,14 @@ class Client(_Producer):
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     raise TimeoutError(f"workload {workload_id} is still {doc['state']}")
-                step = backoff if left is None else min(backoff, left)
-                if workload_id in _sql.read_notifies(listener, step):
-                    backoff = 0.25
-                else:
-                    backoff = min(backoff * 2, poll)
+                step = 0 if heard else backoff if left is None else min(backoff, left)
+                notes = heard + _sql.read_notifies(listener, step)
+                heard.clear()
+                woken = _finished(notes, channel, workload_id)
+                if _renamed(notes):
+                    channel = _follow(listener, self.tenant, self.application, channel)
+                    woken = True  # a finish announced on the new name before the LISTEN
+                backoff = 0.25 if woken else min(backoff * 2, poll)
 
 
 class AsyncClient(_Producer):
@@ -312,10 +316,11 @@ class AsyncClient(_Producer):
                    poll: float = 5.0) -> Doc:
         """:meth:`Client.wait` for asyncio."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        channel = _sql.done_channel(await self._one(_sql.CHANNEL, (self.tenant, self.application)))
         listener = await psycopg.AsyncConnection.connect(self._conn.info.dsn, autocommit=True)
         try:
-            await listener.execute(f"LISTEN {_psql.Identifier(channel).as_string(listener)}")
+            heard: List[Tuple[str, str]] = []  # what arrived while the listener ran a statement
+            listener.add_notify_handler(lambda n: heard.append((n.channel, n.payload)))
+            channel = await _follow_async(listener, self.tenant, self.application, None)
             backoff = 0.25
             while True:
                 doc = await self.get(workload_id)
@@ -325,21 +330,42 @@ class AsyncClient(_Producer):
                 if left is not None and left <= 0:
                     raise TimeoutError(f"workload {workload_id} is still {doc['state']}")
                 step = backoff if left is None else min(backoff, left)
-                if await _next_notify(listener, step) == workload_id:
-                    backoff = 0.25
-                else:
-                    backoff = min(backoff * 2, poll)
+                notes = heard + await _sql.read_notifies_async(listener, 0 if heard else step)
+                heard.clear()
+                woken = _finished(notes, channel, workload_id)
+                if _renamed(notes):
+                    channel = await _follow_async(listener, self.tenant, self.application,
+                                                  channel)
+                    woken = True
+                backoff = 0.25 if woken else min(backoff * 2, poll)
         finally:
             await listener.close()
 
 
-async def _next_notify(conn: psycopg.AsyncConnection, timeout: float) -> Optional[str]:
-    """The payload of the next notification within ``timeout`` seconds, else None."""
-    gen = conn.notifies()
+def _follow(listener: psycopg.Connection, tenant: str, application: str,
+            current: Optional[str]) -> str:
+    """Moves a waiter's listener to the channel's current name and its done channel."""
     try:
-        n = await asyncio.wait_for(gen.__anext__(), timeout)
-        return n.payload
-    except asyncio.TimeoutError:
-        return None
-    finally:
-        await gen.aclose()
+        return _sql.follow(listener, tenant, application, current, done=True)
+    except psycopg.Error as e:
+        raise from_psycopg(e) from None
+
+
+async def _follow_async(listener: psycopg.AsyncConnection, tenant: str, application: str,
+                        current: Optional[str]) -> str:
+    try:
+        return await _sql.follow_async(listener, tenant, application, current, done=True)
+    except psycopg.Error as e:
+        raise from_psycopg(e) from None
+
+
+def _finished(notes: Sequence[Tuple[str, str]], channel: str, workload_id: str) -> bool:
+    """Whether the notifications announce the workload's finish (its id on the done channel;
+    on the tenant's channel the same id only says it became READY)."""
+    done = _sql.done_channel(channel)
+    return any(c == done and p == workload_id for c, p in notes)
+
+
+def _renamed(notes: Sequence[Tuple[str, str]]) -> bool:
+    """Whether the server said it renamed the tenant's channel."""
+    return any(p == _sql.CHANNEL_ROTATED for _, p in notes)

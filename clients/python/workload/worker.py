@@ -1,9 +1,11 @@
 """The worker: claims a tenant's workloads and runs a handler for each.
 
 One asyncio loop does the protocol for both kinds of handler: claims in
-batches (woken by LISTEN, with a poll fallback), one heartbeat call for every
-held claim each third of the lease, completions sent together, failures with
-a kind taken from the exception, cancellation, and draining on SIGTERM.  A
+batches, each with its workloads' verified execution contexts (woken by
+LISTEN on the tenant's channel, followed when the server renames it, with a
+poll fallback), one heartbeat call for every held claim each third of the
+lease, completions sent together, failures with a kind taken from the
+exception, cancellation, and draining on SIGTERM.  A
 plain function handler runs in one of ``concurrency`` threads; a coroutine
 function runs on the loop.  Every state change is the server's decision: the
 worker only reports what happened and acts on the answer.
@@ -25,7 +27,6 @@ from datetime import timedelta
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence
 
 import psycopg
-from psycopg import sql as _psql
 from psycopg.conninfo import make_conninfo
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
@@ -493,22 +494,50 @@ class Worker:
     async def _listen(self) -> None:
         """LISTENs on the tenant's channel on a connection of its own (again after a
         loss; _relocate starts another after a move) and wakes the claim loop on
-        each notification."""
+        each notification.  When the server says it renamed the channel, it
+        LISTENs on the new name, and completions are announced on the new done
+        channel."""
         backoff = 0.5
         while True:
             try:
                 async with await psycopg.AsyncConnection.connect(self._target, autocommit=True) as conn:
-                    await conn.execute(_psql.SQL("LISTEN {}").format(_psql.Identifier(self._channel)))
+                    renamed = [False]
+
+                    def heard(n: psycopg.Notify) -> None:
+                        if n.payload == _sql.CHANNEL_ROTATED:
+                            renamed[0] = True
+                        self._wake.set()
+
+                    # what arrives while this connection runs a statement goes to handlers
+                    conn.add_notify_handler(heard)
+                    await self._follow(conn, None)
                     self._wake.set()  # what became READY before the LISTEN
                     backoff = 0.5
-                    async for _ in conn.notifies():
-                        self._wake.set()
+                    async for n in conn.notifies():
+                        heard(n)
+                        while renamed[0]:
+                            renamed[0] = False
+                            await self._follow(conn, self._channel)
+                            self._wake.set()  # what became READY under the new name meanwhile
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # a lost connection: LISTEN again
                 self._hook("error", e)
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 10)
+
+    async def _follow(self, conn: psycopg.AsyncConnection, listened: Optional[str]) -> None:
+        """Moves the listener to the channel's current name (from ``listened``, the name it
+        LISTENs on, or None on a new connection)."""
+        try:
+            channel = await _sql.follow_async(conn, self.tenant, self.application, listened)
+        except psycopg.Error as e:
+            raise from_psycopg(e) from None
+        if channel != self._channel:
+            log.info("the channel of %s/%s was renamed; listening on the new name",
+                     self.tenant, self.application)
+        self._channel = channel
+        self._done_channel = _sql.done_channel(channel)
 
     # ---- one job -------------------------------------------------------------
 
