@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The Node.js client (clients/node) against a real server: npm ci, its types
 # (index.d.ts, the examples included) checked with tsc, then its node:test
-# suite: typed errors, the producer, the worker in process, the quick
-# start's examples, and real worker processes (1,000 workloads drained with
-# concurrency 8 while one process is SIGKILLed; a checkpointed handler
-# resumed after a kill; SIGTERM draining).  Prints TAP.  Needs Node.js 20
+# suite: typed errors, the producer, the worker in process, claims'
+# execution contexts, listeners following the channel the server renames,
+# the quick start's examples, and real worker processes (1,000 workloads
+# drained with concurrency 8 while one process is SIGKILLed; a checkpointed
+# handler resumed after a kill; SIGTERM draining).  Prints TAP.  Needs Node.js 20
 # and npm (the registry, for npm ci); as root on a fresh Debian 12 machine
 # it installs them with apt-get when missing.
 . "$(dirname "$0")/lib.sh"

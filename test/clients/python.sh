@@ -2,9 +2,11 @@
 # The Python client (clients/python) against a real server: installed with
 # pip from the checkout, offline, into a virtual environment that uses
 # Debian's psycopg 3; then its pytest suite: typed errors, the producer,
-# the worker in process, the quick start's examples, and real worker
-# processes (1,000 workloads drained with concurrency 8 while one process is
-# SIGKILLed; a checkpointed handler resumed after a kill; SIGTERM draining).
+# the worker in process, claims' execution contexts, listeners following
+# the channel the server renames, the quick start's examples, and real
+# worker processes (1,000 workloads drained with concurrency 8 while one
+# process is SIGKILLed; a checkpointed handler resumed after a kill; SIGTERM
+# draining).
 # Prints TAP.  Needs root on a fresh Debian 12 machine (apt-get).
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
