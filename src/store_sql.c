@@ -1086,12 +1086,13 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_CASCADES_DUE] = {CASCADES_DUE_SQL, 2, {TIMESTAMPTZOID, INT4OID}},
 	/*
 	 * what is left of the cascade from workload $2: its dependents after
-	 * $4 (a frame, $5 ''), or the one dependent $5 (whose row was held)
+	 * $4 (a frame, $5 ''; never moved back), or the one dependent $5 (whose row
+	 * was held)
 	 */
 	[P_CASCADE_PUT] = {
-		"INSERT INTO workload.cascades (tenant_id, workload_id, final_state, after_id, dependent_id, queued_at) "
+		"INSERT INTO workload.cascades AS c (tenant_id, workload_id, final_state, after_id, dependent_id, queued_at) "
 		"VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant_id, workload_id, dependent_id) "
-		"DO UPDATE SET after_id = EXCLUDED.after_id",
+		"DO UPDATE SET after_id = GREATEST(c.after_id, EXCLUDED.after_id)",
 	6, {TEXTOID, TEXTOID, ST, TEXTOID, TEXTOID, TIMESTAMPTZOID}},
 	/* what is left of the cascades from workload $2, taken to be done now */
 	[P_CASCADE_TAKE] = {

@@ -45,6 +45,9 @@ typedef struct WlFrame
 	char	  **dependents;
 	int			n;
 	int			next;
+	/* a frame a pass took up from workload.cascades: where it went on from */
+	char	   *after;			/* its dependents after this one, or NULL */
+	char	   *only;			/* or this one dependent alone (held before), or NULL */
 } WlFrame;
 
 typedef struct WlStack
@@ -99,6 +102,8 @@ push_final(WlStack *s, const char *workload_id, WlState final, char **dependents
 	f->final = final;
 	f->n = n;
 	f->next = 0;
+	f->after = NULL;
+	f->only = NULL;
 	f->dependents = palloc(sizeof(char *) * (n + 1));
 	for (int i = 0; i < n; i++)
 		f->dependents[i] = pstrdup(dependents[i]);
@@ -269,8 +274,10 @@ dependents_of(const char *workload_id, const char *tenant_id, WlState to, int *n
 
 /*
  * leave_frames records what is left of the stack's frames (each frame's
- * dependents after the last one looked at) for a later maintenance pass,
- * and empties the stack.
+ * dependents after the last one looked at, or the one dependent a frame
+ * stood for) for a later maintenance pass, and empties the stack.  What is
+ * recorded never goes back past what was looked at (a frame taken up from
+ * workload.cascades and not yet looked at is recorded as it was).
  */
 static void
 leave_frames(WlStack *s)
@@ -281,8 +288,11 @@ leave_frames(WlStack *s)
 
 		if (f->next == f->n)
 			continue;
-		wl_store_cascade_put(s->tenant_id, f->workload_id, f->final,
-							 f->next > 0 ? f->dependents[f->next - 1] : NULL, NULL);
+		if (f->only != NULL)
+			wl_store_cascade_put(s->tenant_id, f->workload_id, f->final, NULL, f->only);
+		else
+			wl_store_cascade_put(s->tenant_id, f->workload_id, f->final,
+								 f->next > 0 ? f->dependents[f->next - 1] : f->after, NULL);
 		cascade_left_over++;
 	}
 	s->depth = 0;
@@ -534,6 +544,10 @@ left_one(void *arg)
 										   left[i].dependent_id, &k);
 
 		push_final(&s, l->workload_id, left[i].final, ids, k);
+		s.frames[s.depth - 1].after = left[i].dependent_id || !left[i].after_id ? NULL :
+			MemoryContextStrdup(s.cxt, left[i].after_id);
+		s.frames[s.depth - 1].only = left[i].dependent_id ?
+			MemoryContextStrdup(s.cxt, left[i].dependent_id) : NULL;
 		cascade(&s, l->actor);
 	}
 }
