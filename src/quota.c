@@ -5,14 +5,16 @@
  * (workload.max_stored_kb_per_tenant), and schedules
  * (workload.max_schedules_per_tenant).  Over a quota a create (or a new
  * schedule) is WORKLOAD_QUOTA_EXCEEDED; a worker's calls are never refused
- * for one (what they store is counted).  With no quota set nothing here
- * costs anything.
+ * for one (what they store is counted).  With no quota set in any session
+ * of the server, nothing here costs anything.
  *
  * A tenant's use is counted once, by reading its rows, and then kept as
  * work happens: with the library preloaded, in memory the server's sessions
  * share (a fixed table of tenants; one it has no room for is counted each
- * time), changed when each transaction commits; without it, counted for
- * each create.  A count is forgotten when rows are purged.  Bytes are the
+ * time), changed when each transaction commits, by every session once any
+ * session has counted a tenant (whatever quotas each session has itself);
+ * without it, counted for each create.  A count is forgotten when rows are
+ * purged.  Bytes are the
  * values' sizes before compression.  Creates in flight together may pass a
  * quota by as many as they are.  Layer 3.
  */
@@ -21,6 +23,7 @@
 #include "access/xact.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
@@ -49,6 +52,7 @@ typedef struct QuotaUse
 typedef struct QuotaShared
 {
 	LWLock	   *lock;
+	pg_atomic_uint32 counted;	/* tenants whose use is kept (0: nobody counts) */
 } QuotaShared;
 
 static QuotaShared *shared = NULL;
@@ -91,7 +95,10 @@ quota_startup(void)
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	shared = ShmemInitStruct(WL_QUOTA_TRANCHE, sizeof(QuotaShared), &found);
 	if (!found)
+	{
 		shared->lock = &(GetNamedLWLockTranche(WL_QUOTA_TRANCHE))->lock;
+		pg_atomic_init_u32(&shared->counted, 0);
+	}
 	uses = ShmemInitHash("workload quota uses", WL_QUOTA_TENANTS, WL_QUOTA_TENANTS, &ctl,
 						 HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 	LWLockRelease(AddinShmemInitLock);
@@ -109,10 +116,23 @@ wl_quota_init(void)
 	shmem_startup_hook = quota_startup;
 }
 
+/* quotas_set: whether this session has a quota to enforce */
 static bool
 quotas_set(void)
 {
 	return wl_max_active_per_tenant > 0 || wl_max_stored_kb_per_tenant > 0;
+}
+
+/*
+ * counting: whether this session's changes must be told to the shared
+ * counts: once any session has counted a tenant, every session keeps the
+ * counts, whatever quotas it has itself (quotas set for some roles or
+ * databases only, or turned off and on again, leave no count behind)
+ */
+static bool
+counting(void)
+{
+	return quotas_set() || (uses != NULL && pg_atomic_read_u32(&shared->counted) > 0);
 }
 
 static QuotaKey
@@ -275,6 +295,7 @@ use_of(const char *tenant_id, QuotaKey key, int64 *active, int64 *bytes)
 		u->database = MyDatabaseId;
 		u->active = *active;
 		u->bytes = *bytes;
+		pg_atomic_fetch_add_u32(&shared->counted, 1);
 	}
 	LWLockRelease(shared->lock);
 }
@@ -294,7 +315,11 @@ wl_quota_admit(const char *tenant_id, int64 bytes, char **detail)
 	int64		more_bytes;
 
 	if (!quotas_set())
+	{
+		if (counting())
+			note(tenant_id, 1, bytes);
 		return WL_OK;
+	}
 	key = key_of(tenant_id);
 	use_of(tenant_id, key, &active, &stored);
 	/*
@@ -345,7 +370,7 @@ wl_quota_require(const char *tenant_id, int64 bytes)
 void
 wl_quota_unadmit(const char *tenant_id, int64 bytes)
 {
-	if (!quotas_set())
+	if (!counting())
 		return;
 	note(tenant_id, -1, -bytes);
 	add(&unwritten, tenant_id, -1, -bytes);
@@ -355,7 +380,7 @@ wl_quota_unadmit(const char *tenant_id, int64 bytes)
 void
 wl_quota_finished(const char *tenant_id)
 {
-	if (quotas_set())
+	if (counting())
 		note(tenant_id, -1, 0);
 }
 
@@ -363,7 +388,7 @@ wl_quota_finished(const char *tenant_id)
 void
 wl_quota_stored(const char *tenant_id, int64 bytes)
 {
-	if (quotas_set() && bytes != 0)
+	if (bytes != 0 && counting())
 		note(tenant_id, 0, bytes);
 }
 
@@ -381,7 +406,10 @@ wl_quota_forget(void)
 	while ((u = hash_seq_search(&it)) != NULL)
 	{
 		if (u->database == MyDatabaseId)
+		{
 			(void) hash_search(uses, &u->key, HASH_REMOVE, NULL);
+			pg_atomic_fetch_sub_u32(&shared->counted, 1);
+		}
 	}
 	LWLockRelease(shared->lock);
 }

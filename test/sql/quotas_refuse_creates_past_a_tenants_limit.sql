@@ -41,6 +41,11 @@ SELECT workload_cancel(:'q2', 'ops');
 SELECT t.create('q6', '{}', 'quota-a') IS NOT NULL AS room_after_cancel;
 RESET workload.max_active_per_tenant;
 SELECT t.create('q7', '{}', 'quota-a') IS NOT NULL AS unlimited_again;
+-- what a session with no quota made still counts where another has one: m1, q5, q6 and q7
+SET workload.max_active_per_tenant = 4;
+SELECT t.create('q8', '{}', 'quota-a');
+\echo :SQLSTATE
+RESET workload.max_active_per_tenant;
 
 -- bytes stored: inputs count
 SET workload.max_stored_kb_per_tenant = 4;
