@@ -173,7 +173,8 @@ wl_wait_signal(const char *tenant_id, const char *application_id, const char *wa
  * the workload: the same role, a member of it (SET ROLE to it), or a role it
  * is a member of (the creator could SET ROLE to the approver), by identity;
  * superuser rights do not count as membership either way.  A creator that
- * no longer exists is nobody.
+ * no longer exists under its name (renamed or dropped) cannot be told apart
+ * from the approver, so it could be anyone.
  */
 static bool
 same_person(const char *creator, Oid approver)
@@ -181,7 +182,7 @@ same_person(const char *creator, Oid approver)
 	Oid			c = get_role_oid(creator, true);
 
 	if (!OidIsValid(c))
-		return false;
+		return true;
 	return c == approver || is_member_of_role_nosuper(approver, c) ||
 		is_member_of_role_nosuper(c, approver);
 }
@@ -216,7 +217,12 @@ wl_wait_approve(const char *workload_id, const char *approver, bool approved, co
 	if (!wl_authz_caller()->superuser && spec.created_by != NULL &&
 		same_person(spec.created_by, wl_authz_caller_oid()))
 		wl_refuse(WL_E_UNAUTHORIZED,
+				  OidIsValid(get_role_oid(spec.created_by, true)) ?
 				  errdetail("Role \"%s\" created workload \"%s\"; role \"%s\" is it or shares its membership, and cannot approve it.",
-							spec.created_by, workload_id, wl_authz_caller()->role));
+							spec.created_by, workload_id, wl_authz_caller()->role) :
+				  errdetail("Role \"%s\", which created workload \"%s\", no longer exists under that name: no approver can be told apart from it.",
+							spec.created_by, workload_id),
+				  OidIsValid(get_role_oid(spec.created_by, true)) ? 0 :
+				  errhint("A superuser may approve it."));
 	return wake(&row, &k);
 }

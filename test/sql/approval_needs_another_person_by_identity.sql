@@ -1,4 +1,4 @@
--- An approval needs a second pair of eyes, by identity: the approving role may not be the role that created the workload, a member of it, nor a role it is a member of (SET ROLE either way), superusers aside (SPEC section 5.1, "Four eyes by identity").
+-- An approval needs a second pair of eyes, by identity: the approving role may not be the role that created the workload, a member of it, nor a role it is a member of (SET ROLE either way), superusers aside; a creator that no longer exists under its name (renamed) cannot be told apart from anyone (SPEC section 5.1, "Four eyes by identity").
 \set SHOW_CONTEXT never
 \set ECHO none
 \i test/include/helpers.sql
@@ -62,6 +62,27 @@ SELECT workload_wait(:'r3', :'c3', 'w1', :f3, 'human_approval', 'signoff', '2026
 SET ROLE ap_carol;
 SELECT workload_approve(:'r3', 'human:carol', true, NULL) AS approved;
 RESET ROLE;
+
+-- alice's workload after alice was renamed: its creator cannot be told apart from anyone, so
+-- neither the renamed alice nor carol may approve it; a superuser may
+SELECT t.spec('refund-4') AS s4 \gset
+SET ROLE ap_alice;
+SELECT workload_create(:'s4') ->> 'workload_id' AS r4 \gset
+SELECT claim_id AS c4, fencing_token AS f4 FROM workload_claim_id(:'r4', 'w1', '{}', '1 hour') \gset
+SELECT workload_start(:'r4', :'c4', 'w1', :f4);
+SELECT workload_wait(:'r4', :'c4', 'w1', :f4, 'human_approval', 'signoff', '2026-01-03 00:00:00+00');
+RESET ROLE;
+ALTER ROLE ap_alice RENAME TO ap_alice_renamed;
+SET ROLE ap_alice_renamed;
+SELECT workload_approve(:'r4', 'human:alice', true, NULL);
+\echo :SQLSTATE
+RESET ROLE;
+SET ROLE ap_carol;
+SELECT workload_approve(:'r4', 'human:carol', true, NULL);
+\echo :SQLSTATE
+RESET ROLE;
+SELECT workload_approve(:'r4', 'human:admin', true, NULL) AS approved_by_a_superuser;
+ALTER ROLE ap_alice_renamed RENAME TO ap_alice;
 
 SELECT workload_remove_tenant_member(r, 'acme', 'billing')
 FROM unnest(ARRAY['ap_alice', 'ap_group', 'ap_boss', 'ap_carol', 'AP_ALICE']) r;
