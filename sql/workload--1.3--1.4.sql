@@ -303,3 +303,5 @@ BEGIN
     END LOOP;
 END
 $$;
+-- the operator may read what maintenance left for its next passes (not the key material)
+GRANT SELECT ON workload.cascades TO workload_admin;
