@@ -40,6 +40,35 @@ CREATE FUNCTION workload.member_role(role_oid oid, role name)
     AS 'MODULE_PATHNAME', 'workload_member_role';
 COMMENT ON FUNCTION workload.member_role(oid, name) IS 'the role a membership names, by identity (its OID; on Citus its exact name)';
 REVOKE ALL ON FUNCTION workload.member_role(oid, name) FROM PUBLIC;
+-- A role's OID is its identity within one cluster; roles move between
+-- clusters by name (pg_dumpall --roles-only).  So a membership row written
+-- other than by the API (a restore's COPY, the one such write the raw-write
+-- guard lets in) takes the OID of the role named exactly so in this
+-- cluster, and one whose role is not here is left out, with a warning:
+-- never the OID another cluster gave it, which may be another role's here.
+-- (The API writes the OID of the role it resolved by the same exact name.
+-- On Citus, where memberships name roles by their exact name and each node
+-- keeps the same row, the row is written as it comes.)
+CREATE FUNCTION workload.tenant_members_role_oid() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'citus') THEN
+        RETURN NEW;
+    END IF;
+    NEW.role_oid := (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) NEW.role);
+    IF NEW.role_oid IS NULL THEN
+        RAISE WARNING 'workload: the membership of role "%" in tenant "%", application "%" is left out: no role has that name here',
+            NEW.role, NEW.tenant_id, NEW.application_id
+            USING HINT = 'Create the roles first (pg_dumpall --roles-only), then restore.';
+        RETURN NULL;
+    END IF;
+    RETURN NEW;
+END
+$$;
+REVOKE ALL ON FUNCTION workload.tenant_members_role_oid() FROM PUBLIC;
+CREATE TRIGGER tenant_members_role_oid_trg BEFORE INSERT ON workload.tenant_members
+    FOR EACH ROW EXECUTE FUNCTION workload.tenant_members_role_oid();
+ALTER TABLE workload.tenant_members ENABLE ALWAYS TRIGGER tenant_members_role_oid_trg;
 
 -- A tenant's and application's own channel secret, made when a member is
 -- removed from it (workload_remove_tenant_member): NOTIFY channels are named

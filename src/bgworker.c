@@ -1,9 +1,11 @@
 /*
  * bgworker.c: the tick worker, one per database where the extension is
  * installed, started by the launcher (bgw_launcher.c) when the library is in
- * shared_preload_libraries.  It runs workload_tick() every
- * workload.tick_interval and holds no logic of its own: each pass is one
- * transaction calling the SQL-callable tick.  When the extension is not
+ * shared_preload_libraries.  Every workload.tick_interval it runs a pass
+ * of the tick and holds no logic of its own: each phase of the pass
+ * (leases, cascades, schedules, sweeps) is one transaction calling
+ * workload.tick_phase, so each tenant's lease recoveries and timeouts are
+ * committed before anything slower runs.  When the extension is not
  * installed (any more) it ends cleanly and the launcher leaves the database
  * alone until the extension is created there; an error ends the process and
  * the launcher starts it again (worker_spi's shape).

@@ -488,12 +488,28 @@ bool
 wl_store_member_del_dropped(const char *role, const char *tenant_id, const char *application_id)
 {
 	Datum		args[3];
+	SPITupleTable *t;
+	int			n;
+	bool		any = false;
 
 	args[0] = name_arg(role);
 	args[1] = CStringGetTextDatum(tenant_id);
 	args[2] = CStringGetTextDatum(application_id);
-	wl_store_run(P_MEMBER_DEL_DROPPED, args, NULL, 0, SPI_OK_DELETE);
-	return SPI_processed > 0;
+	t = wl_store_run(P_MEMBER_DROPPED, args, NULL, 0, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+		Datum		del[3];
+
+		del[0] = SPI_getbinval(t->vals[i], t->tupdesc, 1, &isnull);
+		del[1] = args[1];
+		del[2] = args[2];
+		wl_store_run(P_MEMBER_DEL, del, NULL, 0, SPI_OK_DELETE);
+		any = any || SPI_processed > 0;
+	}
+	SPI_freetuptable(t);
+	return any;
 }
 
 /* wl_store_tenant_use counts a tenant's workloads not final and the bytes it stores (quota.c). */

@@ -1197,10 +1197,14 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_MEMBER_DEL] = {
 		"DELETE FROM workload.tenant_members WHERE role_oid = $1 AND tenant_id = $2 AND application_id = $3",
 	3, {OIDOID, TEXTOID, TEXTOID}},
-	/* memberships recorded under a name whose role was dropped since */
-	[P_MEMBER_DEL_DROPPED] = {
-		"DELETE FROM workload.tenant_members WHERE role = $1 AND tenant_id = $2 AND application_id = $3 "
-		"  AND workload.member_role(role_oid, role) IS NULL",
+	/*
+	 * memberships recorded under a name whose role was dropped since (read,
+	 * then deleted by key: Citus refuses a write to a reference table that
+	 * calls a STABLE function on its columns)
+	 */
+	[P_MEMBER_DROPPED] = {
+		"SELECT m.role_oid FROM workload.tenant_members m WHERE m.role = $1 AND m.tenant_id = $2 "
+		"  AND m.application_id = $3 AND workload.member_role(m.role_oid, m.role) IS NULL",
 	3, {NAMEOID, TEXTOID, TEXTOID}},
 
 	/* ---- maintenance (recovery.c's passes) ---- */

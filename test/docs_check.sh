@@ -20,7 +20,8 @@ export PGUSER=${PGUSER:-postgres}
 # session number (a development round's, which a user never sees) stands in
 # README.md, docs/, CHANGELOG.md, bench/README.md or a comment in src/
 # (bench/JOURNAL.md, the development journal, is the one place for them); and
-# bench/results/README.md is the index bench/results_index.sh writes.
+# bench/results/README.md is the index bench/results_index.sh writes; and
+# README.md shows each client library example as its tests run it.
 docs_sql_blocks() {	# docs_sql_blocks FILE [SECTION]: the ```sql blocks (of one "## " section)
 	awk -v sec="${2:-}" '
 		BEGIN { insec = (sec == "") }
@@ -194,6 +195,20 @@ docs_present() {
 	else
 		not_ok "stop, issue or session numbers where users read (say what is true now; history is git log and bench/JOURNAL.md)"
 		note "$hits"
+	fi
+
+	# the client libraries' quick start: README shows each example file, as its tests run it
+	local missing="" f
+	for f in "$WL_ROOT"/clients/*/examples/*; do
+		[ -e "$f" ] || continue
+		perl -0777 -e 'open my $r, "<", $ARGV[0] or die; open my $e, "<", $ARGV[1] or die;
+			local $/; my ($readme, $ex) = (<$r>, <$e>); exit(index($readme, $ex) >= 0 ? 0 : 1)' \
+			"$WL_ROOT/README.md" "$f" || missing="$missing ${f#$WL_ROOT/}"
+	done
+	if [ -z "$missing" ]; then
+		ok "README.md shows every client example (clients/*/examples) as its tests run it"
+	else
+		not_ok "README.md lacks, or differs from, the client examples:$missing"
 	fi
 
 	if bash "$WL_ROOT/bench/results_index.sh" "$WL_TMP/results-index.md" &&

@@ -51,7 +51,7 @@ check "the attempt is WORKER_LOST and the events name workload.recovery" \
 	test "$(q "SELECT a.outcome || ' ' || (SELECT count(*) FROM workload.event_log e WHERE e.actor = 'workload.recovery')
 	           FROM workload.attempt_log a")" = "WORKER_LOST 2"
 check "pg_stat_activity shows what the worker runs" \
-	wait_for 5 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND query LIKE '%workload_tick()%'" 1
+	wait_for 5 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'workload tick' AND query LIKE '%workload.tick_phase(%'" 1
 
 q "SELECT pg_terminate_backend($(worker_pid))" >/dev/null
 check "a terminated worker comes back (the launcher starts it again)" \

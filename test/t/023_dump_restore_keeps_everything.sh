@@ -207,7 +207,7 @@ is "$(qn src "SELECT count(DISTINCT key_id) FROM workload.checkpoints") $(qn src
 # What the source holds, to compare with after the restore.
 # tables: every row of every table of schema workload, and both sequences
 TABLES_SQL="SELECT string_agg(c.relname || ' ' || (xpath('/row/m/text()', query_to_xml(
-    format('SELECT count(*) || '':'' || coalesce(md5(string_agg(t::text, ''|'' ORDER BY t::text)), '''') AS m FROM workload.%I t', c.relname),
+    format('SELECT count(*) || '':'' || coalesce(md5(string_agg((to_jsonb(t) - ''role_oid'')::text, ''|'' ORDER BY (to_jsonb(t) - ''role_oid'')::text)), '''') AS m FROM workload.%I t', c.relname),
     false, true, '')))[1]::text, E'\n' ORDER BY c.relname)
 FROM pg_class c WHERE c.relnamespace = 'workload'::regnamespace AND c.relkind = 'r'"
 SEQS_SQL="SELECT (SELECT last_value || '/' || is_called FROM workload.workload_seq) || ' ' ||
@@ -240,6 +240,7 @@ src_list=$(as src dr_app "$LIST_SQL")
 src_macs=$(qn src "$MACS_SQL")
 src_kept=$(as src dr_app "$KEPT_SQL")
 src_channel=$(as src dr_app "$CHANNEL_SQL")
+src_member_oids=$(qn src "SELECT string_agg(format('(%L::name, %s::oid)', role, role_oid), ', ') FROM workload.tenant_members")
 src_max_event=$(qn src "SELECT max(sequence) FROM workload.events")
 src_events=$(qn src "SELECT count(*) FROM workload.events")
 src_max_seq=$(qn src "SELECT max(seq) FROM workload.workloads")
@@ -253,6 +254,8 @@ is "$src_kept" "g-globex=true g-revoked=false g1=true g2=true" "in the source th
 # The documented commands (docs/operations.md, "Backup and restore").
 on_src_tool pg_dump -Fc -d "$DB" -f "$DUMP_DIR/$DB.dump" || bail "pg_dump failed"
 on_src_tool pg_dumpall --roles-only -f "$DUMP_DIR/roles.sql" || bail "pg_dumpall --roles-only failed"
+# (a role made here first, so that the carried roles get other OIDs than they had)
+on_dst_tool psql -X -q -d postgres -c "CREATE ROLE shift_oids" >/dev/null 2>&1
 on_dst_tool psql -X -q -d postgres -f "$DUMP_DIR/roles.sql" >/dev/null 2>&1
 is "$(on_dst_tool psql -X -qAt -d postgres -c "SELECT string_agg(rolname, ' ' ORDER BY rolname) FROM pg_roles WHERE rolname LIKE 'dr\_%' OR rolname LIKE 'workload\_%'")" \
 	"dr_app dr_other workload_admin workload_client workload_worker" "the roles are carried to the new cluster first"
@@ -302,6 +305,10 @@ is "$(qn dst "$DOCS_SQL")" "$src_docs" "every workload document (workload_get, w
 is "$(as dst dr_app "$LIST_SQL")" "$src_list" "the tenant's workload_list equals the one before"
 is "$(qn dst "SELECT string_agg(role || ':' || tenant_id || '/' || application_id, ' ' ORDER BY role) FROM workload.tenant_members")" \
 	"dr_app:acme/billing dr_other:globex/app" "the tenant memberships are there"
+is "$(qn dst "SELECT bool_and(m.role_oid = r.oid) || ' ' || bool_and(m.role_oid <> s.role_oid)
+	FROM workload.tenant_members m JOIN pg_roles r ON r.rolname = m.role
+	JOIN (VALUES $src_member_oids) s(role, role_oid) ON s.role = m.role")" "true true" \
+	"each names the role of its name here, which has another OID than it had (roles move between clusters by name)"
 is "$(code dst dr_other "SELECT workload_get(dr.id('ready'))")" "WL003" "and still decide: a member of another tenant gets nothing of acme's (not found)"
 is "$(as dst dr_other "SELECT workload_get(dr.id('globex')) ->> 'state'")" "READY" "while its own workload is its to read"
 
@@ -364,10 +371,12 @@ is "$(code dst postgres "SET session_replication_role = replica;
     ALTER TABLE staging ENABLE ALWAYS TRIGGER sneak;
     COPY staging FROM PROGRAM 'printf \"dr_app\\tglobex\\tapp\\n\"'")" "WL016" \
 	"under that setting a COPY into another table cannot write a workload table on the way"
-printf 'dr_app\tglobex\tapp\n' | PGOPTIONS='-c session_replication_role=replica -c client_min_messages=warning' \
+printf 'dr_app\tglobex\tapp\t4000000000\n' | PGOPTIONS='-c session_replication_role=replica -c client_min_messages=warning' \
 	on_dst_tool psql -X -qAt -d "$DB" -c "COPY workload.tenant_members FROM STDIN" >/dev/null 2>&1
 is "$(qn dst "SELECT count(*) FROM workload.tenant_members")" "3" \
 	"the one write it lets in is a superuser's COPY into the table itself, as a restore's"
+is "$(qn dst "SELECT role_oid = 'dr_app'::regrole FROM workload.tenant_members WHERE tenant_id = 'globex' AND role = 'dr_app'")" "t" \
+	"... and the row it writes names the role of that name here, whatever OID it carried"
 is "$(qn dst "SELECT string_agg(DISTINCT tgenabled::text, '') FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE tgname LIKE '%raw_write_trg' AND tgrelid::regclass::text LIKE 'workload.%' AND c.relkind = 'r'")" \
 	"A" "every raw-write trigger on a table is still ALWAYS enabled (a view's cannot be)"
 

@@ -34,11 +34,11 @@ check "every per-workload table is distributed by tenant_id, co-located with wor
 		ORDER BY logicalrelid::regclass::text)
 		FROM pg_dist_partition WHERE partmethod = 'h' AND colocationid = (SELECT colocationid FROM pg_dist_partition
 		WHERE logicalrelid = 'workload.workload_rows'::regclass)")" \
-	"workload.attempts:tenant_id workload.checkpoints:tenant_id workload.compensations:tenant_id workload.dependencies:tenant_id workload.event_rows:tenant_id workload.queue:tenant_id workload.runs:tenant_id workload.spec_authority:tenant_id workload.specs:tenant_id workload.waits:tenant_id workload.workload_rows:tenant_id"
+	"workload.attempts:tenant_id workload.cascades:tenant_id workload.checkpoints:tenant_id workload.compensations:tenant_id workload.dependencies:tenant_id workload.event_rows:tenant_id workload.queue:tenant_id workload.runs:tenant_id workload.spec_authority:tenant_id workload.specs:tenant_id workload.waits:tenant_id workload.workload_rows:tenant_id"
 check "keys, channel secret, members, revocations and lineage are reference tables" \
 	eq "$(on coord -c "SELECT string_agg(logicalrelid::regclass::text, ' ' ORDER BY logicalrelid::regclass::text)
 		FROM pg_dist_partition WHERE partmethod = 'n'")" \
-	"workload.channel_secret workload.grant_lineage workload.revoked_grants workload.signing_keys workload.tenant_members"
+	"workload.channel_secret workload.channel_secrets workload.grant_lineage workload.revoked_grants workload.signing_keys workload.tenant_members"
 keys=$(on coord -c "SELECT string_agg(key_id, ',' ORDER BY key_id) FROM workload.signing_keys")
 check "one signing key set for the cluster: the coordinator's, on both workers" \
 	eq "$(on w1 -c "SELECT string_agg(key_id, ',' ORDER BY key_id) FROM workload.signing_keys")|$(on w2 -c "SELECT string_agg(key_id, ',' ORDER BY key_id) FROM workload.signing_keys")|$(echo "$keys" | tr ',' '\n' | wc -l)" \
