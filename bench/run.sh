@@ -4,7 +4,8 @@
 #   bench/run.sh [compare|scale|snapshot|latency|memory|profile|anchors|all] [--quick] [options]
 #
 # compare (default)  (a) bare SKIP LOCKED queue, (b) workload claim/start/complete,
-#                    (c) workload claim x10 + start, complete_many; N clients each,
+#                    (c) workload claim x10 + start, complete_many, (x) (c) with each
+#                    item's execution context (context => true); N clients each,
 #                    interleaved rounds; jobs/s medians, min-max, ratios to (a).
 # scale              (b) at 16 clients: 10k vs 1M READY, 1M finished workloads left
 #                    in the tables, and a REPEATABLE READ snapshot held for 60 s.
@@ -162,6 +163,9 @@ show() { printf '%s\n' "$*" | tee -a "$OUT"; }
 has_complete_many() {
 	[ "$(q -d "$1" -c "SELECT to_regprocedure('workload_complete_many(text, jsonb)') IS NOT NULL")" = t ]
 }
+has_claim_context() {
+	[ "$(q -d "$1" -c "SELECT to_regprocedure('workload_claim(text, text[], text, text, interval, integer, boolean, boolean)') IS NOT NULL")" = t ]
+}
 
 # new_db DB: an empty database with the extension and the bench helpers.
 new_db() {
@@ -244,6 +248,7 @@ script_of() {
 		a) echo "$BENCH/scripts/a_claim_start_complete.pgbench" ;;
 		b) echo "$BENCH/scripts/b_claim_start_complete.pgbench" ;;
 		c) echo "$BENCH/scripts/c_claim10_complete_many.pgbench" ;;
+		x) echo "$BENCH/scripts/x_claim10_context_complete_many.pgbench" ;;
 	esac
 }
 
@@ -399,8 +404,8 @@ run_profile() {
 
 # ---------------------------------------------------------------- compare
 run_compare() {
-	local variants="a b c" r n v tag res t_pre
-	show "## Throughput: (a) bare queue vs (b) workload 3 calls vs (c) workload batch of 10"
+	local variants="a b c x" r n v tag res t_pre
+	show "## Throughput: (a) bare queue vs (b) workload 3 calls vs (c) workload batch of 10 vs (x) (c) with each execution context"
 	show ""
 	t_pre=$(compare_template compare)
 	q -d bench_tpl -c "VACUUM ANALYZE"
@@ -409,6 +414,10 @@ run_compare() {
 		variants="a b"
 		show ""
 		show "**(c) not run: workload_complete_many() does not exist in this build.**"
+	elif ! has_claim_context bench_tpl; then
+		variants="a b c"
+		show ""
+		show "**(x) not run: workload_claim() has no context argument in this build.**"
 	fi
 	md ""
 	md "Parameters: rounds=$rounds, seconds=$seconds per measurement, clients=\"$clients\", pgbench -M prepared -j min(N, $NPROC)."
@@ -445,6 +454,7 @@ summarize_compare() {
 	SELECT format('| %s | %s | %s | %s–%s | %s | %s | %s |', s.clients,
 	              CASE s.variant WHEN 'a' THEN '(a) bare SKIP LOCKED, 3 txn/job'
 	                             WHEN 'b' THEN '(b) workload claim/start/complete, 3 txn/job'
+	                             WHEN 'x' THEN '(x) (c) with context => true, 2 txn/10 jobs'
 	                             ELSE '(c) workload claim×10+start, complete_many, 2 txn/10 jobs' END,
 	              round(s.med::numeric), round(s.lo), round(s.hi),
 	              coalesce(to_char(s.med / nullif(a.med, 0), 'FM990.00'), '–'), s.runs,
