@@ -13,6 +13,8 @@
 #   is GOT WANT DESC            ok when the two are equal, else both as notes
 #   q SQL [PSQL-ARGS...]        one statement in PGDATABASE as PGUSER: unaligned,
 #                               tuples only, stop on error, no notices
+#   sqlstate SQL [PSQL-ARGS...] the SQLSTATE the statements end with (00000 when
+#                               they succeed), e.g. sqlstate "$sql" -U role -d db
 #   wait_for SECONDS SQL [WANT [PSQL-ARGS...]]
 #                               poll q until it answers WANT (default t); a note
 #                               with the last answer when time runs out
@@ -76,6 +78,14 @@ q() {
 	shift
 	PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning" \
 		psql -X -qAt -v ON_ERROR_STOP=1 "$@" -c "$sql"
+}
+
+sqlstate() {
+	local sql=$1 out
+	shift
+	out=$(psql -X -qAt -v VERBOSITY=sqlstate "$@" -c "$sql" 2>&1)
+	if grep -q '^ERROR:' <<<"$out"; then sed -n 's/^ERROR: *\([A-Z0-9]*\).*/\1/p' <<<"$out" | head -n 1
+	else echo 00000; fi
 }
 
 wait_for() {

@@ -32,12 +32,7 @@ trap cleanup EXIT
 # code ROLE SQL: the SQLSTATE the statement ends with (00000 when it succeeds).
 su() { psql -X -qAt -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
 as() { psql -X -qAt -U "$1" -d "$DB" -c "$2" 2>&1; }
-code() {
-	local out
-	out=$(psql -X -qAt -U "$1" -d "$DB" -v VERBOSITY=sqlstate -c "$2" 2>&1)
-	if grep -q '^ERROR:' <<<"$out"; then sed -n 's/^ERROR: *\([A-Z0-9]*\).*/\1/p' <<<"$out" | head -n 1
-	else echo 00000; fi
-}
+code() { sqlstate "$2" -U "$1" -d "$DB"; }
 
 psql -X -qAt -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1
 psql -X -qAt -d postgres -c "CREATE DATABASE $DB" >/dev/null || bail "no database"

@@ -34,12 +34,7 @@ ROLES="sm_a_client sm_a_worker sm_b_client sm_b_worker sm_stranger"
 su() { q "$2" -d "$1"; }
 as() { q "$3" -U "$1" -d "$2"; }
 # code ROLE DB SQL: the SQLSTATE the statement ends with (00000 when it succeeds)
-code() {
-	local out
-	out=$(psql -X -qAt -U "$1" -d "$2" -v VERBOSITY=sqlstate -c "$3" 2>&1)
-	if grep -q '^ERROR:' <<<"$out"; then sed -n 's/^ERROR: *\([A-Z0-9]*\).*/\1/p' <<<"$out" | head -n 1
-	else echo 00000; fi
-}
+code() { sqlstate "$3" -U "$1" -d "$2"; }
 # hold NAME ROLE DB SQL...: a session that runs the statements, then stays idle in its
 # transaction until release NAME; its output goes to $WL_TMP/NAME.out
 hold() {

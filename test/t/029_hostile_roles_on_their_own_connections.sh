@@ -41,12 +41,7 @@ trap cleanup EXIT
 # code ROLE SQL: the SQLSTATE the statement ends with (00000 when it succeeds).
 su() { q "$1" -d "$DB"; }
 as() { q "$2" -U "$1" -d "$DB"; }
-code() {
-	local out
-	out=$(psql -X -qAt -U "$1" -d "$DB" -v VERBOSITY=sqlstate -c "$2" 2>&1)
-	if grep -q '^ERROR:' <<<"$out"; then sed -n 's/^ERROR: *\([A-Z0-9]*\).*/\1/p' <<<"$out" | head -n 1
-	else echo 00000; fi
-}
+code() { sqlstate "$2" -U "$1" -d "$DB"; }
 
 psql -X -qAt -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1
 drop_roles
