@@ -7,6 +7,7 @@
 
 #include "catalog/pg_type.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/timestamp.h"
 
 #include "authz.h"
@@ -45,19 +46,131 @@ drop_lapsed(WlClaimed *c, int n)
 	return k;
 }
 
+/* refuse_one: a claimed workload whose authority does not hold goes to DEAD_LETTER with its cause */
+static void
+refuse_one(const WlClaimed *c, const char *cause)
+{
+	WlRow		row;
+
+	if (wl_store_lock(c->workload_id, NULL, &row))
+		(void) wl_recovery_unauthorized(&row, cause, NULL, "workload.claim");
+}
+
+static int
+names_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/*
+ * contexts_read: the execution contexts of a batch the claim read what they
+ * need of (capabilities, environment, scopes, grants and their chains) as
+ * it took them: none of their grants revoked (one statement over every
+ * grant they name; false when one is, and the batch goes the long way),
+ * the snapshot they share verified once.  Each whose
+ * authority does not hold is dead-lettered.  Returns how many stay.
+ */
+static bool
+contexts_read(WlClaimed *c, int n, const char *tenant_id, const char *application_id, int *kept)
+{
+	Jsonb	  **snapshots = palloc(sizeof(Jsonb *) * n);
+	Jsonb	  **authorities = palloc(sizeof(Jsonb *) * n);
+	char	  **names;
+	Datum	   *ids;
+	int			nids = 0;
+	int			nunique = 0;
+	WlAuthorityMemo memo = {0};
+	ArrayType  *none = construct_empty_array(TEXTOID);
+	int			k = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (c[i].capability_snapshot == NULL || c[i].run_authority == NULL)
+			return false;
+		snapshots[i] = c[i].authorization_snapshot;
+		authorities[i] = c[i].run_authority;
+	}
+	/*
+	 * every grant the batch names, once: each chain stored at create, each
+	 * snapshot's and authority's own
+	 */
+	for (int i = 0; i < n; i++)
+		nids += ArrayGetNItems(ARR_NDIM(c[i].grant_ids), ARR_DIMS(c[i].grant_ids)) + 2;
+	names = palloc(sizeof(char *) * (nids + 1));
+	nids = 0;
+	for (int i = 0; i < n; i++)
+	{
+		int			m;
+		char	  **chain = wl_array_items(c[i].grant_ids, &m);
+		char	   *own[2] = {
+			wl_json_get_text(wl_json_get_object(&snapshots[i]->root, "grant"), "id"),
+			wl_json_get_text(wl_json_get_object(&authorities[i]->root, "grant"), "id")};
+
+		for (int j = 0; j < m; j++)
+			names[nids++] = chain[j];
+		for (int j = 0; j < 2; j++)
+			if (own[j] != NULL)
+				names[nids++] = own[j];
+	}
+	qsort(names, nids, sizeof(char *), names_cmp);
+	ids = palloc(sizeof(Datum) * (nids + 1));
+	for (int i = 0; i < nids; i++)
+	{
+		if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
+			ids[nunique++] = CStringGetTextDatum(names[i]);
+	}
+	if (wl_store_revoked_among(construct_array(ids, nunique, TEXTOID, -1, false, TYPALIGN_INT)))
+		return false;
+	for (int i = 0; i < n; i++)
+	{
+		WlRow		row = {0};
+		WlSpecRow	spec = {0};
+		char	   *detail;
+		const char *cause;
+
+		row.workload_id = c[i].workload_id;
+		row.tenant_id = (char *) tenant_id;
+		row.application_id = (char *) application_id;
+		row.seq = c[i].key.seq;
+		row.attempt_count = c[i].attempt;
+		row.claim_id = c[i].claim_id;
+		row.fencing_token = c[i].fencing_token;
+		row.lease_expires_at = c[i].lease_expires_at;
+		row.capability_snapshot = c[i].capability_snapshot;
+		row.authority_expires_at = c[i].lapses_at;
+		spec.authorization_snapshot = snapshots[i];
+		spec.run_authority = authorities[i];
+		spec.connection_scopes = c[i].connection_scopes;
+		spec.definition_id = c[i].definition_id;
+		spec.definition_revision = c[i].definition_revision;
+		spec.environment = c[i].environment;
+		spec.grant_ids = c[i].grant_ids;
+		c[i].context = wl_context_of(&row, &spec, none, &detail, &cause, &memo);
+		if (c[i].context != NULL)
+			c[k++] = c[i];
+		else
+			refuse_one(&c[i], cause);
+	}
+	*kept = k;
+	return true;
+}
+
 /*
  * with_contexts: of the n workloads a claim has just taken, each whose
  * authority still holds gets its execution context (wl_context_of, with no
  * secret references); one whose authority no longer holds (revoked, lapsed,
  * or no longer verifying) goes to DEAD_LETTER with that cause instead of
- * being handed out.  Returns how many stay, in order.
+ * being handed out.  Returns how many stay, in order.  What the claim read
+ * of them serves when it can (contexts_read); else each is read again.
  */
 static int
-with_contexts(WlClaimed *c, int n)
+with_contexts(WlClaimed *c, int n, const char *tenant_id, const char *application_id)
 {
 	ArrayType  *none = construct_empty_array(TEXTOID);
 	int			k = 0;
 
+	if (n == 0 || contexts_read(c, n, tenant_id, application_id, &k))
+		return k;
 	for (int i = 0; i < n; i++)
 	{
 		WlRow		row;
@@ -68,7 +181,7 @@ with_contexts(WlClaimed *c, int n)
 		if (!wl_store_lock(c[i].workload_id, NULL, &row))
 			continue;
 		wl_store_spec_read(&row, &spec);
-		c[i].context = wl_context_of(&row, &spec, none, &detail, &cause);
+		c[i].context = wl_context_of(&row, &spec, none, &detail, &cause, NULL);
 		if (c[i].context != NULL)
 			c[k++] = c[i];
 		else
@@ -100,7 +213,7 @@ wl_claim(WlClaimRequest *r, WlClaimed **out)
 	r->role = wl_authz_caller()->role;
 	n = wl_claim_queue(r, out);
 	n = drop_lapsed(*out, n);
-	return r->context ? with_contexts(*out, n) : n;
+	return r->context ? with_contexts(*out, n, r->tenant_id, r->application_id) : n;
 }
 
 /*

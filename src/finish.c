@@ -66,20 +66,57 @@ wl_confirm_cancel(const WlFence *fence)
 bool
 wl_authority_holds(const WlRow *row, const WlSpecRow *spec, char **detail, const char **cause)
 {
+	return wl_authority_holds_unrevoked(row, spec, detail, cause, NULL);
+}
+
+/* snapshot_holds: whether the authorization snapshot verifies (the memo's answer, when it has it) */
+static bool
+snapshot_holds(Jsonb *snapshot, const char **why, WlAuthorityMemo *memo)
+{
+	char	   *key;
+	bool		holds;
+
+	if (memo == NULL)
+		return wl_grant_verify_stored(snapshot, why);
+	key = psprintf("%s/%s", wl_json_get_text(&snapshot->root, "key_id"),
+				   wl_json_get_text(&snapshot->root, "signature_sha256"));
+	if (memo->snapshot_key != NULL && strcmp(memo->snapshot_key, key) == 0)
+	{
+		*why = memo->snapshot_why;
+		return memo->snapshot_holds;
+	}
+	holds = wl_grant_verify_stored_signature(snapshot, why);
+	memo->snapshot_key = key;
+	memo->snapshot_holds = holds;
+	memo->snapshot_why = holds ? NULL : *why;
+	return holds;
+}
+
+/*
+ * wl_authority_holds_unrevoked is wl_authority_holds for a workload of a
+ * batch whose grants the caller has found none revoked (memo, when not
+ * NULL; wl_store_grants_chain over every grant the batch names): it asks
+ * nothing of the revocations, and verifies an authorization snapshot the
+ * batch's workloads share once (the same key and signature digest).
+ */
+bool
+wl_authority_holds_unrevoked(const WlRow *row, const WlSpecRow *spec, char **detail,
+							 const char **cause, WlAuthorityMemo *memo)
+{
 	const char *why;
 
-	if (!wl_grant_verify_stored(spec->authorization_snapshot, &why))
+	if (!snapshot_holds(spec->authorization_snapshot, &why, memo))
 		*detail = psprintf("The authorization snapshot does not hold: %s.", why);
 	else if (!wl_grant_run_authority_holds(spec->run_authority, row->workload_id, row->tenant_id,
-										   row->application_id, detail))
+										   row->application_id, detail, memo == NULL))
 		;
-	else if (wl_grant_authority_revoked(spec))
+	else if (memo == NULL && wl_grant_authority_revoked(spec))
 		*detail = pstrdup("A grant the workload's authorization derives from has been revoked.");
 	else
 		*detail = NULL;
 	if (*detail != NULL)
 	{
-		if (wl_grant_authority_revoked(spec))
+		if (memo == NULL && wl_grant_authority_revoked(spec))
 			*cause = "authorization_revoked";
 		else if (row->authority_expires_at != 0 && row->authority_expires_at <= wl_now())
 			*cause = "authorization_expired";
@@ -93,18 +130,18 @@ wl_authority_holds(const WlRow *row, const WlSpecRow *spec, char **detail, const
 /*
  * wl_context_of: what a run may use, for a workload whose row the caller
  * holds locked, or NULL when its authority no longer holds
- * (wl_authority_holds says why).  The capabilities are the effective scopes
+ * (wl_authority_holds_unrevoked says why; memo as there).  The capabilities are the effective scopes
  * of the grant and the workload; secret_references have been checked by
  * the caller.
  */
 Jsonb *
 wl_context_of(const WlRow *row, const WlSpecRow *spec, ArrayType *secret_references,
-			  char **detail, const char **cause)
+			  char **detail, const char **cause, WlAuthorityMemo *memo)
 {
 	ArrayType  *granted;
 	WlJson		b;
 
-	if (!wl_authority_holds(row, spec, detail, cause))
+	if (!wl_authority_holds_unrevoked(row, spec, detail, cause, memo))
 		return NULL;
 	granted = wl_json_get_strings(wl_json_get_object(&spec->authorization_snapshot->root, "grant"),
 								  "capabilities");
@@ -142,7 +179,7 @@ wl_execution_context(const WlFence *fence, ArrayType *secret_references)
 
 	wl_fence_lock(fence, &row);
 	wl_store_spec_read(&row, &spec);
-	context = wl_context_of(&row, &spec, secret_references, &detail, &cause);
+	context = wl_context_of(&row, &spec, secret_references, &detail, &cause, NULL);
 	if (context == NULL)
 		wl_refuse(WL_E_AUTHORIZATION_DENIED, errdetail("%s", detail));
 	return context;

@@ -24,7 +24,8 @@
 #include "keys.h"
 #include "store_ops.h"
 
-static bool verify(Jsonb *signed_grant, bool stored, const char **why, ArrayType **chain);
+static bool verify(Jsonb *signed_grant, bool stored, const char **why, ArrayType **chain,
+				   bool revocation);
 
 static bool
 covers(ArrayType *granted, ArrayType *needed)
@@ -110,7 +111,7 @@ snapshot_holds(const WlSpec *spec, ArrayType **chain, char **detail)
 	bool		revoked;
 
 	*chain = NULL;
-	if (!verify(spec->authorization_snapshot, spec->stored_authority, &why, chain))
+	if (!verify(spec->authorization_snapshot, spec->stored_authority, &why, chain, true))
 	{
 		*detail = psprintf("The authorization snapshot does not hold: %s.", why);
 		return false;
@@ -391,7 +392,7 @@ wl_grant_sign(Jsonb *grant)
  * failed; *chain (when asked) is its chain of grant ids.
  */
 static bool
-verify(Jsonb *signed_grant, bool stored, const char **why, ArrayType **chain)
+verify(Jsonb *signed_grant, bool stored, const char **why, ArrayType **chain, bool revocation)
 {
 	JsonbContainer *root = &signed_grant->root;
 	JsonbContainer *grant;
@@ -412,18 +413,25 @@ verify(Jsonb *signed_grant, bool stored, const char **why, ArrayType **chain)
 	signature = wl_json_get_text(root, sig_field);
 	if (grant == NULL || key_id == NULL || signature == NULL)
 		return (*why = "it is not a signed grant {grant, key_id, signature}", false);
-	if (!wl_grant_shape(grant, &detail))
+	/*
+	 * a stored grant had its shape checked when it was stored, and its MAC,
+	 * checked next, says it is still that grant
+	 */
+	if (!stored && !wl_grant_shape(grant, &detail))
 		return (*why = "the grant is malformed", false);
 	text = wl_jsonb_text(JsonbValueToJsonb(wl_json_get(root, "grant")));
 	if (!(stored ? wl_keys_mac_digest_check(key_id, text, signature, why) :
 		  wl_keys_mac_check(key_id, text, signature, why)))
 		return false;
-	ids = wl_store_grant_chain(wl_json_get_text(grant, "id"),
-							   wl_json_get_text(grant, "parent_grant"), &revoked);
-	if (chain)
-		*chain = ids;
-	if (revoked)
-		return (*why = "the grant, or a grant it derives from, has been revoked", false);
+	if (revocation)
+	{
+		ids = wl_store_grant_chain(wl_json_get_text(grant, "id"),
+								   wl_json_get_text(grant, "parent_grant"), &revoked);
+		if (chain)
+			*chain = ids;
+		if (revoked)
+			return (*why = "the grant, or a grant it derives from, has been revoked", false);
+	}
 	return wl_grant_current(signed_grant, why);
 }
 
@@ -431,14 +439,25 @@ verify(Jsonb *signed_grant, bool stored, const char **why, ArrayType **chain)
 bool
 wl_grant_verify(Jsonb *signed_grant, const char **why)
 {
-	return verify(signed_grant, false, why, NULL);
+	return verify(signed_grant, false, why, NULL, true);
 }
 
 /* wl_grant_verify_stored: whether a grant as stored (wl_grant_stored_form) holds now. */
 bool
 wl_grant_verify_stored(Jsonb *stored_grant, const char **why)
 {
-	return verify(stored_grant, true, why, NULL);
+	return verify(stored_grant, true, why, NULL, true);
+}
+
+/*
+ * wl_grant_verify_stored_signature: wl_grant_verify_stored but for
+ * revocation, which the caller has checked for a whole batch at once
+ * (wl_store_grants_chain over every grant the batch names).
+ */
+bool
+wl_grant_verify_stored_signature(Jsonb *stored_grant, const char **why)
+{
+	return verify(stored_grant, true, why, NULL, false);
 }
 
 /* revoked: whether the grant in a snapshot (either form), or one it derives from, is revoked. */
@@ -619,17 +638,19 @@ wl_grant_lapses_at(Jsonb *snapshot, Jsonb *run_authority)
 /*
  * wl_grant_run_authority_holds: whether the run authority verifies and is
  * bound to this very workload, tenant and application (*detail says why
- * not, as a sentence).
+ * not, as a sentence); revocation too unless the caller checked it.
  */
 bool
 wl_grant_run_authority_holds(Jsonb *authority, const char *workload_id,
-							 const char *tenant_id, const char *application_id, char **detail)
+							 const char *tenant_id, const char *application_id, char **detail,
+							 bool revocation)
 {
 	JsonbContainer *grant = wl_json_get_object(&authority->root, "grant");
 	JsonbContainer *subject = wl_json_get_object(grant, "subject");
 	const char *why;
 
-	if (!wl_grant_verify_stored(authority, &why))
+	if (!(revocation ? wl_grant_verify_stored(authority, &why) :
+		  wl_grant_verify_stored_signature(authority, &why)))
 	{
 		*detail = psprintf("The run authority does not hold: %s.", why);
 		return false;

@@ -34,7 +34,8 @@ extern Jsonb **wl_grant_run_authorities(const WlSpec **specs, const char **workl
 extern TimestampTz wl_grant_expires_at(Jsonb *signed_grant);
 extern bool wl_grant_run_authority_holds(Jsonb *authority, const char *workload_id,
 										 const char *tenant_id, const char *application_id,
-										 char **detail);
+										 char **detail, bool revocation);
+extern bool wl_grant_verify_stored_signature(Jsonb *stored_grant, const char **why);
 extern ArrayType *wl_grant_effective_scopes(ArrayType *granted, ArrayType *current);
 
 #endif

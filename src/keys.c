@@ -8,7 +8,9 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "commands/async.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -66,6 +68,39 @@ wl_keys_mac_current_many(char **texts, int n, char **key_id)
 }
 
 /*
+ * The key a check looked up last, for the command it was read in (a batch's
+ * grants are signed by one key or a few): looked up again in the next
+ * command, so this transaction's own rotation or retirement, which the
+ * next command sees, is seen here too.
+ */
+static LocalTransactionId key_memo_lxid = InvalidLocalTransactionId;
+static CommandId key_memo_cid;
+static WlKey key_memo;
+
+static bool
+key_get(const char *key_id, WlKey *k)
+{
+	MemoryContext old;
+
+	if (key_memo_lxid == MyProc->lxid && key_memo_cid == GetCurrentCommandId(false) &&
+		strcmp(key_memo.key_id, key_id) == 0)
+	{
+		*k = key_memo;
+		return true;
+	}
+	if (!wl_store_key_get(key_id, k))
+		return false;
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	key_memo.key_id = pstrdup(k->key_id);
+	key_memo.secret = (bytea *) pg_detoast_datum_copy((struct varlena *) k->secret);
+	key_memo.retired = k->retired;
+	MemoryContextSwitchTo(old);
+	key_memo_lxid = MyProc->lxid;
+	key_memo_cid = GetCurrentCommandId(false);
+	return true;
+}
+
+/*
  * check: whether the HMAC of text under key key_id (known, not retired)
  * is mac, or (digest) has the SHA-256 mac; why says what failed.
  */
@@ -75,7 +110,7 @@ check(const char *key_id, const char *text, const char *mac, bool digest, const 
 	WlKey		k;
 	char	   *expected;
 
-	if (!wl_store_key_get(key_id, &k))
+	if (!key_get(key_id, &k))
 		return (*why = "it is signed by an unknown key", false);
 	if (k.retired)
 		return (*why = "it is signed by a retired key", false);

@@ -74,20 +74,29 @@ enum
 	W_CLAIMED_BY, W_CLAIM_ID, W_LEASE_EXPIRES_AT, W_UPDATED_AT, W_STATE_ENTERED_AT,
 	W_CLAIMED_AT, W_STARTED_AT, W_LAST_HEARTBEAT_AT, W_DEADLINE_AT, W_UNHELD_DEADLINE_AT,
 	W_CREATED_AT, W_CLAIM_MS, W_EXECUTION_MS, W_OVERALL_MS, W_CHECKPOINT_SEQUENCE, W_PRIORITY,
-	W_AUTHORITY_EXPIRES_AT, W_COUNT
+	W_AUTHORITY_EXPIRES_AT, W_CAPABILITY_SNAPSHOT, W_COUNT
 };
 static const char *const w_names[W_COUNT] = {"workload_id", "tenant_id", "seq", "state",
 	"fencing_token", "attempt_count", "worker_id", "claimed_by", "claim_id", "lease_expires_at",
 	"updated_at", "state_entered_at", "claimed_at", "started_at", "last_heartbeat_at",
 	"deadline_at", "unheld_deadline_at", "created_at", "claim_ms", "execution_ms", "overall_ms",
-"checkpoint_sequence", "priority", "authority_expires_at"};
+"checkpoint_sequence", "priority", "authority_expires_at", "capability_snapshot"};
 
 enum
 {
-	S_TENANT_ID, S_WORKLOAD_SEQ, S_DEFINITION_ID, S_DEFINITION_REVISION, S_INPUT, S_COUNT
+	S_TENANT_ID, S_WORKLOAD_SEQ, S_DEFINITION_ID, S_DEFINITION_REVISION, S_INPUT,
+	S_ENVIRONMENT, S_CONNECTION_SCOPES, S_GRANT_IDS, S_COUNT
 };
 static const char *const s_names[S_COUNT] = {"tenant_id", "workload_seq", "definition_id",
-"definition_revision", "input"};
+"definition_revision", "input", "environment", "connection_scopes", "grant_ids"};
+
+/* spec_authority, read when the claim answers execution contexts */
+enum
+{
+	A_TENANT_ID, A_WORKLOAD_SEQ, A_AUTHORIZATION_SNAPSHOT, A_RUN_AUTHORITY, A_COUNT
+};
+static const char *const a_names[A_COUNT] = {"tenant_id", "workload_seq", "authorization_snapshot",
+"run_authority"};
 
 /* the tables, indexes and function used, once per catalog generation */
 static struct
@@ -99,13 +108,16 @@ static struct
 				workloads_seq_idx,
 				specs,
 				specs_idx,
+				authority,
+				authority_idx,
 				revoked_idx,
 				deps_unmet;
 	RegProcedure created_cmp,	/* queue_ready_idx's comparisons of created_at, seq */
 				seq_cmp;
 	int			q[Q_COUNT],
 				w[W_COUNT],
-				s[S_COUNT];
+				s[S_COUNT],
+				a[A_COUNT];
 }			R;
 
 
@@ -121,11 +133,14 @@ claim_resolve(void)
 	R.queue = wl_store_attnums("queue", q_names, Q_COUNT, R.q);
 	R.workloads = wl_store_attnums("workload_rows", w_names, W_COUNT, R.w);
 	R.specs = wl_store_attnums("specs", s_names, S_COUNT, R.s);
+	R.authority = wl_store_attnums("spec_authority", a_names, A_COUNT, R.a);
 	/* (queue_key(tenant_id, application_id) (an expression: -1), priority DESC, created_at, seq) */
 	R.queue_idx = wl_store_index_of("queue_ready_idx", 4,
 						   (int[4]) {-1, R.q[Q_PRIORITY], R.q[Q_CREATED_AT], R.q[Q_SEQ]});
 	R.workloads_seq_idx = wl_store_index_of("workloads_seq_key", 2, (int[2]) {R.w[W_SEQ], R.w[W_TENANT_ID]});
 	R.specs_idx = wl_store_index_of("specs_pkey", 2, (int[2]) {R.s[S_WORKLOAD_SEQ], R.s[S_TENANT_ID]});
+	R.authority_idx = wl_store_index_of("spec_authority_pkey", 2,
+										(int[2]) {R.a[A_WORKLOAD_SEQ], R.a[A_TENANT_ID]});
 	R.revoked_idx = wl_store_index_of("revoked_grants_unswept_idx", 1, (int[1]) {-2});
 	idx = index_open(R.queue_idx, AccessShareLock);
 	R.created_cmp = get_opfamily_proc(idx->rd_opfamily[2], idx->rd_opcintype[2],
@@ -226,6 +241,11 @@ typedef struct Claim
 			   *spec;
 	IndexScanDesc row_scan,		/* on seq_idx and specs_idx, begun at the first lookup */
 				spec_scan;
+	/* spec_authority, opened when the claim answers execution contexts */
+	Relation	authority,
+				authority_idx;
+	TupleTableSlot *grants;
+	IndexScanDesc grants_scan;
 	BlockNumber rows_blocks,	/* workload_rows' and specs' lengths, asked once (wl_store_fetch_at) */
 				specs_blocks;
 	ItemPointerData spec_at;	/* the queue row's hint of where the taken workload's spec is */
@@ -438,6 +458,27 @@ taken(Claim *c, const Datum *v, const bool *n)
 	o->definition_id = TextDatumGetCString(c->spec->tts_values[s[S_DEFINITION_ID]]);
 	o->definition_revision = TextDatumGetCString(c->spec->tts_values[s[S_DEFINITION_REVISION]]);
 	o->input = DatumGetJsonbPCopy(c->spec->tts_values[s[S_INPUT]]);
+	/* what its execution context needs besides its grants (claim.c, with_contexts) */
+	if (c->r->context)
+	{
+		o->capability_snapshot = DatumGetArrayTypePCopy(v[w[W_CAPABILITY_SNAPSHOT]]);
+		o->environment = TextDatumGetCString(c->spec->tts_values[s[S_ENVIRONMENT]]);
+		o->connection_scopes = DatumGetArrayTypePCopy(c->spec->tts_values[s[S_CONNECTION_SCOPES]]);
+		o->grant_ids = DatumGetArrayTypePCopy(c->spec->tts_values[s[S_GRANT_IDS]]);
+		if (c->authority == NULL)
+		{
+			c->authority = table_open(R.authority, AccessShareLock);
+			c->authority_idx = index_open(R.authority_idx, AccessShareLock);
+			c->grants = table_slot_create(c->authority, NULL);
+		}
+		if (!wl_store_by_key_in(&c->grants_scan, c->authority, c->authority_idx, c->snap, c->grants,
+								F_INT8EQ, v[w[W_SEQ]], F_TEXTEQ, c->tenant))
+			elog(ERROR, "workload \"%s\" has no authority", o->workload_id);
+		slot_getallattrs(c->grants);
+		o->authorization_snapshot =
+			DatumGetJsonbPCopy(c->grants->tts_values[R.a[A_AUTHORIZATION_SNAPSHOT]]);
+		o->run_authority = DatumGetJsonbPCopy(c->grants->tts_values[R.a[A_RUN_AUTHORITY]]);
+	}
 }
 
 /*
@@ -894,6 +935,14 @@ wl_store_claim_direct(const WlClaimRequest *r, WlClaimed **out)
 	ExecDropSingleTupleTableSlot(c.locked);
 	ExecDropSingleTupleTableSlot(c.row);
 	ExecDropSingleTupleTableSlot(c.spec);
+	if (c.authority)
+	{
+		if (c.grants_scan)
+			index_endscan(c.grants_scan);
+		ExecDropSingleTupleTableSlot(c.grants);
+		index_close(c.authority_idx, NoLock);
+		table_close(c.authority, NoLock);
+	}
 	table_close(c.specs, NoLock);
 	table_close(c.workloads, NoLock);
 	table_close(c.queue, NoLock);

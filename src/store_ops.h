@@ -185,6 +185,13 @@ typedef struct WlClaimed
 	WlQueueKey	key;			/* where it stood in the queue */
 	TimestampTz lapses_at;		/* when its authority lapses (0: never) */
 	Jsonb	   *context;		/* its execution context, when asked for (claim.c) */
+	/* what the context needs besides its grants, when a claim read it (else NULL) */
+	ArrayType  *capability_snapshot;
+	char	   *environment;
+	ArrayType  *connection_scopes;
+	ArrayType  *grant_ids;
+	Jsonb	   *authorization_snapshot;
+	Jsonb	   *run_authority;
 } WlClaimed;
 
 /* store_ready.c: rows that became claimable, told between the server's sessions */
@@ -234,6 +241,7 @@ typedef struct WlSpecRow
 } WlSpecRow;
 
 extern void wl_store_policy(const WlRow *row, WlPolicy *p);
+extern bool wl_store_revoked_among(ArrayType *ids);
 extern void wl_store_spec_read(const WlRow *row, WlSpecRow *out);
 extern void wl_store_attempt_close(WlRow *row, const char *outcome, const char *kind,
 								   const char *error);

@@ -6,6 +6,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 #include "utils/json.h"
@@ -61,6 +62,18 @@ wl_store_spec_read(const WlRow *row, WlSpecRow *out)
 	out->created_by = wl_store_text(t, 0, 9);
 	out->grant_ids = wl_store_array(t, 0, 10);
 	SPI_freetuptable(t);
+}
+
+/* wl_store_revoked_among: whether any of the grants ids (a text array) is revoked */
+bool
+wl_store_revoked_among(ArrayType *ids)
+{
+	Datum		args[1] = {PointerGetDatum(ids)};
+	SPITupleTable *t = wl_store_run(P_REVOKED_AMONG, args, NULL, 1, SPI_OK_SELECT);
+	bool		any = wl_store_bool(t, 0, 1);
+
+	SPI_freetuptable(t);
+	return any;
 }
 
 /* attempt_open: whether the row read held a claim whose attempt is still to be written */

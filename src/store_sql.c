@@ -1030,6 +1030,13 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"FROM workload.specs s WHERE s.tenant_id = $1 AND s.workload_seq = $2",
 	2, {TEXTOID, INT8OID}},
 	/* what the domain reads of a spec after create (store_parts.c: WlSpecRow) */
+	/*
+	 * whether any of the grants $1 is revoked: each workload keeps its whole
+	 * chain (spec grant_ids), so the chains of a batch need no lineage walk
+	 */
+	[P_REVOKED_AMONG] = {
+		"SELECT EXISTS (SELECT 1 FROM workload.revoked_grants r WHERE r.grant_id = ANY($1))",
+	1, {TEXTARRAYOID}, true},
 	[P_SPEC_READ] = {
 		"SELECT a.authorization_snapshot, a.run_authority, s.connection_scopes, s.definition_id, "
 		"  s.definition_revision, s.environment, s.governing_snapshots, s.completion_criteria, "

@@ -22,6 +22,15 @@ SELECT workload_id = :'a' AS a_first, execution_context ->> 'workload_id' = work
 FROM got ORDER BY workload_id = :'a' DESC;
 SELECT count(*) AS running FROM workload.workloads WHERE workload_id IN (:'a', :'b') AND state = 'RUNNING';
 
+-- while a revocation waits for the tick's sweep, claims take another way (they pass over
+-- revoked work); the contexts are the same
+SELECT workload_revoke_grant('grant-unrelated');
+SELECT t.create('a2', '{"priority": 5}') AS a2 \gset
+SELECT workload_id = :'a2' AS a2,
+       execution_context = workload_execution_context(workload_id, claim_id, 'w1', fencing_token) AS same
+FROM workload_claim('w1', '{invoice.read}', 'acme', 'billing', '5 minutes', 1, start => true, context => true);
+SELECT (workload_tick() ->> 'failed')::int AS swept_without_failure;
+
 -- without context: the same rows, the column NULL
 SELECT workload_id = :'c' AS c, execution_context IS NULL AS no_context
 FROM workload_claim('w1', '{}', 'acme', 'billing');
