@@ -6,6 +6,7 @@ import asyncio
 import os
 import sys
 import threading
+import time
 import uuid
 
 import psycopg
@@ -18,6 +19,21 @@ except ImportError:  # a checkout: the source beside the tests
     import workload  # noqa: E402
 
 APP = "app"
+
+
+def wait_for(fn, timeout=20, every=0.05):
+    """Polls fn until it answers something true, and answers that; fails the test after timeout s."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = fn()
+        if v:
+            return v
+        time.sleep(every)
+    raise AssertionError(f"not within {timeout} s: {fn}")
+
+
+def states(client, ids):
+    return [client.get(i)["state"] for i in ids]
 
 
 def dsn(name):

@@ -14,20 +14,11 @@ import threading
 import time
 
 import workload
-from conftest import APP, dsn
+from conftest import APP, dsn, wait_for
 
 QUIET = 9     # seconds after the rename: between the polls at 7.75 s and 15.75 s
 PROMPT = 3    # a notification is noticed well within this; the next poll is 6.75 s away
 
-
-def wait_for(fn, timeout=20, every=0.05):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        v = fn()
-        if v:
-            return v
-        time.sleep(every)
-    raise AssertionError(f"not within {timeout} s: {fn}")
 
 
 def channel(admin, tenant):

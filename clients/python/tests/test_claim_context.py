@@ -4,27 +4,13 @@ no second call, and work whose authority no longer verifies is dead-lettered
 by the claim instead of being handed out; context=False asks in a second
 statement, and secret references are always asked for."""
 
-import time
-
 import psycopg
 from psycopg.types.json import Jsonb
 
 import workload
-from conftest import APP
+from conftest import APP, states, wait_for
 
 
-def wait_for(fn, timeout=20, every=0.1):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        v = fn()
-        if v:
-            return v
-        time.sleep(every)
-    raise AssertionError(f"not within {timeout} s: {fn}")
-
-
-def states(client, ids):
-    return [client.get(i)["state"] for i in ids]
 
 
 def asked(worker_dsn, ctx, refs=()):

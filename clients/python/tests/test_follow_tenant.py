@@ -9,7 +9,7 @@ import time
 import psycopg
 from psycopg.conninfo import make_conninfo
 
-from conftest import APP, Running, dsn
+from conftest import APP, Running, dsn, wait_for
 
 
 def backends(admin, tenant_unused=None):
@@ -17,14 +17,6 @@ def backends(admin, tenant_unused=None):
         "SELECT count(*) FILTER (WHERE client_addr IS NOT NULL), count(*) FILTER (WHERE client_addr IS NULL) "
         "FROM pg_stat_activity WHERE usename = 'wlc_worker' AND datname = current_database()").fetchone()
 
-
-def wait_for(fn, timeout=20):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if fn():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def test_worker_follows_its_tenant_node(admin, client, tenant):

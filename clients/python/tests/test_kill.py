@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import recover
+from conftest import recover, wait_for
 
 HERE = os.path.dirname(__file__)
 
@@ -43,14 +43,6 @@ class Recovery:
         while not self.stop.wait(0.5):
             recover(self.admin)
 
-
-def wait_for(fn, timeout, every=0.2):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if fn():
-            return True
-        time.sleep(every)
-    return False
 
 
 def q(admin, sql, *args):

@@ -9,21 +9,9 @@ import psycopg
 import pytest
 
 import workload
-from conftest import APP, dsn
+from conftest import APP, dsn, states, wait_for
 
 
-def wait_for(fn, timeout=20, every=0.1):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        v = fn()
-        if v:
-            return v
-        time.sleep(every)
-    raise AssertionError(f"not within {timeout} s: {fn}")
-
-
-def states(client, ids):
-    return [client.get(i)["state"] for i in ids]
 
 
 def test_sync_handler_completes_with_its_return_value_and_hooks_see_it(client, start_worker):
