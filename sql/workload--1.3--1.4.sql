@@ -165,6 +165,57 @@ SELECT w.tenant_id,
 FROM workload.workload_rows w
 LEFT JOIN workload.runs r ON r.seq OPERATOR(pg_catalog.=) w.seq AND r.tenant_id OPERATOR(pg_catalog.=) w.tenant_id;
 
+-- The states of the events a run row carries are written as a cast from
+-- text, which the planner does not fold (enum input is STABLE): a condition
+-- on from_state or to_state then filters each part instead of removing the
+-- parts it contradicts.  On Citus a query whose every table names one tenant
+-- goes whole to that tenant's node only if no part was removed so (a removed
+-- part counts as one that reads every shard): "the events of this tenant's
+-- workloads that were cancelled", as a join or a correlated subquery, was
+-- refused as a join across nodes.
+CREATE OR REPLACE VIEW workload.carried_events WITH (security_invoker = true) AS
+SELECT u.tenant_id, u.workload_seq, u.sequence, u.from_state, u.to_state, u.fencing_token,
+       u.attempt, u.actor, u.at, u.db_role, u.evidence
+FROM (SELECT r.tenant_id, r.seq AS workload_seq, r.claimed_seq AS sequence,
+           'READY'::text::@extschema@.workload_state AS from_state,
+           'CLAIMED'::text::@extschema@.workload_state AS to_state, r.fencing_token,
+           r.attempt_count AS attempt, r.event_worker AS actor, r.claimed_at AS at,
+           r.event_role AS db_role, pg_catalog.jsonb_build_object('worker_id', r.event_worker) AS evidence
+      FROM workload.runs r
+      UNION ALL
+      SELECT r.tenant_id, r.seq, r.started_seq, 'CLAIMED'::text::@extschema@.workload_state,
+           'RUNNING'::text::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
+           r.started_at, r.event_role, pg_catalog.jsonb_build_object('worker_id', r.event_worker)
+      FROM workload.runs r
+      UNION ALL
+      SELECT r.tenant_id, r.seq, r.finished_seq, 'RUNNING'::text::@extschema@.workload_state,
+           'SUCCEEDED'::text::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
+           r.finished_at, r.event_role, pg_catalog.jsonb_build_object('result_id', r.result_id)
+      FROM workload.runs r) u
+WHERE u.sequence IS NOT NULL;
+CREATE OR REPLACE VIEW workload.events WITH (security_invoker = true) AS
+SELECT u.tenant_id, u.workload_seq, u.sequence, u.from_state, u.to_state, u.fencing_token,
+       u.attempt, u.actor, u.at, u.db_role, u.evidence
+FROM (SELECT e.tenant_id, e.workload_seq, e.sequence, e.from_state, e.to_state, e.fencing_token,
+           e.attempt, e.actor, e.at, e.db_role, e.evidence
+      FROM workload.event_rows e
+      UNION ALL
+      SELECT r.tenant_id, r.seq, r.claimed_seq, 'READY'::text::@extschema@.workload_state,
+           'CLAIMED'::text::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
+           r.claimed_at, r.event_role, pg_catalog.jsonb_build_object('worker_id', r.event_worker)
+      FROM workload.runs r
+      UNION ALL
+      SELECT r.tenant_id, r.seq, r.started_seq, 'CLAIMED'::text::@extschema@.workload_state,
+           'RUNNING'::text::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
+           r.started_at, r.event_role, pg_catalog.jsonb_build_object('worker_id', r.event_worker)
+      FROM workload.runs r
+      UNION ALL
+      SELECT r.tenant_id, r.seq, r.finished_seq, 'RUNNING'::text::@extschema@.workload_state,
+           'SUCCEEDED'::text::@extschema@.workload_state, r.fencing_token, r.attempt_count, r.event_worker,
+           r.finished_at, r.event_role, pg_catalog.jsonb_build_object('result_id', r.result_id)
+      FROM workload.runs r) u
+WHERE u.sequence IS NOT NULL;
+
 -- workload_claim(..., context): with context, each claimed row also carries
 -- its verified execution context (what workload_execution_context answers,
 -- with no secret references), so a worker needs no second round trip; a

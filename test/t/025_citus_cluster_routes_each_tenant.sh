@@ -134,6 +134,42 @@ for node in w1 w2; do
 		"succeeded|SUCCEEDED 2 9"
 done
 
+# The views answer a query that names one tenant as one node does, joins
+# among them and correlated subqueries included, and Citus sends it whole to
+# the tenant's node: conditions on the events' states included (each tenant
+# so far: five workloads claimed, started and completed, one more that
+# failed once and succeeded on its retry).
+t=${tenant_on[w1]:-x}
+view_queries=(
+	"SELECT count(*) FROM workload.event_log e WHERE e.tenant_id = '$t' AND e.to_state = 'SUCCEEDED'|6"
+	"SELECT count(*) FROM workload.events e WHERE e.tenant_id = '$t' AND e.from_state = 'CLAIMED'|7"
+	"SELECT count(*) FROM workload.workloads w WHERE w.tenant_id = '$t'
+	   AND (SELECT count(*) FROM workload.event_log e WHERE e.tenant_id = '$t' AND e.workload_id = w.workload_id
+	        AND e.to_state = 'RUNNING') = 2|1"
+	"SELECT count(*) FROM workload.workloads w
+	   JOIN workload.event_log e ON e.workload_id = w.workload_id AND e.tenant_id = '$t' AND e.to_state = 'FAILED'
+	   WHERE w.tenant_id = '$t' AND w.state = 'SUCCEEDED'|1"
+	"SELECT count(*) FROM workload.workloads w
+	   JOIN workload.results r ON r.workload_id = w.workload_id AND r.tenant_id = '$t'
+	   JOIN workload.attempt_log a ON a.workload_id = w.workload_id AND a.tenant_id = '$t'
+	   WHERE w.tenant_id = '$t'|7"
+	"SELECT count(*) FROM workload.attempt_log a WHERE a.tenant_id = '$t' AND a.outcome <> 'SUCCEEDED'|1"
+	"SELECT count(*) FROM workload.leases l JOIN workload.workloads w USING (tenant_id, seq) WHERE l.tenant_id = '$t'|0"
+)
+reset_stats
+answers="" wanted="" unrouted=0
+for vq in "${view_queries[@]}"; do
+	sql=${vq%|*}
+	wanted="$wanted ${vq##*|}"
+	got=$(on coord -c "SET client_min_messages = debug2" -c "$sql" 2>"$WL_CITUS_TMP/view.err") || got="error: $(grep ERROR "$WL_CITUS_TMP/view.err" | head -n 1)"
+	answers="$answers $got"
+	grep -q "Creating router plan" "$WL_CITUS_TMP/view.err" || { unrouted=$((unrouted + 1)); echo "#   not sent to one node: $sql" >&2; }
+done
+check "$t: seven one-tenant queries over the views, joins and correlated subqueries among them, answer as one node does" \
+	eq "$answers" "$wanted"
+check "$t: ... each sent whole to $t's node (router plans, statements on w1's shards only)" \
+	eq "$unrouted $(shard_calls w2) $([ "$(shard_calls w1)" -gt 0 ] && echo here)" "0 0 here"
+
 # On a sharded cluster one call acts in one tenant: a batch naming two is
 # refused whole, and changes nothing
 ta=${tenant_on[w1]:-x} tb=${tenant_on[w2]:-y}
