@@ -22,6 +22,7 @@ int			wl_max_active_per_tenant = 0;
 int			wl_max_stored_kb_per_tenant = 0;
 int			wl_max_schedules_per_tenant = 0;
 int			wl_schedule_grant_warning_s = 7 * 86400;
+bool		wl_statement_path = false;
 
 static bool
 check_clock_override(char **newval, void **extra, GucSource source)
@@ -104,6 +105,18 @@ wl_guc_init(void)
 							PGC_SIGHUP,
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("workload.statement_path",
+							 "Runs every call through its SQL statements, never the direct paths.",
+							 "The claim, the fenced calls and the appends that write "
+							 "tables without a plan (store_claim_direct.c, store_fenced.c, "
+							 "store_direct.c) give way to the statements that state the "
+							 "same rules; slower, and for proving the two the same.",
+							 &wl_statement_path,
+							 false,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("workload.claim_full_scan_every",
 							"How often a session's claim scans its queue from the start.",

@@ -11,6 +11,7 @@ extern int	wl_max_active_per_tenant;
 extern int	wl_max_stored_kb_per_tenant;
 extern int	wl_max_schedules_per_tenant;
 extern int	wl_schedule_grant_warning_s;
+extern bool wl_statement_path;
 extern void wl_guc_init(void);
 
 #endif

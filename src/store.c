@@ -44,6 +44,7 @@
 
 #include "catalog.h"
 #include "errors.h"
+#include "guc.h"
 #include "jsonb_util.h"
 #include "states.h"
 #include "store.h"
@@ -696,6 +697,18 @@ static bool
 restore_refused(TriggerData *td)
 {
 	return !row_security && copy_into_itself(td);
+}
+
+/*
+ * wl_store_direct: whether the paths that write without a plan (the direct
+ * claim, the fenced calls, the appenders) may run: not under Citus, whose
+ * shards are written through its planner, and not under
+ * workload.statement_path, which runs every call through its statements.
+ */
+bool
+wl_store_direct(void)
+{
+	return !wl_statement_path && !wl_store_citus();
 }
 
 /*

@@ -847,7 +847,7 @@ claim_segment(Claim *c, Relation idx, const WlSegment *from, bool resumed)
 static bool
 open_claim(Claim *c)
 {
-	if (wl_store_citus() || c->r->capabilities == NULL)
+	if (!wl_store_direct() || c->r->capabilities == NULL)
 		return false;
 	wl_store_writable("UPDATE");
 	claim_resolve();

@@ -136,6 +136,24 @@ complete_many_first(WlFencedResult *items, int n, const char *worker_id,
 	return complete_many_direct(items, n, worker_id, who, from, to, tenant, true);
 }
 
+/* the statement of wl_store_fenced_complete_many, in a subtransaction (wl_isolated) */
+typedef struct StatementRun
+{
+	Datum	   *a;
+	char	   *nulls;
+	SPITupleTable *t;
+	int			got;
+} StatementRun;
+
+static void
+statement_run(void *arg)
+{
+	StatementRun *r = arg;
+
+	r->t = wl_store_run_results(P_FENCED_COMPLETE_MANY, r->a, r->nulls, SPI_OK_SELECT, NULL);
+	r->got = (int) SPI_processed;
+}
+
 /*
  * wl_store_fenced_complete_many moves each of the n items' workloads from
  * `from` to `to` when its fence holds for worker_id and the caller (the
@@ -145,8 +163,10 @@ complete_many_first(WlFencedResult *items, int n, const char *worker_id,
  * item, complete_many_direct).  Sets items[i].done, and for those the row
  * and the result's document; returns how many.  A result id taken by another
  * workload between the check and the insert, where the check asked before
- * it was taken (a batch of one; the statement) or cannot see it (under
- * REPEATABLE READ), is WORKLOAD_RESULT_DUPLICATE (wl_store_run_results).
+ * it was taken (a batch of one) or cannot see it (under REPEATABLE READ), is
+ * WORKLOAD_RESULT_DUPLICATE (wl_store_run_results); the statement of a batch
+ * of more, refused so, runs once more, and then sees it taken (READ
+ * COMMITTED), as complete_many_first does.
  * Nothing is locked or written for an item that is not done.
  */
 int
@@ -165,8 +185,10 @@ wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_i
 	SPITupleTable *t;
 	int			got;
 	WlJson		ev;
+	StatementRun run = {0};
+	ErrorData  *e;
 
-	got = n >= WL_COMPLETE_FIRST_MIN && !wl_store_citus() ?
+	got = n >= WL_COMPLETE_FIRST_MIN && wl_store_direct() ?
 		complete_many_first(items, n, worker_id, who, from, to, tenant) :
 		complete_many_direct(items, n, worker_id, who, from, to, tenant, true);
 	if (got >= 0)
@@ -207,8 +229,27 @@ wl_store_fenced_complete_many(WlFencedResult *items, int n, const char *worker_i
 	a[15] = tenant ? CStringGetTextDatum(tenant) : (Datum) 0;
 	nulls[15] = tenant ? ' ' : 'n';
 	nulls[16] = ' ';
-	t = wl_store_run_results(P_FENCED_COMPLETE_MANY, a, nulls, SPI_OK_SELECT, NULL);
-	got = (int) SPI_processed;
+	run.a = a;
+	run.nulls = nulls;
+	if (n < WL_COMPLETE_FIRST_MIN)
+		statement_run(&run);
+	else if ((e = wl_isolated(statement_run, &run)) != NULL)
+	{
+		if (e->sqlerrcode != wl_errors[WL_E_RESULT_DUPLICATE].sqlerrcode)
+			ReThrowError(e);
+		FreeErrorData(e);
+		/*
+		 * A result id another transaction took while the statement waited
+		 * for it: asked again, that item's result id is seen taken and the
+		 * item is left to the caller, which refuses it alone, as
+		 * complete_many_first does (under REPEATABLE READ it cannot be
+		 * seen: the batch is refused again, as there; a batch of one is
+		 * refused whole, as workload_complete is)
+		 */
+		statement_run(&run);
+	}
+	t = run.t;
+	got = run.got;
 	for (int k = 0; k < got; k++)
 	{
 		int			i = (int) wl_store_int(t, k, 1) - 1;

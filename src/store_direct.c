@@ -149,7 +149,7 @@ wl_store_appender_open(WlAppender *a, WlAppendTarget *t)
 	RangeTblEntry *rte;
 
 	memset(a, 0, sizeof(*a));
-	if (wl_store_citus())
+	if (!wl_store_direct())
 		return false;
 	wl_store_writable("INSERT");
 	a->t = t;
@@ -336,7 +336,7 @@ wl_store_any_by_keys(WlKeyedTarget *t, const Datum *a, const Datum *b, int n, bo
 	Snapshot	snap;
 
 	memset(has, 0, sizeof(bool) * n);
-	if (wl_store_citus())
+	if (!wl_store_direct())
 		return -1;
 	keyed_find(t);
 	CommandCounterIncrement();
@@ -402,7 +402,7 @@ wl_store_remove(WlKeyedTarget *t, Datum tenant, Datum seq)
 	ItemPointerData tid;
 	bool		found;
 
-	if (wl_store_citus())
+	if (!wl_store_direct())
 		return false;
 	wl_store_writable("DELETE");
 	keyed_find(t);

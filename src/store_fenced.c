@@ -452,7 +452,7 @@ wl_store_fenced_open(void)
 	Relation	runs_pkey;
 	Relation	runs;
 
-	if (wl_store_citus())
+	if (!wl_store_direct())
 		return NULL;
 	wl_store_writable("UPDATE");
 	fenced_resolve();

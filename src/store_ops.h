@@ -522,6 +522,7 @@ extern bool wl_store_workload_state(const char *workload_id, const char *tenant_
 /* Citus */
 extern Jsonb *wl_store_citus_distribute(void);
 extern bool wl_store_citus(void);
+extern bool wl_store_direct(void);
 extern void wl_store_init(void);
 /* store_citus.c */
 extern void wl_store_tenant_remember(const char *workload_id, const char *tenant_id);

@@ -6,8 +6,10 @@
 #
 #   (no option)  the full tier, the README's test command and CI's: the regress
 #                suite and the isolation specs (make installcheck), every
-#                end-to-end script of test/t, the reliability scenarios, the
-#                docs check and the Debian package
+#                end-to-end script of test/t, the regress suite and the
+#                isolation specs again with workload.statement_path = on,
+#                the reliability scenarios, the docs check and the Debian
+#                package
 #   --quick      the quick tier, for an edit loop: make installcheck, the docs
 #                check and the fastest end-to-end scripts (QUICK below)
 #
@@ -103,6 +105,11 @@ for t in "$WL_ROOT"/test/t/[0-9][0-9][0-9]_*.sh; do
 done
 
 if [ "$TIER" = full ]; then
+	# The regress suite and the isolation specs again, every call through
+	# its statements (workload.statement_path): the direct paths and the
+	# statements answer alike.
+	run_suite statement-path bash "$WL_ROOT/test/statement_path.sh"
+
 	# The client libraries (clients/python, clients/node) end to end against
 	# this cluster: each installs what it needs, makes its own database,
 	# prints TAP.
