@@ -3,7 +3,7 @@
 # Usage: fuzz_every_function_with_hostile_input.sh [--long] [--iterations N] [--seed N]
 . "$(dirname "$0")/lib.sh"
 
-ITERATIONS=150000
+ITERATIONS=100000
 [ "$RL_LONG" = 1 ] && ITERATIONS=600000
 SEED=${RL_SEED:-$(( $(date +%s) % 100000 ))}
 while [ $# -gt 0 ]; do
