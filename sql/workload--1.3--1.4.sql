@@ -21,6 +21,14 @@ UPDATE workload.schedules s SET paused = true, next_run_at = NULL,
 WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_timezone_names z
                   WHERE z.name OPERATOR(pg_catalog.=) s.timezone);
 
+-- Citus moves a shard group online (citus_move_shard_placement, the
+-- rebalancer) by logical replication, which needs every table of the group
+-- to say how a deleted or updated row is identified: event_rows has no key
+-- (workload.event_rows's index, below in 1.3, says why), so its whole row
+-- does.  Only a server with wal_level = logical writes anything more for it
+-- (the old row of a delete: retention's).
+ALTER TABLE workload.event_rows REPLICA IDENTITY FULL;
+
 -- Memberships name roles by identity (SPEC section 5.1): the role's OID,
 -- recorded when the membership is added, never a name that is parsed or
 -- case-folded (a membership added for "Alice" let the role alice act).  A
