@@ -8,13 +8,8 @@
 # the rate (as root).
 #   N=80 scripts/citus-drop-loop.sh
 . "$(dirname "$0")/../test/t/citus_lib.sh"
-export WL_CITUS_LIBS='citus,workload'
-export WL_CITUS_DB=wl
-wl_citus_start "workload.database = 'wl'" "workload.tick_interval = '200ms'" >/dev/null
-T=$WL_CITUS_TMP
+workload_cluster
 trap 'wl_citus_stop' EXIT
-on coord -c 'CREATE EXTENSION pgcrypto' -c 'CREATE EXTENSION workload' >/dev/null
-on coord -c 'SELECT workload_citus_distribute()' >/dev/null
 fail=0
 for i in $(seq 1 "${N:-20}"); do
 	on coord -v ON_ERROR_STOP=1 -c 'DROP EXTENSION workload CASCADE' -c 'CREATE EXTENSION workload' \

@@ -22,13 +22,8 @@
 below() { [ "$1" -lt "$2" ] || { echo "#   $1 is not below $2" >&2; return 1; }; }
 ms() { echo $(($(date +%s%N) / 1000000)); }
 
-export WL_CITUS_LIBS='citus,workload'
-export WL_CITUS_DB=wl
-wl_citus_start "workload.database = 'wl'" "workload.tick_interval = '200ms'" >/dev/null
-T=$WL_CITUS_TMP
+workload_cluster
 trap 'kill $(jobs -p) 2>/dev/null; wl_citus_stop' EXIT
-on coord -c 'CREATE EXTENSION pgcrypto' -c 'CREATE EXTENSION workload' >/dev/null
-on coord -c 'SELECT workload_citus_distribute()' >/dev/null
 # an operator's DROP EXTENSION through the coordinator while every node's
 # tick runs (200 ms): a pass on a worker node that began as that node's
 # DROP dropped its shards used to wait on a shard while holding the

@@ -15,13 +15,8 @@
 # Run as root; prints TAP.
 . "$(dirname "$0")/citus_lib.sh"
 
-export WL_CITUS_LIBS='citus,workload'
-export WL_CITUS_DB=wl
-wl_citus_start "workload.database = 'wl'" "workload.tick_interval = '200ms'" >/dev/null
-T=$WL_CITUS_TMP
+workload_cluster
 trap 'touch "$T/stop"; kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; wl_citus_stop' EXIT
-on coord -c 'CREATE EXTENSION pgcrypto' -c 'CREATE EXTENSION workload' >/dev/null
-on coord -c 'SELECT workload_citus_distribute()' >/dev/null
 on coord -v ON_ERROR_STOP=1 -f "$WL_ROOT/test/include/helpers.sql" >/dev/null 2>"$T/helpers.err" ||
 	bail "test/include/helpers.sql: $(head -n 3 "$T/helpers.err")"
 A=""
