@@ -95,7 +95,7 @@ bound_ok(JsonbContainer *grant, char **detail)
 }
 
 /*
- * snapshot_holds: whether the authorization snapshot holds (verify; a
+ * spec_snapshot_holds: whether the authorization snapshot holds (verify; a
  * snapshot the system presents, a compensation's run authority, is in
  * stored form) and the caller may present it (bound_ok); *chain its chain
  * of grant ids, *detail why not.  A compensation's chain also holds the
@@ -104,7 +104,7 @@ bound_ok(JsonbContainer *grant, char **detail)
  * derived from reaches its compensations at any depth.
  */
 static bool
-snapshot_holds(const WlSpec *spec, ArrayType **chain, char **detail)
+spec_snapshot_holds(const WlSpec *spec, ArrayType **chain, char **detail)
 {
 	JsonbContainer *grant = wl_json_get_object(&spec->authorization_snapshot->root, "grant");
 	const char *why;
@@ -159,7 +159,7 @@ snapshot_fits(const WlSpec *spec)
 
 /*
  * wl_grant_check_snapshot raises WORKLOAD_UNAUTHORIZED unless the
- * authorization snapshot holds (snapshot_holds) and fits the spec
+ * authorization snapshot holds (spec_snapshot_holds) and fits the spec
  * (snapshot_fits).  Returns the grant's chain of grant ids.
  */
 ArrayType *
@@ -168,7 +168,7 @@ wl_grant_check_snapshot(const WlSpec *spec)
 	ArrayType  *chain;
 	char	   *detail;
 
-	if (!snapshot_holds(spec, &chain, &detail))
+	if (!spec_snapshot_holds(spec, &chain, &detail))
 		wl_refuse(WL_E_UNAUTHORIZED, errdetail_internal("%s", detail));
 	snapshot_fits(spec);
 	return chain;
@@ -223,7 +223,7 @@ wl_grant_check_snapshot_memo(const WlSpec *spec, WlGrantMemo *memo)
 		e->snapshot = palloc(VARSIZE(snap));
 		memcpy(e->snapshot, snap, VARSIZE(snap));
 		e->detail = NULL;
-		e->holds = snapshot_holds(spec, &e->chain, &e->detail);
+		e->holds = spec_snapshot_holds(spec, &e->chain, &e->detail);
 		memo->n++;
 		MemoryContextSwitchTo(old);
 	}

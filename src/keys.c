@@ -101,11 +101,11 @@ key_get(const char *key_id, WlKey *k)
 }
 
 /*
- * check: whether the HMAC of text under key key_id (known, not retired)
+ * mac_check_one: whether the HMAC of text under key key_id (known, not retired)
  * is mac, or (digest) has the SHA-256 mac; why says what failed.
  */
 static bool
-check(const char *key_id, const char *text, const char *mac, bool digest, const char **why)
+mac_check_one(const char *key_id, const char *text, const char *mac, bool digest, const char **why)
 {
 	WlKey		k;
 	char	   *expected;
@@ -129,7 +129,7 @@ check(const char *key_id, const char *text, const char *mac, bool digest, const 
 bool
 wl_keys_mac_check(const char *key_id, const char *text, const char *mac, const char **why)
 {
-	return check(key_id, text, mac, false, why);
+	return mac_check_one(key_id, text, mac, false, why);
 }
 
 /* wl_keys_mac_digest_check: as wl_keys_mac_check, given only the MAC's SHA-256. */
@@ -137,7 +137,7 @@ bool
 wl_keys_mac_digest_check(const char *key_id, const char *text, const char *digest,
 						 const char **why)
 {
-	return check(key_id, text, digest, true, why);
+	return mac_check_one(key_id, text, digest, true, why);
 }
 
 /*

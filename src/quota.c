@@ -173,7 +173,7 @@ on_xact(XactEvent event, void *arg)
 }
 
 static void
-on_subxact(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid, void *arg)
+quota_on_subxact(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid, void *arg)
 {
 	int			level = GetCurrentTransactionNestLevel();
 	ListCell   *lc;
@@ -221,7 +221,7 @@ add(List **list, const char *tenant_id, int64 active, int64 bytes)
 	if (!callbacks)
 	{
 		RegisterXactCallback(on_xact, NULL);
-		RegisterSubXactCallback(on_subxact, NULL);
+		RegisterSubXactCallback(quota_on_subxact, NULL);
 		callbacks = true;
 	}
 	old = MemoryContextSwitchTo(TopTransactionContext);
@@ -235,11 +235,11 @@ add(List **list, const char *tenant_id, int64 active, int64 bytes)
 }
 
 /*
- * note: this transaction changes the tenant's use by (active, bytes), which
+ * quota_note: this transaction changes the tenant's use by (active, bytes), which
  * the shared count takes when it commits
  */
 static void
-note(const char *tenant_id, int64 active, int64 bytes)
+quota_note(const char *tenant_id, int64 active, int64 bytes)
 {
 	if (uses != NULL)
 		add(&deltas, tenant_id, active, bytes);
@@ -317,7 +317,7 @@ wl_quota_admit(const char *tenant_id, int64 bytes, char **detail)
 	if (!quotas_set())
 	{
 		if (counting())
-			note(tenant_id, 1, bytes);
+			quota_note(tenant_id, 1, bytes);
 		return WL_OK;
 	}
 	key = key_of(tenant_id);
@@ -342,7 +342,7 @@ wl_quota_admit(const char *tenant_id, int64 bytes, char **detail)
 						   tenant_id, (long long) (stored + more_bytes), wl_max_stored_kb_per_tenant);
 		return WL_E_QUOTA_EXCEEDED;
 	}
-	note(tenant_id, 1, bytes);
+	quota_note(tenant_id, 1, bytes);
 	add(&unwritten, tenant_id, 1, bytes);
 	return WL_OK;
 }
@@ -372,7 +372,7 @@ wl_quota_unadmit(const char *tenant_id, int64 bytes)
 {
 	if (!counting())
 		return;
-	note(tenant_id, -1, -bytes);
+	quota_note(tenant_id, -1, -bytes);
 	add(&unwritten, tenant_id, -1, -bytes);
 }
 
@@ -381,7 +381,7 @@ void
 wl_quota_finished(const char *tenant_id)
 {
 	if (counting())
-		note(tenant_id, -1, 0);
+		quota_note(tenant_id, -1, 0);
 }
 
 /* wl_quota_stored: the tenant stored bytes more (a checkpoint, a result). */
@@ -389,7 +389,7 @@ void
 wl_quota_stored(const char *tenant_id, int64 bytes)
 {
 	if (bytes != 0 && counting())
-		note(tenant_id, 0, bytes);
+		quota_note(tenant_id, 0, bytes);
 }
 
 /* wl_quota_forget: rows were purged: every count of this database is made again when next needed. */

@@ -301,7 +301,7 @@ on_xact(XactEvent event, void *arg)
 }
 
 static void
-note(const char *tenant_id, const char *application_id, const WlQueueKey *key, TimestampTz due,
+ready_note(const char *tenant_id, const char *application_id, const WlQueueKey *key, TimestampTz due,
 	 bool taken, bool left)
 {
 	MemoryContext old;
@@ -334,7 +334,7 @@ void
 wl_store_ready_claimable(const char *tenant_id, const char *application_id,
 						 const WlQueueKey *key, TimestampTz due)
 {
-	note(tenant_id, application_id, key, due, false, false);
+	ready_note(tenant_id, application_id, key, due, false, false);
 }
 
 /*
@@ -366,7 +366,7 @@ void
 wl_store_ready_taken(const char *tenant_id, const char *application_id, const WlQueueKey *key,
 					 bool left)
 {
-	note(tenant_id, application_id, key, 0, !left, left);
+	ready_note(tenant_id, application_id, key, 0, !left, left);
 }
 
 /* seen: whether the claim's snapshot sees transaction xid committed */
