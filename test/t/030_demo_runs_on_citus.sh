@@ -12,7 +12,7 @@ trap 'rm -f "$out"' EXIT
 rc=0
 "$WL_ROOT/demo/run.sh" --citus >"$out" 2>&1 || rc=$?
 check "the demo on Citus runs to its end" eq "$rc $(grep -c 'since the workers started; stopping the cluster' "$out")" "0 1"
-held=$(grep -cE '^   workload_[0-9a-f]+ +[a-z]+ #[0-9]+ +(CLAIMED|RUNNING), fencing token 1$' "$out")
+held=$(grep -cE '^   workload_[0-9a-f]+ +[a-z]+ #[0-9]+ +(CLAIMED|RUNNING|CHECKPOINTED), fencing token 1$' "$out")
 recovered_all() { [ "$held" -gt 0 ] && eq "$(grep -cE 'attempt 1 worker-3 WORKER_LOST -> attempt 2 worker-[124] ' "$out")" "$held"; }
 check "... the tick recovered each of the killed worker's $held claims, and each was claimed again" recovered_all
 check "... the cancelled frame's two dependents were cancelled with it (dependency_unreachable)" \

@@ -1,0 +1,444 @@
+/*
+ * store_shard.c: a call of one tenant on the Citus node that holds the
+ * tenant, on the node's own shards (docs/operations.md, "Sharding by
+ * tenant").
+ *
+ * On a Citus worker our tables are empty shells, and each hash range of
+ * tenants lives in a group of co-located shard tables (workload_rows_102042,
+ * queue_102106, ...).  A call whose tenant this node holds runs inside a
+ * shard scope (wl_store_shard_enter): there the paths that write without a
+ * plan (store_direct.c, store_claim_direct.c, store_fenced.c) find their
+ * tables and indexes by name through wl_store_relid, which names the
+ * tenant's shard of each distributed table and this node's copy of each
+ * reference table, and run on them as on a single node.  Nothing is sent
+ * to another node, and no statement of theirs is planned by Citus.
+ *
+ * A scope holds what Citus's own write to a shard holds: the shard's
+ * distribution metadata lock (ShareLock), which a shard move or split takes
+ * exclusively before it switches the placement.  Once the lock is held, the
+ * scope asks whether the placement is still on this node; if a move took it
+ * away, the call is not made here (the caller routes it, or runs its
+ * statements through Citus).  Outside a scope on Citus, wl_store_direct() is
+ * false and every call runs its statements.
+ *
+ * Caches: tenant -> the tenant's workload_rows shard (bounded: emptied when
+ * full), that shard -> its group's shard ids (one entry per shard group).
+ * A relation cache of the direct paths holds the OIDs of one group at a
+ * time (wl_store_generation changes when the group does); a node that
+ * alternates between tenants of different groups resolves them again.
+ * Layer 2.
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+
+#include "miscadmin.h"
+#include "catalog/index.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "catalog.h"
+#include "guc.h"
+#include "store.h"
+#include "store_ops.h"
+
+/* Citus's advisory lock class of a shard's distribution metadata (resource_lock.h) */
+#define CITUS_SHARD_METADATA_CLASS 4
+#define SHARD_TENANT_KEY 128
+#define SHARD_TENANTS_MAX 4096
+#define SHARD_MAPS_MAX 4096
+
+typedef struct TenantShard
+{
+	char		tenant_id[SHARD_TENANT_KEY];
+	int64		anchor;			/* the tenant's shard of workload_rows */
+} TenantShard;
+
+/* A shard group as this node names it: each table's shard (reference tables: their one shard). */
+typedef struct ShardMap
+{
+	int64		anchor;
+	int			n;
+	char	  **tables;
+	int64	   *shards;
+	Oid			anchor_rel;		/* workload_rows_<anchor> when the map was made */
+} ShardMap;
+
+static HTAB *tenant_shards = NULL;
+static HTAB *maps = NULL;
+static uint64 maps_generation = 0;
+static ShardMap *active = NULL;
+static int	scope_depth = 0;
+static uint64 epoch = 1;
+static uint64 epoch_catalog = 0;
+static LocalTransactionId checked_lxid = InvalidLocalTransactionId;
+static int64 checked_anchor = 0;
+static int64 elsewhere = 0;		/* the last shard found placed on another node */
+
+static void
+forget_all(void)
+{
+	if (tenant_shards)
+		hash_destroy(tenant_shards);
+	if (maps)
+	{
+		HASH_SEQ_STATUS s;
+		ShardMap   *m;
+
+		hash_seq_init(&s, maps);
+		while ((m = hash_seq_search(&s)) != NULL)
+		{
+			for (int i = 0; i < m->n; i++)
+				pfree(m->tables[i]);
+			if (m->tables)
+				pfree(m->tables);
+			if (m->shards)
+				pfree(m->shards);
+		}
+		hash_destroy(maps);
+	}
+	tenant_shards = NULL;
+	maps = NULL;
+	checked_lxid = InvalidLocalTransactionId;
+}
+
+/* anchor_of: the tenant's workload_rows shard, from the cache or Citus's metadata */
+static int64
+anchor_of(const char *tenant)
+{
+	TenantShard *e = NULL;
+	Datum		a[1];
+	SPITupleTable *t;
+	int64		anchor;
+	bool		isnull;
+
+	if (strlen(tenant) < SHARD_TENANT_KEY)
+	{
+		if (tenant_shards == NULL || hash_get_num_entries(tenant_shards) >= SHARD_TENANTS_MAX)
+		{
+			HASHCTL		ctl;
+
+			if (tenant_shards)
+				hash_destroy(tenant_shards);
+			ctl.keysize = SHARD_TENANT_KEY;
+			ctl.entrysize = sizeof(TenantShard);
+			tenant_shards = hash_create("workload tenant shards", 256, &ctl, HASH_ELEM | HASH_STRINGS);
+		}
+		e = hash_search(tenant_shards, tenant, HASH_FIND, NULL);
+		if (e)
+			return e->anchor;
+	}
+	a[0] = CStringGetTextDatum(tenant);
+	t = wl_store_run(P_CITUS_SHARD_OF, a, NULL, 1, SPI_OK_SELECT);
+	anchor = SPI_processed == 1 ? DatumGetInt64(wl_store_datum(t, 0, 1, &isnull)) : 0;
+	if (SPI_processed != 1 || isnull)
+		anchor = 0;
+	SPI_freetuptable(t);
+	if (anchor != 0 && strlen(tenant) < SHARD_TENANT_KEY)
+	{
+		e = hash_search(tenant_shards, tenant, HASH_ENTER, NULL);
+		e->anchor = anchor;
+	}
+	return anchor;
+}
+
+/* anchor_rel: the relation workload_rows_<anchor> on this node, if any */
+static Oid
+anchor_rel(int64 anchor)
+{
+	char		name[NAMEDATALEN];
+
+	snprintf(name, sizeof(name), "workload_rows_" INT64_FORMAT, anchor);
+	return get_relname_relid(name, wl_catalog_store_schema());
+}
+
+/* map_of: the names of the anchor's shard group on this node, from the cache or Citus's metadata */
+static ShardMap *
+map_of(int64 anchor)
+{
+	ShardMap   *m;
+	bool		found;
+	Datum		a[1];
+	SPITupleTable *t;
+	MemoryContext old;
+
+	if (maps == NULL || hash_get_num_entries(maps) >= SHARD_MAPS_MAX)
+	{
+		HASHCTL		ctl;
+
+		forget_all();
+		ctl.keysize = sizeof(int64);
+		ctl.entrysize = sizeof(ShardMap);
+		maps = hash_create("workload shard maps", 64, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	m = hash_search(maps, &anchor, HASH_ENTER, &found);
+	if (found && m->anchor_rel == anchor_rel(anchor))
+		return m;
+	if (found)
+	{
+		for (int i = 0; i < m->n; i++)
+			pfree(m->tables[i]);
+		pfree(m->tables);
+		pfree(m->shards);
+	}
+	m->n = 0;
+	m->tables = NULL;
+	m->shards = NULL;
+	a[0] = Int64GetDatum(anchor);
+	t = wl_store_run_latest(P_CITUS_SHARD_MAP, a, NULL, 0, SPI_OK_SELECT);
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	m->tables = palloc(sizeof(char *) * (SPI_processed + 1));
+	m->shards = palloc(sizeof(int64) * (SPI_processed + 1));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		m->tables[i] = wl_store_text(t, (int) i, 1);
+		m->shards[i] = wl_store_int(t, (int) i, 2);
+	}
+	m->n = (int) SPI_processed;
+	MemoryContextSwitchTo(old);
+	SPI_freetuptable(t);
+	m->anchor_rel = anchor_rel(anchor);
+	return m;
+}
+
+/* placed_here: whether the shard is placed on this node, as committed now */
+static bool
+placed_here(int64 anchor)
+{
+	Datum		a[1] = {Int64GetDatum(anchor)};
+	SPITupleTable *t = wl_store_run_latest(P_CITUS_SHARD_HERE, a, NULL, 1, SPI_OK_SELECT);
+	bool		placed = wl_store_bool(t, 0, 1);
+
+	SPI_freetuptable(t);
+	return placed;
+}
+
+/*
+ * here: whether this transaction may write the anchor's shard group on this
+ * node: its metadata lock taken (as Citus's executor takes it for a write
+ * to a shard: a move or split waits for this transaction, or this one for
+ * it), then the placement read as committed now.  Asked once per
+ * transaction and group.
+ */
+static bool
+here(int64 anchor)
+{
+	LOCKTAG		tag;
+	bool		placed;
+
+	if (checked_lxid == MyProc->lxid && checked_anchor == anchor)
+		return true;
+	/* not here last time (a node that routes this tenant's calls): no lock, one look */
+	if (anchor == elsewhere && !placed_here(anchor))
+		return false;
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (anchor >> 32), (uint32) anchor,
+						 CITUS_SHARD_METADATA_CLASS);
+	(void) LockAcquire(&tag, ShareLock, false, false);
+	placed = placed_here(anchor);
+	if (placed)
+	{
+		checked_lxid = MyProc->lxid;
+		checked_anchor = anchor;
+	}
+	elsewhere = placed ? 0 : anchor;
+	return placed;
+}
+
+/* activate: m the group relations resolve in (NULL: the tables themselves) */
+static void
+activate(ShardMap *m)
+{
+	if (m != active)
+		epoch++;
+	active = m;
+}
+
+/*
+ * wl_store_shard_enter: whether the calls that follow, until
+ * wl_store_shard_leave(saved), run on this node's shards of tenant (then
+ * wl_store_direct() is true and wl_store_relid names them).  False, and
+ * nothing changed, on a single node, under workload.statement_path, on a
+ * database whose tables are not distributed, and where this node does not
+ * hold the tenant now.  *saved: what leave puts back.
+ */
+bool
+wl_store_shard_enter(const char *tenant, WlShardScope *saved)
+{
+	int64		anchor;
+	ShardMap   *m;
+
+	saved->map = active;
+	saved->depth = scope_depth;
+	if (tenant == NULL || wl_statement_path || !wl_store_citus() || !wl_store_citus_distributed())
+		return false;
+	if (maps_generation != wl_catalog_generation())
+	{
+		forget_all();
+		active = NULL;
+		epoch++;
+		maps_generation = wl_catalog_generation();
+	}
+	anchor = anchor_of(tenant);
+	if (anchor == 0)
+		return false;
+	if (!here(anchor))
+	{
+		/* moved away, or split into other shards: ask Citus again next time */
+		if (tenant_shards)
+			(void) hash_search(tenant_shards, tenant, HASH_REMOVE, NULL);
+		return false;
+	}
+	m = map_of(anchor);
+	if (!OidIsValid(m->anchor_rel))
+		return false;
+	activate(m);
+	scope_depth++;
+	return true;
+}
+
+void
+wl_store_shard_leave(const WlShardScope *saved)
+{
+	activate(saved->map);
+	scope_depth = saved->depth;
+}
+
+/* wl_store_shard_active: whether a shard scope is open (wl_store_shard_enter) */
+bool
+wl_store_shard_active(void)
+{
+	return scope_depth > 0;
+}
+
+/*
+ * wl_store_generation: a number that changes whenever what wl_store_relid
+ * answers may change (the catalog's generation, the shard group in scope):
+ * the relation caches of the direct paths are built again when it does.
+ */
+uint64
+wl_store_generation(void)
+{
+	uint64		gen = wl_catalog_generation();
+
+	if (gen != epoch_catalog)
+	{
+		epoch_catalog = gen;
+		epoch++;
+	}
+	return epoch;
+}
+
+/*
+ * wl_store_relid: the relation workload.<name> (a table or an index) the
+ * direct paths use: itself, or in a shard scope the shard of its table in
+ * the group in scope (<name>_<shard id>, as Citus names a shard's
+ * relations).  InvalidOid when there is no such relation.
+ */
+Oid
+wl_store_relid(const char *name)
+{
+	Oid			base = get_relname_relid(name, wl_catalog_store_schema());
+	Oid			table = base;
+	char	   *tname;
+	char		shard_name[NAMEDATALEN + 32];
+	Oid			oid;
+
+	if (active == NULL || scope_depth == 0 || !OidIsValid(base))
+		return base;
+	if (get_rel_relkind(base) == RELKIND_INDEX)
+		table = IndexGetRelation(base, false);
+	tname = get_rel_name(table);
+	for (int i = 0; i < active->n; i++)
+	{
+		if (strcmp(active->tables[i], tname) != 0)
+			continue;
+		snprintf(shard_name, sizeof(shard_name), "%s_" INT64_FORMAT, name, active->shards[i]);
+		if (strlen(shard_name) >= NAMEDATALEN)
+			elog(ERROR, "the shard of workload.%s has a name longer than %d bytes", name,
+				 NAMEDATALEN - 1);
+		oid = get_relname_relid(shard_name, wl_catalog_store_schema());
+		if (!OidIsValid(oid))
+			elog(ERROR, "shard workload.%s is not on this node", shard_name);
+		return oid;
+	}
+	/* a table of this node only (neither distributed nor a reference table) */
+	return base;
+}
+
+/*
+ * on_shards: sql with each table of the group in scope named as its shard
+ * (workload.<table> -> workload.<table>_<shard id>)
+ */
+static char *
+on_shards(const char *sql)
+{
+	StringInfoData out;
+	static const char prefix[] = "workload.";
+
+	initStringInfo(&out);
+	while (*sql)
+	{
+		int			i = active ? active->n : 0;
+
+		if (strncmp(sql, prefix, sizeof(prefix) - 1) == 0)
+		{
+			const char *name = sql + sizeof(prefix) - 1;
+
+			for (i = 0; i < active->n; i++)
+			{
+				size_t		len = strlen(active->tables[i]);
+
+				if (strncmp(name, active->tables[i], len) == 0 &&
+					!isalnum((unsigned char) name[len]) && name[len] != '_')
+				{
+					appendStringInfo(&out, "%s%s_" INT64_FORMAT, prefix, active->tables[i],
+									 active->shards[i]);
+					sql = name + len;
+					break;
+				}
+			}
+		}
+		if (active == NULL || i == active->n)
+			appendStringInfoChar(&out, *sql++);
+	}
+	return out.data;
+}
+
+/*
+ * wl_store_shard_deps_unmet is workload.dependencies_unmet(tenant, seq) on
+ * the shards in scope (a function's statement on our distributed tables is
+ * one Citus cannot plan inside a claim on the shards), read in the claim's
+ * snapshot.
+ */
+bool
+wl_store_shard_deps_unmet(Datum tenant, Datum seq)
+{
+	static char *sql = NULL;
+	static int64 sql_anchor = 0;
+	Oid			types[2] = {TEXTOID, INT8OID};
+	Datum		a[2] = {tenant, seq};
+	bool		isnull;
+	bool		unmet;
+
+	if (active == NULL || scope_depth == 0)
+		elog(ERROR, "workload: a dependency check on shards outside a shard scope");
+	if (sql == NULL || sql_anchor != active->anchor)
+	{
+		if (sql)
+			pfree(sql);
+		sql = MemoryContextStrdup(TopMemoryContext, on_shards(wl_sql_deps_unmet));
+		sql_anchor = active->anchor;
+	}
+	if (SPI_execute_with_args(sql, 2, types, a, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "workload: the dependency check on shard group " INT64_FORMAT " failed", active->anchor);
+	unmet = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+	return unmet && !isnull;
+}
