@@ -320,7 +320,7 @@ BEGIN
             made_ref := made_ref || t;
         END IF;
     END LOOP;
-    -- Nothing is carried on Citus (the direct paths do not run there): the
+    -- Nothing is carried on Citus (the direct paths do not carry there): the
     -- events run rows carry become event rows before the tables are
     -- distributed, so that a claim there never overwrites what they read.
     IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'workload.runs'::regclass) THEN

@@ -41,6 +41,7 @@
 #include "args.h"
 #include "authz.h"
 #include "catalog.h"
+#include "guc.h"
 #include "jsonb_util.h"
 #include "store_ops.h"
 
@@ -58,6 +59,9 @@ static const char *const ROUTED_SETTINGS[] = {
 
 /* whether this node runs a call another sent it (a route_* function) */
 static bool routed_active = false;
+
+/* the next wl_api_route is the call in_shards makes again: it runs here */
+static bool shard_reentry = false;
 
 
 /*
@@ -293,12 +297,46 @@ routed_answer(FunctionCallInfo fcinfo, SPITupleTable *t)
 }
 
 /*
+ * in_shards: the call made again, inside the shard scope `saved` was left
+ * by (wl_store_shard_enter: on this node's shards of tenant), with its rows
+ * looked for in that tenant only; its answer.  The call made again passes
+ * wl_api_route at once (shard_reentry).
+ */
+static Datum
+in_shards(FunctionCallInfo fcinfo, const char *tenant, const WlShardScope *saved)
+{
+	char	   *outer = wl_store_call_tenant() ? pstrdup(wl_store_call_tenant()) : NULL;
+	volatile Datum result = (Datum) 0;
+
+	wl_store_set_call_tenant(tenant);
+	shard_reentry = true;
+	PG_TRY();
+	{
+		result = FunctionCallInvoke(fcinfo);
+	}
+	PG_FINALLY();
+	{
+		shard_reentry = false;
+		wl_store_shard_leave(saved);
+		wl_store_set_call_tenant(outer);
+	}
+	PG_END_TRY();
+	return result;
+}
+
+/*
  * wl_api_route: on Citus, sends this call to the node holding its tenant
  * (named, or the tenant of workload_id) when this node does not, and puts
  * its answer in *result (a set-returning function's rows in its set):
- * true.  false where the call runs here: one node, tables not distributed,
- * this node holds the tenant, the tenant is not known (the call then finds
- * the workload missing), or this is the call another node sent.
+ * true.  Where this node holds the tenant, the call runs here on the
+ * node's shards (in_shards), and its answer is in *result too: true.
+ * false where the call runs here as it is: one node, tables not
+ * distributed, the tenant is not known (the call then finds the workload
+ * missing), the call made again in its shard scope, or a call another node
+ * sent that cannot run on the shards (workload.statement_path).  A call
+ * another node sent for a tenant this node no longer holds (a shard move
+ * took it away after the sender looked) is refused with
+ * serialization_failure (40001): made again, it goes to the tenant's node.
  */
 bool
 wl_api_route(FunctionCallInfo fcinfo, const char *tenant, const char *workload_id,
@@ -313,16 +351,40 @@ wl_api_route(FunctionCallInfo fcinfo, const char *tenant, const char *workload_i
 	char	   *nulls;
 	char	   *name;
 	SPITupleTable *t;
+	WlShardScope saved;
 
-	if (routed_active || !wl_store_citus())
+	if (shard_reentry)
+	{
+		shard_reentry = false;
+		return false;
+	}
+	if (!wl_store_citus())
 		return false;
 	wl_api_begin(fcinfo, &api);
+	if (tenant == NULL && routed_active)
+		tenant = wl_store_call_tenant();
 	if (tenant == NULL && workload_id != NULL)
-	{
 		tenant = wl_store_tenant_of(workload_id);
-	}
-	if (tenant == NULL || !wl_store_citus_distributed() || wl_store_citus_tenant_local(tenant))
+	if (tenant == NULL || !wl_store_citus_distributed())
 	{
+		wl_api_end(&api);
+		return false;
+	}
+	if (wl_store_shard_enter(tenant, &saved))
+	{
+		tenant = MemoryContextStrdup(TopTransactionContext, tenant);
+		wl_api_end(&api);
+		*result = in_shards(fcinfo, tenant, &saved);
+		return true;
+	}
+	if (routed_active || wl_store_citus_tenant_local(tenant))
+	{
+		if (routed_active && !wl_statement_path && !wl_store_citus_tenant_local(tenant))
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("tenant \"%s\" is no longer on this node", tenant),
+					 errdetail("A shard move took the tenant's shards to another node after the call was sent here."),
+					 errhint("Make the call again: it goes to the tenant's node.")));
 		wl_api_end(&api);
 		return false;
 	}

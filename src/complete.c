@@ -399,12 +399,15 @@ wl_complete_batch(WlCompleteItem *items, int n)
 	int			m;
 
 	qsort(items, n, sizeof(WlCompleteItem), item_cmp);
-	if (wl_store_writes_batched() && plain_items(items, n, v, &m))
+	/* on Citus, the fenced part runs together on the tenant's shards; the rest item by item */
+	if ((wl_store_writes_batched() || wl_store_shard_active()) && plain_items(items, n, v, &m))
 	{
 		if (m > 0)
 			m = complete_fenced(v, m, v);
-		if (m > 0)
+		if (m > 0 && wl_store_writes_batched())
 			complete_together(v, m);
+		for (int j = 0; j < m && !wl_store_writes_batched(); j++)
+			complete_item(v[j]);
 		return;
 	}
 	for (int i = 0; i < n; i++)

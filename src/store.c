@@ -701,14 +701,15 @@ restore_refused(TriggerData *td)
 
 /*
  * wl_store_direct: whether the paths that write without a plan (the direct
- * claim, the fenced calls, the appenders) may run: not under Citus, whose
- * shards are written through its planner, and not under
- * workload.statement_path, which runs every call through its statements.
+ * claim, the fenced calls, the appenders) may run: on a single node, and on
+ * Citus inside a shard scope (store_shard.c: a call on the node that holds
+ * its tenant, on the node's shards), not under workload.statement_path,
+ * which runs every call through its statements.
  */
 bool
 wl_store_direct(void)
 {
-	return !wl_statement_path && !wl_store_citus();
+	return !wl_statement_path && (!wl_store_citus() || wl_store_shard_active());
 }
 
 /*

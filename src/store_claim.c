@@ -44,16 +44,19 @@ wl_store_claim(const WlClaimRequest *r, WlClaimed **out)
 	WlPlanId	plan;
 
 	((WlClaimRequest *) r)->scanned_from_start = r->points == NULL;
+	if (!r->workload_id && (n = wl_store_claim_direct(r, out)) >= 0)
+	{
+		/* on Citus, a worker's calls that name only these go to their tenant's shards */
+		for (int i = 0; i < n && wl_store_shard_active(); i++)
+			wl_store_tenant_remember((*out)[i].workload_id, r->tenant_id);
+		if (n > 1)
+			qsort(*out, n, sizeof(WlClaimed), wl_claimed_cmp);
+		return n;
+	}
 	if (wl_store_citus())
 	{
 		((WlClaimRequest *) r)->scanned_from_start = true;
 		return wl_store_citus_claim(r, out);
-	}
-	if (!r->workload_id && (n = wl_store_claim_direct(r, out)) >= 0)
-	{
-		if (n > 1)
-			qsort(*out, n, sizeof(WlClaimed), wl_claimed_cmp);
-		return n;
 	}
 	/*
 	 * The statement knows nothing of the rows it steps over (not due yet, a

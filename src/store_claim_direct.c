@@ -124,7 +124,7 @@ static struct
 static void
 claim_resolve(void)
 {
-	uint64		gen = wl_catalog_generation();
+	uint64		gen = wl_store_generation();
 	Oid			argtypes[2] = {TEXTOID, INT8OID};
 	Relation	idx;
 
@@ -216,7 +216,8 @@ claimable(const WlClaimRequest *r, TimestampTz now, const Datum *v, const bool *
 	if (DatumGetTimestampTz(v[q[Q_AVAILABLE_AT]]) > now)
 		return WL_NOT_DUE;
 	if (DatumGetBool(v[q[Q_CHECKS_DEPENDENCIES]]) &&
-		DatumGetBool(OidFunctionCall2(R.deps_unmet, v[q[Q_TENANT_ID]], v[q[Q_SEQ]])))
+		(wl_store_shard_active() ? wl_store_shard_deps_unmet(v[q[Q_TENANT_ID]], v[q[Q_SEQ]]) :
+		 DatumGetBool(OidFunctionCall2(R.deps_unmet, v[q[Q_TENANT_ID]], v[q[Q_SEQ]]))))
 		return WL_NOT_MET;
 	return WL_CLAIMABLE;
 }
@@ -582,7 +583,11 @@ take(Claim *c)
 			wl_store_appender_hold(&c->runs_app);
 		if (c->r->max_items > 1 || c->r->start)
 			wl_store_appender_hold(&c->events);
-		c->carry = !wl_store_row_triggers(c->events.rel, true, false, false);
+		/*
+		 * not on Citus: its statements that write a run row there do not
+		 * append what the row carries (workload.citus_distribute_tables)
+		 */
+		c->carry = !wl_store_citus() && !wl_store_row_triggers(c->events.rel, true, false, false);
 	}
 	moved_values(c, v, n);
 	if (c->carry)
@@ -848,6 +853,10 @@ static bool
 open_claim(Claim *c)
 {
 	if (!wl_store_direct() || c->r->capabilities == NULL)
+		return false;
+	/* in a shard scope, only the scope's tenant's rows are on these shards */
+	if (wl_store_shard_active() &&
+		(wl_store_call_tenant() == NULL || strcmp(wl_store_call_tenant(), c->r->tenant_id) != 0))
 		return false;
 	wl_store_writable("UPDATE");
 	claim_resolve();

@@ -65,7 +65,7 @@ wl_store_writable(const char *command)
 Oid
 wl_store_attnums(const char *table, const char *const *names, int n, int *out)
 {
-	Oid			relid = get_relname_relid(table, wl_catalog_store_schema());
+	Oid			relid = wl_store_relid(table);
 
 	if (!OidIsValid(relid))
 		elog(ERROR, "table workload.%s not found", table);
@@ -87,7 +87,7 @@ wl_store_attnums(const char *table, const char *const *names, int n, int *out)
 Oid
 wl_store_index_of(const char *name, int ncols, const int *cols)
 {
-	Oid			oid = get_relname_relid(name, wl_catalog_store_schema());
+	Oid			oid = wl_store_relid(name);
 	Relation	idx;
 
 	if (!OidIsValid(oid))
@@ -108,7 +108,7 @@ wl_store_index_of(const char *name, int ncols, const int *cols)
 static Relation
 target_open(WlAppendTarget *t)
 {
-	uint64		gen = wl_catalog_generation();
+	uint64		gen = wl_store_generation();
 	Relation	rel;
 	TupleDesc	desc;
 	int			given = 0;
@@ -118,7 +118,7 @@ target_open(WlAppendTarget *t)
 	if (t->ncols > WL_APPEND_MAX_COLS)
 		elog(ERROR, "an append to workload.%s names %d columns, more than %d", t->table, t->ncols,
 			 WL_APPEND_MAX_COLS);
-	t->relid = get_relname_relid(t->table, wl_catalog_store_schema());
+	t->relid = wl_store_relid(t->table);
 	if (!OidIsValid(t->relid))
 		elog(ERROR, "table workload.%s not found", t->table);
 	rel = table_open(t->relid, RowExclusiveLock);
@@ -308,12 +308,12 @@ wl_store_append(WlAppendTarget *t, const Datum *values, const bool *nulls)
 static void
 keyed_find(WlKeyedTarget *t)
 {
-	uint64		gen = wl_catalog_generation();
+	uint64		gen = wl_store_generation();
 
 	if (t->generation == gen)
 		return;
-	t->relid = get_relname_relid(t->table, wl_catalog_store_schema());
-	t->index = get_relname_relid(t->index_name, wl_catalog_store_schema());
+	t->relid = wl_store_relid(t->table);
+	t->index = wl_store_relid(t->index_name);
 	if (!OidIsValid(t->relid) || !OidIsValid(t->index))
 		elog(ERROR, "workload.%s or its index %s not found", t->table, t->index_name);
 	t->generation = gen;

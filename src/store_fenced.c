@@ -70,7 +70,7 @@ static int	rcol[3];			/* runs_result_key's columns, 0-based */
 static void
 fenced_resolve(void)
 {
-	uint64		gen = wl_catalog_generation();
+	uint64		gen = wl_store_generation();
 
 	if (resolved_generation == gen)
 		return;

@@ -523,6 +523,18 @@ extern bool wl_store_workload_state(const char *workload_id, const char *tenant_
 extern Jsonb *wl_store_citus_distribute(void);
 extern bool wl_store_citus(void);
 extern bool wl_store_direct(void);
+/* store_shard.c: a call on this node's shards of its tenant (Citus) */
+typedef struct WlShardScope
+{
+	void	   *map;
+	int			depth;
+} WlShardScope;
+extern bool wl_store_shard_enter(const char *tenant, WlShardScope *saved);
+extern void wl_store_shard_leave(const WlShardScope *saved);
+extern bool wl_store_shard_active(void);
+extern uint64 wl_store_generation(void);
+extern Oid	wl_store_relid(const char *name);
+extern bool wl_store_shard_deps_unmet(Datum tenant, Datum seq);
 extern void wl_store_init(void);
 /* store_citus.c */
 extern void wl_store_tenant_remember(const char *workload_id, const char *tenant_id);

@@ -43,7 +43,7 @@ typedef struct RowCols
 static void
 resolve_cols(void)
 {
-	uint64		gen = wl_catalog_generation();
+	uint64		gen = wl_store_generation();
 
 	if (cols_generation == gen)
 		return;

@@ -43,7 +43,7 @@ static int	merged_natts;		/* workload_rows' columns, then the run row's own */
 static void
 runs_resolve(void)
 {
-	uint64		gen = wl_catalog_generation();
+	uint64		gen = wl_store_generation();
 	Relation	rows;
 
 	if (generation == gen)

@@ -1566,6 +1566,32 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_CITUS_SHARD_LOCK] = {
 		"SELECT pg_catalog.lock_shard_metadata(5, $1)",
 	1, {INT8ARRAYOID}},
+	/* the shard of workload.workload_rows that holds tenant $1 (store_shard.c) */
+	[P_CITUS_SHARD_OF] = {
+		"SELECT pg_catalog.get_shard_id_for_distribution_column("
+		"  'workload.workload_rows'::pg_catalog.regclass, $1)",
+	1, {TEXTOID}},
+	/*
+	 * The shard group of workload_rows' shard $1 as this node names it: each
+	 * of our co-located tables with its shard over the same hash range, and
+	 * each of our reference tables with its one shard
+	 */
+	[P_CITUS_SHARD_MAP] = {
+		"SELECT c.relname::text, s.shardid FROM pg_catalog.pg_dist_shard s "
+		"JOIN pg_catalog.pg_class c ON c.oid = s.logicalrelid "
+		"  AND c.relnamespace = 'workload'::pg_catalog.regnamespace "
+		"JOIN pg_catalog.pg_dist_partition d ON d.logicalrelid = s.logicalrelid "
+		"WHERE d.partmethod = 'n' "
+		"   OR (d.colocationid = (SELECT d2.colocationid FROM pg_catalog.pg_dist_partition d2 "
+		"        WHERE d2.logicalrelid = 'workload.workload_rows'::pg_catalog.regclass) "
+		"       AND s.shardminvalue = (SELECT w.shardminvalue FROM pg_catalog.pg_dist_shard w "
+		"        WHERE w.shardid = $1))",
+	1, {INT8OID}},
+	/* whether shard $1 is placed on this node */
+	[P_CITUS_SHARD_HERE] = {
+		"SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p WHERE p.shardid = $1 "
+		"  AND p.groupid = (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g))",
+	1, {INT8OID}},
 	/* whether this node is the coordinator */
 	[P_CITUS_COORDINATOR] = {
 		"SELECT (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g) = 0",
@@ -1704,6 +1730,17 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
  * tenant's rows are all in one shard group).  Each row is then locked by its
  * tenant (recovery.c), where a caller's membership is decided.
  */
+/*
+ * workload.dependencies_unmet($1 tenant, $2 seq) as a statement, for the
+ * claim on a Citus node's shards (store_shard.c names the shards): a
+ * dependency of the workload out of its required state
+ */
+const char *const wl_sql_deps_unmet =
+	"SELECT EXISTS (SELECT 1 FROM workload.dependencies d "
+	"  WHERE d.tenant_id = $1 AND d.workload_id = (SELECT w.workload_id "
+	"      FROM workload.workload_rows w WHERE w.seq = $2 AND w.tenant_id = $1) "
+	"    AND " DEP_STATE("d.depends_on", "$1") " <> d.required_state)";
+
 const char *const wl_sql_local_due[5] = {
 	[WL_LOCAL_EXPIRED] = EXPIRED_FROM(HELD_FROM("workload.runs", "workload.workload_rows"), "", "true"),
 	[WL_LOCAL_DEADLINE] = DEADLINE_DUE_FROM("workload.workload_rows", "workload.runs"),

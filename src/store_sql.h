@@ -140,6 +140,9 @@ typedef enum WlPlanId
 	P_CITUS_COORDINATOR,
 	P_CITUS_SHARD_GROUP,
 	P_CITUS_SHARD_LOCK,
+	P_CITUS_SHARD_OF,
+	P_CITUS_SHARD_MAP,
+	P_CITUS_SHARD_HERE,
 	P_CITUS_TENANT_LOCAL,
 	P_CITUS_REVOKED_NOW,
 	P_CITUS_PICK_MANY,
@@ -187,5 +190,6 @@ typedef enum WlLocalScan
 
 extern const char *const wl_sql_local_due[5];
 extern const char *const wl_sql_purge[2];
+extern const char *const wl_sql_deps_unmet;
 
 #endif

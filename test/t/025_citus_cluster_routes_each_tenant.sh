@@ -170,6 +170,44 @@ check "$t: seven one-tenant queries over the views, joins and correlated subquer
 check "$t: ... each sent whole to $t's node (router plans, statements on w1's shards only)" \
 	eq "$unrouted $(shard_calls w2) $([ "$(shard_calls w1)" -gt 0 ] && echo here)" "0 0 here"
 
+# A worker connected to its tenant's node: the calls run there on the
+# node's shards, as on one node (the paths that write without a plan).
+# Counted with nested statements (pg_stat_statements.track = all): a cycle
+# under workload.statement_path runs statements on the shards (Citus's
+# local execution); the same cycle without it, none.  The history reads as
+# on one node, each event in an event row (on Citus a run row carries none).
+t=${tenant_on[w1]:-x}
+# node_cycle SETTING: create one workload through the coordinator, then claim,
+# start and complete it on w1 with workload.statement_path = SETTING; prints
+# "t|<complete's outcome>|<statements on w1's shards>|<on w2's>|<id>" (t: the
+# claim took it, and the start answered)
+node_cycle() {
+	local id out
+	id=$(on coord -c "SELECT t.create('on-node-$1', '{}', '$t')")
+	reset_stats
+	out=$(on w1 <<-SQL
+		SET pg_stat_statements.track = 'all';
+		SET workload.statement_path = $1;
+		SELECT workload_start(c.workload_id, c.claim_id, 'wk', c.fencing_token)::text || c.workload_id = '$id',
+		       workload_complete(c.workload_id, c.claim_id, 'wk', c.fencing_token, 'r-on-node-$1', '{"ok": true}') ->> 'outcome'
+		FROM workload_claim('wk', ARRAY['*'], '$t', 'billing', '1 minute') c;
+	SQL
+	)
+	echo "$(echo "$out" | tail -n 1)|$(shard_calls w1)|$(shard_calls w2)|$id"
+}
+via_statements=$(node_cycle on)
+on_shards=$(node_cycle off)
+nid=${on_shards##*|}
+check "$t: a cycle on its node under workload.statement_path runs statements on its shards" \
+	eq "$(echo "$via_statements" | cut -d'|' -f1,2,4)$([ "$(echo "$via_statements" | cut -d'|' -f3)" -gt 0 ] && echo ' some')" \
+	"t|succeeded|0 some"
+check "$t: ... and without it none: claimed, started and completed on the node's shards" \
+	eq "$(echo "$on_shards" | cut -d'|' -f1-4)" "t|succeeded|0|0"
+check "$t: ... its history as on one node, each event in an event row" \
+	eq "$(on coord -c "SELECT d ->> 'state' || ' ' || jsonb_array_length(d -> 'events') FROM workload_get('$nid') d")|$(on w1 -c "SELECT count(*) FROM workload.event_rows e
+		JOIN workload.workloads w ON w.tenant_id = e.tenant_id AND w.seq = e.workload_seq WHERE w.workload_id = '$nid'")" \
+	"SUCCEEDED 5|5"
+
 # On a sharded cluster one call acts in one tenant: a batch naming two is
 # refused whole, and changes nothing
 ta=${tenant_on[w1]:-x} tb=${tenant_on[w2]:-y}
