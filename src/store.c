@@ -274,16 +274,130 @@ forget_plans(void)
 	}
 }
 
+/* the types of statement id's parameters */
+static void
+plan_types(const WlPlanDef *def, Oid *types)
+{
+	Oid			state_type = wl_catalog_state_type();
+
+	for (int i = 0; i < def->nargs; i++)
+		types[i] = def->types[i] == ST ? state_type :
+			def->types[i] == STA ? get_array_type(state_type) : def->types[i];
+}
+
+/*
+ * In a shard scope on Citus (store_shard.c), a statement runs on the
+ * tenant's shards as the plain tables they are on this node: its text with
+ * each of our tables named as its shard, planned once per shard group and
+ * kept, generic, by keys, as on one node.  A statement that cannot run
+ * there as it is (wl_store_shard_sql) runs as Citus plans it.
+ */
+typedef struct ShardPlanKey
+{
+	int64		anchor;
+	int			id;
+} ShardPlanKey;
+
+typedef struct ShardPlan
+{
+	ShardPlanKey key;
+	SPIPlanPtr	plan;			/* NULL: not on the shards */
+} ShardPlan;
+
+#define SHARD_PLANS_MAX 4096
+
+static HTAB *shard_plans = NULL;
+
+static void
+forget_shard_plans(void)
+{
+	HASH_SEQ_STATUS s;
+	ShardPlan  *p;
+
+	if (shard_plans == NULL)
+		return;
+	hash_seq_init(&s, shard_plans);
+	while ((p = hash_seq_search(&s)) != NULL)
+	{
+		if (p->plan)
+			SPI_freeplan(p->plan);
+	}
+	hash_destroy(shard_plans);
+	shard_plans = NULL;
+}
+
+/* shard_plan: statement id on the shards in scope, or NULL where it runs as Citus plans it */
+static SPIPlanPtr
+shard_plan(WlPlanId id)
+{
+	ShardPlanKey key = {wl_store_shard_anchor(), (int) id};
+	ShardPlan  *p;
+	bool		found;
+
+	if (shard_plans == NULL || hash_get_num_entries(shard_plans) >= SHARD_PLANS_MAX)
+	{
+		HASHCTL		ctl;
+
+		forget_shard_plans();
+		ctl.keysize = sizeof(ShardPlanKey);
+		ctl.entrysize = sizeof(ShardPlan);
+		shard_plans = hash_create("workload shard plans", 256, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	p = hash_search(shard_plans, &key, HASH_ENTER, &found);
+	if (!found)
+	{
+		const WlPlanDef *def = &wl_plan_defs[id];
+		char	   *sql;
+		Oid			types[MAX_ARGS];
+
+		p->plan = NULL;
+		sql = wl_store_shard_sql(wl_store_sql_text(def->citus_sql ? def->citus_sql : def->sql));
+		if (sql != NULL)
+		{
+			SPIPlanPtr	plan;
+
+			plan_types(def, types);
+			plan = SPI_prepare_cursor(sql, def->nargs, types, CURSOR_OPT_GENERIC_PLAN);
+			if (plan == NULL)
+			{
+				(void) hash_search(shard_plans, &key, HASH_REMOVE, NULL);
+				elog(ERROR, "could not prepare workload statement %d on shards: %s", (int) id,
+					 SPI_result_code_string(SPI_result));
+			}
+			if (SPI_keepplan(plan) != 0)
+				elog(ERROR, "could not keep workload statement %d", (int) id);
+			p->plan = plan;
+			build_by_keys(plan);
+		}
+	}
+	return p->plan;
+}
+
+/*
+ * get_plan: statement id's saved plan; *on_shards: a plan on the shards in
+ * scope (shard_plan)
+ */
 static pg_noinline SPIPlanPtr
-get_plan(WlPlanId id)
+get_plan(WlPlanId id, bool *on_shards)
 {
 	uint64		gen = wl_catalog_generation();
-	Oid			state_type = wl_catalog_state_type();
 
 	if (gen != plans_generation)
 	{
 		forget_plans();
+		forget_shard_plans();
 		plans_generation = gen;
+	}
+	*on_shards = false;
+	if (wl_store_shard_active())
+	{
+		SPIPlanPtr	plan = shard_plan(id);
+
+		if (plan != NULL)
+		{
+			*on_shards = true;
+			return plan;
+		}
 	}
 	if (plans[id] == NULL)
 	{
@@ -291,9 +405,7 @@ get_plan(WlPlanId id)
 		Oid			types[MAX_ARGS];
 		SPIPlanPtr	plan;
 
-		for (int i = 0; i < def->nargs; i++)
-			types[i] = def->types[i] == ST ? state_type :
-				def->types[i] == STA ? get_array_type(state_type) : def->types[i];
+		plan_types(def, types);
 		/*
 		 * Always the generic plan: a custom plan would be re-planned on every
 		 * call, which for the claim statement costs more than running it.
@@ -331,11 +443,12 @@ run_plan(WlPlanId id, Datum *values, const char *nulls, long tcount, int expect,
 		 Snapshot snapshot)
 {
 	volatile int rc = 0;
-	SPIPlanPtr	plan = get_plan(id);
+	bool		on_shards;
+	SPIPlanPtr	plan = get_plan(id, &on_shards);
 	bool		was = by_keys;
 
 	api_writing++;
-	by_keys = !wl_store_citus() || wl_plan_defs[id].one_table;
+	by_keys = on_shards || !wl_store_citus() || wl_plan_defs[id].one_table;
 	PG_TRY();
 	{
 		if (snapshot)

@@ -535,6 +535,8 @@ extern bool wl_store_shard_active(void);
 extern uint64 wl_store_generation(void);
 extern Oid	wl_store_relid(const char *name);
 extern bool wl_store_shard_deps_unmet(Datum tenant, Datum seq);
+extern int64 wl_store_shard_anchor(void);
+extern char *wl_store_shard_sql(const char *sql);
 extern void wl_store_init(void);
 /* store_citus.c */
 extern void wl_store_tenant_remember(const char *workload_id, const char *tenant_id);

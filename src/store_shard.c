@@ -13,9 +13,10 @@
  * reference table, and run on them as on a single node.  Nothing is sent
  * to another node, and no statement of theirs is planned by Citus.
  *
- * A scope holds what Citus's own write to a shard holds: the shard's
- * distribution metadata lock (ShareLock), which a shard move or split takes
- * exclusively before it switches the placement.  Once the lock is held, the
+ * A scope holds what Citus's own write to a shard holds: the shard group's
+ * distribution metadata lock (ShareLock, taken by Citus's own function),
+ * which a shard move or split takes exclusively on every node before it
+ * switches the placement.  Once the lock is held, the
  * scope asks whether the placement is still on this node; if a move took it
  * away, the call is not made here (the caller routes it, or runs its
  * statements through Citus).  Outside a scope on Citus, wl_store_direct() is
@@ -33,24 +34,25 @@
 #include <ctype.h>
 
 #include "miscadmin.h"
+#include "access/table.h"
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
+#include "fmgr.h"
 #include "storage/lock.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 
 #include "catalog.h"
 #include "guc.h"
 #include "store.h"
 #include "store_ops.h"
 
-/* Citus's advisory lock class of a shard's distribution metadata (resource_lock.h) */
-#define CITUS_SHARD_METADATA_CLASS 4
 #define SHARD_TENANT_KEY 128
 #define SHARD_TENANTS_MAX 4096
 #define SHARD_MAPS_MAX 4096
@@ -68,6 +70,12 @@ typedef struct ShardMap
 	int			n;
 	char	  **tables;
 	int64	   *shards;
+	/*
+	 * the table has a column default its shard lacks (Citus evaluates a
+	 * sequence's default where the statement is planned, and leaves it off
+	 * the shards): an INSERT that leaves the column out cannot run there
+	 */
+	bool	   *lacks_defaults;
 	Oid			anchor_rel;		/* workload_rows_<anchor> when the map was made */
 } ShardMap;
 
@@ -101,6 +109,8 @@ forget_all(void)
 				pfree(m->tables);
 			if (m->shards)
 				pfree(m->shards);
+			if (m->lacks_defaults)
+				pfree(m->lacks_defaults);
 		}
 		hash_destroy(maps);
 	}
@@ -159,6 +169,32 @@ anchor_rel(int64 anchor)
 	return get_relname_relid(name, wl_catalog_store_schema());
 }
 
+/* defaults: how many column defaults relation workload.<name> has (-1: no such relation) */
+static int
+defaults(const char *name)
+{
+	Oid			oid = get_relname_relid(name, wl_catalog_store_schema());
+	Relation	rel;
+	int			n;
+
+	if (!OidIsValid(oid))
+		return -1;
+	rel = table_open(oid, AccessShareLock);
+	n = RelationGetDescr(rel)->constr ? RelationGetDescr(rel)->constr->num_defval : 0;
+	table_close(rel, AccessShareLock);
+	return n;
+}
+
+/* lacks_defaults: whether table workload.<table> has a column default its shard lacks */
+static bool
+lacks_defaults(const char *table, int64 shard)
+{
+	char		name[NAMEDATALEN + 32];
+
+	snprintf(name, sizeof(name), "%s_" INT64_FORMAT, table, shard);
+	return defaults(table) > defaults(name);
+}
+
 /* map_of: the names of the anchor's shard group on this node, from the cache or Citus's metadata */
 static ShardMap *
 map_of(int64 anchor)
@@ -187,10 +223,12 @@ map_of(int64 anchor)
 			pfree(m->tables[i]);
 		pfree(m->tables);
 		pfree(m->shards);
+		pfree(m->lacks_defaults);
 	}
 	m->n = 0;
 	m->tables = NULL;
 	m->shards = NULL;
+	m->lacks_defaults = NULL;
 	a[0] = Int64GetDatum(anchor);
 	t = wl_store_run_latest(P_CITUS_SHARD_MAP, a, NULL, 0, SPI_OK_SELECT);
 	old = MemoryContextSwitchTo(TopMemoryContext);
@@ -202,10 +240,43 @@ map_of(int64 anchor)
 		m->shards[i] = wl_store_int(t, (int) i, 2);
 	}
 	m->n = (int) SPI_processed;
+	m->lacks_defaults = palloc0(sizeof(bool) * (m->n + 1));
 	MemoryContextSwitchTo(old);
 	SPI_freetuptable(t);
+	for (int i = 0; i < m->n; i++)
+		m->lacks_defaults[i] = lacks_defaults(m->tables[i], m->shards[i]);
 	m->anchor_rel = anchor_rel(anchor);
 	return m;
+}
+
+/*
+ * lock_shard_group: the lock Citus's executor takes before it writes a
+ * shard (LockShardDistributionMetadata, ShareLock; for a co-located table
+ * one lock per shard group), which a shard move or split takes exclusively
+ * on every node before it switches the placement.  Citus's own function,
+ * else (a build that does not export it) its SQL form.
+ */
+static void
+lock_shard_group(int64 anchor)
+{
+	typedef void (*LockShardFn) (int64 shard_id, LOCKMODE mode);
+	static LockShardFn citus_lock = NULL;
+	static bool looked = false;
+
+	if (!looked)
+	{
+		citus_lock = (LockShardFn) load_external_function("$libdir/citus", "LockShardDistributionMetadata",
+														  false, NULL);
+		looked = true;
+	}
+	if (citus_lock)
+		citus_lock(anchor, ShareLock);
+	else
+	{
+		Datum		a[1] = {PointerGetDatum(wl_store_int8_array(&anchor, 1))};
+
+		SPI_freetuptable(wl_store_run(P_CITUS_SHARD_LOCK, a, NULL, 0, SPI_OK_SELECT));
+	}
 }
 
 /* placed_here: whether the shard is placed on this node, as committed now */
@@ -230,7 +301,6 @@ placed_here(int64 anchor)
 static bool
 here(int64 anchor)
 {
-	LOCKTAG		tag;
 	bool		placed;
 
 	if (checked_lxid == MyProc->lxid && checked_anchor == anchor)
@@ -238,9 +308,7 @@ here(int64 anchor)
 	/* not here last time (a node that routes this tenant's calls): no lock, one look */
 	if (anchor == elsewhere && !placed_here(anchor))
 		return false;
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (anchor >> 32), (uint32) anchor,
-						 CITUS_SHARD_METADATA_CLASS);
-	(void) LockAcquire(&tag, ShareLock, false, false);
+	lock_shard_group(anchor);
 	placed = placed_here(anchor);
 	if (placed)
 	{
@@ -303,10 +371,17 @@ wl_store_shard_enter(const char *tenant, WlShardScope *saved)
 	return true;
 }
 
+/*
+ * wl_store_shard_leave: the scope before wl_store_shard_enter.  Left for no
+ * scope, the group stays what wl_store_relid names (nothing outside a scope
+ * writes through those names: wl_store_direct() is false there), so the
+ * relation caches stay valid for the next call of the same tenant.
+ */
 void
 wl_store_shard_leave(const WlShardScope *saved)
 {
-	activate(saved->map);
+	if (saved->map != NULL)
+		activate(saved->map);
 	scope_depth = saved->depth;
 }
 
@@ -337,9 +412,9 @@ wl_store_generation(void)
 
 /*
  * wl_store_relid: the relation workload.<name> (a table or an index) the
- * direct paths use: itself, or in a shard scope the shard of its table in
- * the group in scope (<name>_<shard id>, as Citus names a shard's
- * relations).  InvalidOid when there is no such relation.
+ * direct paths use: itself, or once a shard scope was entered the shard of
+ * its table in the group of the latest scope (<name>_<shard id>, as Citus
+ * names a shard's relations).  InvalidOid when there is no such relation.
  */
 Oid
 wl_store_relid(const char *name)
@@ -350,7 +425,7 @@ wl_store_relid(const char *name)
 	char		shard_name[NAMEDATALEN + 32];
 	Oid			oid;
 
-	if (active == NULL || scope_depth == 0 || !OidIsValid(base))
+	if (active == NULL || !OidIsValid(base))
 		return base;
 	if (get_rel_relkind(base) == RELKIND_INDEX)
 		table = IndexGetRelation(base, false);
@@ -441,4 +516,72 @@ wl_store_shard_deps_unmet(Datum tenant, Datum seq)
 	unmet = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_freetuptable(SPI_tuptable);
 	return unmet && !isnull;
+}
+
+/* wl_store_shard_anchor: the workload_rows shard of the group in scope (0: none) */
+int64
+wl_store_shard_anchor(void)
+{
+	return scope_depth > 0 && active ? active->anchor : 0;
+}
+
+/*
+ * The functions of ours a statement may call on the shards: they read no
+ * table (a function that reads one would read the empty distributed table
+ * there, through Citus).
+ */
+static const char *const shard_safe_functions[] = {
+	"attempt_id_for", "claim_deadline", "claim_id_for", "event_evidence", "event_type",
+	"queue_key", "member_role", NULL
+};
+
+/*
+ * mapped: whether name (len bytes) is a table of the group in scope, or a
+ * function above; a table into which the statement inserts (insert) only
+ * if its shard has the table's column defaults
+ */
+static bool
+mapped(const char *name, size_t len, bool insert)
+{
+	for (int i = 0; i < active->n; i++)
+	{
+		if (strlen(active->tables[i]) == len && strncmp(active->tables[i], name, len) == 0)
+			return !(insert && active->lacks_defaults[i]);
+	}
+	for (int i = 0; shard_safe_functions[i]; i++)
+	{
+		if (strlen(shard_safe_functions[i]) == len && strncmp(shard_safe_functions[i], name, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * wl_store_shard_sql: sql on the shards of the group in scope (each of our
+ * tables named as its shard), or NULL where it cannot run there as it is:
+ * it names something of ours that is not a table of the group or a
+ * function above (a view, a table of this node only, a function that reads
+ * a table), or names one inside a string (a regclass literal).
+ */
+char *
+wl_store_shard_sql(const char *sql)
+{
+	static const char prefix[] = "workload.";
+
+	if (active == NULL || scope_depth == 0)
+		return NULL;
+	for (const char *at = strstr(sql, prefix); at; at = strstr(at + 1, prefix))
+	{
+		const char *name = at + sizeof(prefix) - 1;
+		size_t		len = 0;
+		bool		insert = at - sql >= 12 && strncmp(at - 12, "INSERT INTO ", 12) == 0;
+
+		while (isalnum((unsigned char) name[len]) || name[len] == '_')
+			len++;
+
+		if ((at > sql && (at[-1] == '\'' || at[-1] == '"' || isalnum((unsigned char) at[-1]) ||
+						  at[-1] == '_')) || !mapped(name, len, insert))
+			return NULL;
+	}
+	return on_shards(sql);
 }
