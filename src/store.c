@@ -416,14 +416,14 @@ get_plan(WlPlanId id, bool *on_shards)
 		plan = SPI_prepare_cursor(wl_store_sql_text(wl_store_citus() && def->citus_sql ?
 												  def->citus_sql : def->sql),
 								  def->nargs, types,
-								  wl_store_citus() && !def->one_table ?
+								  wl_store_citus() && !def->one_table && !def->catalog_only ?
 								  CURSOR_OPT_CUSTOM_PLAN : CURSOR_OPT_GENERIC_PLAN);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare workload statement %d: %s", (int) id,
 				 SPI_result_code_string(SPI_result));
 		if (SPI_keepplan(plan) != 0)
 			elog(ERROR, "could not keep workload statement %d", (int) id);
-		if (!wl_store_citus() || def->one_table)
+		if (!wl_store_citus() || def->one_table || def->catalog_only)
 			build_by_keys(plan);
 		plans[id] = plan;
 	}
@@ -448,7 +448,8 @@ run_plan(WlPlanId id, Datum *values, const char *nulls, long tcount, int expect,
 	bool		was = by_keys;
 
 	api_writing++;
-	by_keys = on_shards || !wl_store_citus() || wl_plan_defs[id].one_table;
+	by_keys = on_shards || !wl_store_citus() || wl_plan_defs[id].one_table ||
+		wl_plan_defs[id].catalog_only;
 	PG_TRY();
 	{
 		if (snapshot)

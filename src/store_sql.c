@@ -1535,7 +1535,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	[P_CITUS_DISTRIBUTED] = {
 		"SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition d "
 		"  WHERE d.logicalrelid = 'workload.workload_rows'::pg_catalog.regclass)",
-	0, {InvalidOid}},
+	0, {InvalidOid}, .catalog_only = true},
 	/* whether this node holds the shard of tenant $1 */
 	/* the shards of workload.workload_rows this node holds */
 	[P_CITUS_LOCAL_SHARDS] = {
@@ -1543,7 +1543,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"JOIN pg_catalog.pg_dist_placement p ON p.shardid = s.shardid "
 		"WHERE s.logicalrelid = 'workload.workload_rows'::pg_catalog.regclass "
 		"  AND p.groupid = (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g) ORDER BY 1",
-	0, {InvalidOid}},
+	0, {InvalidOid}, .catalog_only = true},
 	/*
 	 * The shards co-located with workload.workload_rows' shard $1 (its shard
 	 * group: the same hash range), by table, and whether it is still here
@@ -1557,7 +1557,7 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"JOIN pg_catalog.pg_dist_partition d ON d.logicalrelid = s.logicalrelid "
 		"  AND d.colocationid = (SELECT d2.colocationid FROM pg_catalog.pg_dist_partition d2 "
 		"    WHERE d2.logicalrelid = 'workload.workload_rows'::pg_catalog.regclass)",
-	1, {INT8OID}},
+	1, {INT8OID}, .catalog_only = true},
 	/*
 	 * The lock a write to a shard takes in Citus (its distribution metadata,
 	 * ShareLock), which a shard move takes exclusively before it switches
@@ -1565,12 +1565,12 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 	 */
 	[P_CITUS_SHARD_LOCK] = {
 		"SELECT pg_catalog.lock_shard_metadata(5, $1)",
-	1, {INT8ARRAYOID}},
+	1, {INT8ARRAYOID}, .catalog_only = true},
 	/* the shard of workload.workload_rows that holds tenant $1 (store_shard.c) */
 	[P_CITUS_SHARD_OF] = {
 		"SELECT pg_catalog.get_shard_id_for_distribution_column("
 		"  'workload.workload_rows'::pg_catalog.regclass, $1)",
-	1, {TEXTOID}},
+	1, {TEXTOID}, .catalog_only = true},
 	/*
 	 * The shard group of workload_rows' shard $1 as this node names it: each
 	 * of our co-located tables with its shard over the same hash range, and
@@ -1586,22 +1586,22 @@ const WlPlanDef wl_plan_defs[P_COUNT] = {
 		"        WHERE d2.logicalrelid = 'workload.workload_rows'::pg_catalog.regclass) "
 		"       AND s.shardminvalue = (SELECT w.shardminvalue FROM pg_catalog.pg_dist_shard w "
 		"        WHERE w.shardid = $1))",
-	1, {INT8OID}},
+	1, {INT8OID}, .catalog_only = true},
 	/* whether shard $1 is placed on this node */
 	[P_CITUS_SHARD_HERE] = {
 		"SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p WHERE p.shardid = $1 "
 		"  AND p.groupid = (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g))",
-	1, {INT8OID}},
+	1, {INT8OID}, .catalog_only = true},
 	/* whether this node is the coordinator */
 	[P_CITUS_COORDINATOR] = {
 		"SELECT (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g) = 0",
-	0, {InvalidOid}},
+	0, {InvalidOid}, .catalog_only = true},
 	[P_CITUS_TENANT_LOCAL] = {
 		"SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_placement p "
 		"  WHERE p.shardid = pg_catalog.get_shard_id_for_distribution_column("
 		"      'workload.workload_rows'::pg_catalog.regclass, $1) "
 		"    AND p.groupid = (SELECT g.groupid FROM pg_catalog.pg_dist_local_group g))",
-	1, {TEXTOID}},
+	1, {TEXTOID}, .catalog_only = true},
 	[P_CITUS_REVOKED_NOW] = {
 		"SELECT " REVOKED_NOW,
 	0, {InvalidOid}, true},

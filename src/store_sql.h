@@ -174,6 +174,11 @@ typedef struct WlPlanDef
 	 * non-immutable function in RETURNING, ...); NULL: the same text
 	 */
 	const char *citus_sql;
+	/*
+	 * the statement reads PostgreSQL's and Citus's catalogs only: on Citus
+	 * too its generic plan is made once and kept
+	 */
+	bool		catalog_only;
 } WlPlanDef;
 
 extern const WlPlanDef wl_plan_defs[P_COUNT];
