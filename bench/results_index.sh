@@ -32,6 +32,7 @@ queue-walk|bench/queue_walk.sh
 held-scan|bench/held_scan.sh
 tick|bench/tick_cost.sh
 citus-cycle|bench/citus_cycle.sh
+citus-scale|bench/citus_scale.sh
 spec-reads|ad hoc: the file says how
 spec-width|ad hoc: the file says how
 claim-new-store|ad hoc: the file says how

@@ -43,6 +43,7 @@
 #include "storage/lock.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -532,7 +533,7 @@ wl_store_shard_anchor(void)
  */
 static const char *const shard_safe_functions[] = {
 	"attempt_id_for", "claim_deadline", "claim_id_for", "event_evidence", "event_type",
-	"queue_key", "member_role", NULL
+	"queue_key", "member_role", "workload_state", NULL
 };
 
 /*
@@ -557,6 +558,126 @@ mapped(const char *name, size_t len, bool insert)
 }
 
 /*
+ * Our views, which a statement on the shards reads as their definitions
+ * over the shards (a view's own text names the distributed tables, empty
+ * on a worker): their definitions as pg_get_viewdef writes them with only
+ * pg_catalog on the search path (every name qualified), per catalog
+ * generation.
+ */
+static const char *const view_names[] = {
+	"workloads", "carried_events", "events", "event_log", "attempt_log", "results", "leases", NULL
+};
+static char *view_defs[lengthof(view_names)];
+static uint64 views_generation = 0;
+
+/* view_def: the definition of our view name (len bytes), or NULL when it is not one */
+static const char *
+view_def(const char *name, size_t len)
+{
+	if (views_generation != wl_catalog_generation())
+	{
+		for (int i = 0; view_names[i]; i++)
+		{
+			if (view_defs[i])
+				pfree(view_defs[i]);
+			view_defs[i] = NULL;
+		}
+		views_generation = wl_catalog_generation();
+	}
+	for (int i = 0; view_names[i]; i++)
+	{
+		Oid			oid;
+		char	   *def;
+		size_t		n;
+
+		if (strlen(view_names[i]) != len || strncmp(view_names[i], name, len) != 0)
+			continue;
+		if (view_defs[i])
+			return view_defs[i];
+		oid = get_relname_relid(view_names[i], wl_catalog_store_schema());
+		if (!OidIsValid(oid))
+			return NULL;
+		def = text_to_cstring(DatumGetTextPP(DirectFunctionCall1(pg_get_viewdef, ObjectIdGetDatum(oid))));
+		n = strlen(def);
+		while (n > 0 && (def[n - 1] == ';' || isspace((unsigned char) def[n - 1])))
+			def[--n] = '\0';
+		view_defs[i] = MemoryContextStrdup(TopMemoryContext, def);
+		return view_defs[i];
+	}
+	return NULL;
+}
+
+/* has_alias: whether what follows a relation's name in FROM (at) is its alias */
+static bool
+has_alias(const char *at)
+{
+	static const char *const not_alias[] = {
+		"WHERE", "JOIN", "LEFT", "RIGHT", "INNER", "CROSS", "FULL", "ON", "GROUP", "ORDER", "LIMIT",
+		"OFFSET", "UNION", "FOR", "HAVING", "WINDOW", "USING", "NATURAL", "EXCEPT", "INTERSECT", NULL
+	};
+
+	while (isspace((unsigned char) *at))
+		at++;
+	if (!isalpha((unsigned char) *at) && *at != '_')
+		return false;
+	for (int i = 0; not_alias[i]; i++)
+	{
+		size_t		len = strlen(not_alias[i]);
+
+		if (pg_strncasecmp(at, not_alias[i], len) == 0 && !isalnum((unsigned char) at[len]) && at[len] != '_')
+			return false;
+	}
+	return true;
+}
+
+/*
+ * with_views_expanded: sql with each of our views it reads replaced by its
+ * definition, as a subquery under the view's name where the statement gives
+ * it no alias (views in views too); NULL past a few levels
+ */
+static const char *
+with_views_expanded(const char *sql, int depth)
+{
+	static const char prefix[] = "workload.";
+	StringInfoData out;
+	const char *from = sql;
+	bool		any = false;
+
+	if (depth > 4)
+		return NULL;
+	initStringInfo(&out);
+	for (const char *at = strstr(sql, prefix); at; at = strstr(at, prefix))
+	{
+		const char *name = at + sizeof(prefix) - 1;
+		size_t		len = 0;
+		const char *def;
+		const char *inner;
+
+		while (isalnum((unsigned char) name[len]) || name[len] == '_')
+			len++;
+		def = (at > sql && (at[-1] == '\'' || at[-1] == '"')) ? NULL : view_def(name, len);
+		if (def == NULL)
+		{
+			at = name;
+			continue;
+		}
+		inner = with_views_expanded(def, depth + 1);
+		if (inner == NULL)
+			return NULL;
+		appendBinaryStringInfo(&out, from, at - from);
+		appendStringInfo(&out, "(%s)", inner);
+		if (!has_alias(name + len))
+			appendStringInfo(&out, " AS %.*s", (int) len, name);
+		from = at = name + len;
+		any = true;
+	}
+	if (!any)
+		return sql;
+	appendStringInfoString(&out, from);
+	return out.data;
+}
+
+/*
  * wl_store_shard_sql: sql on the shards of the group in scope (each of our
  * tables named as its shard), or NULL where it cannot run there as it is:
  * it names something of ours that is not a table of the group or a
@@ -569,6 +690,9 @@ wl_store_shard_sql(const char *sql)
 	static const char prefix[] = "workload.";
 
 	if (active == NULL || scope_depth == 0)
+		return NULL;
+	sql = with_views_expanded(sql, 0);
+	if (sql == NULL)
 		return NULL;
 	for (const char *at = strstr(sql, prefix); at; at = strstr(at + 1, prefix))
 	{
