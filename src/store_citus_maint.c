@@ -3,7 +3,9 @@
  * (docs/operations.md, "Sharding by tenant"): the tick's scans and retention read and
  * write the shards this node holds, as the plain tables they are here, so
  * each node looks after its own tenants and one that is down stops nobody
- * else's maintenance.  Nothing here runs on a single node.  Layer 2.
+ * else's maintenance.  Nothing here runs on a single node but
+ * wl_store_dues, the reader of every maintenance scan's rows (store_meta.c's
+ * on one node too).  Layer 2.
  */
 #include "postgres.h"
 
@@ -23,6 +25,31 @@
 #include "jsonb_util.h"
 #include "store.h"
 #include "store_ops.h"
+
+/*
+ * wl_store_dues reads the (workload_id, due, tenant_id, rank) rows of a
+ * maintenance scan (FAIR); the tenant is remembered for the row's lock.
+ */
+int
+wl_store_dues(SPITupleTable *t, WlDue **out)
+{
+	int			n = (int) SPI_processed;
+	bool		isnull;
+
+	*out = palloc(sizeof(WlDue) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		WlDue	   *d = &(*out)[i];
+
+		d->workload_id = wl_store_text(t, i, 1);
+		d->at = wl_store_ts(t, i, 2, &isnull);
+		d->tenant_id = wl_store_text(t, i, 3);
+		d->rank = wl_store_int(t, i, 4);
+		wl_store_tenant_remember(d->workload_id, d->tenant_id);
+	}
+	SPI_freetuptable(t);
+	return n;
+}
 
 /* local_shards: the shards of workload.workload_rows this node holds */
 static int64 *

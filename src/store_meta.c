@@ -547,31 +547,6 @@ wl_store_tenant_schedules(const char *tenant_id, const char *application_id,
 /* ---- maintenance scans ---- */
 
 /*
- * wl_store_dues reads the (workload_id, due, tenant_id, rank) rows of a
- * maintenance scan (FAIR); the tenant is remembered for the row's lock.
- */
-int
-wl_store_dues(SPITupleTable *t, WlDue **out)
-{
-	int			n = (int) SPI_processed;
-	bool		isnull;
-
-	*out = palloc(sizeof(WlDue) * (n + 1));
-	for (int i = 0; i < n; i++)
-	{
-		WlDue	   *d = &(*out)[i];
-
-		d->workload_id = wl_store_text(t, i, 1);
-		d->at = wl_store_ts(t, i, 2, &isnull);
-		d->tenant_id = wl_store_text(t, i, 3);
-		d->rank = wl_store_int(t, i, 4);
-		wl_store_tenant_remember(d->workload_id, d->tenant_id);
-	}
-	SPI_freetuptable(t);
-	return n;
-}
-
-/*
  * The workloads that hold a claim, read once for every held scan of a
  * maintenance pass (between wl_store_held_begin and wl_store_held_end, in
  * one transaction), else once a scan.  Reading them visits the run row of

@@ -14,7 +14,7 @@ declare -A LAYER=(
 	# src/: 0 base, 1 rules (no SPI), 2 storage, 3 domain, 4 SQL entry points
 	[compat]=0 [errors]=0 [clock]=0 [guc]=0 [crypto]=0 [jsonb_util]=0
 	[row]=1 [states]=1 [deadline]=1 [payload]=1 [spec]=1 [args]=1 [cron]=1
-	[catalog]=2 [store_sql]=2 [store]=2 [store_complete]=2 [store_ops]=2 [store_rows]=2 [store_create]=2 [store_claim]=2 [store_parts]=2 [store_direct]=2 [store_claim_direct]=2 [store_tuple]=2 [store_row]=2 [store_fenced]=2 [store_runs]=2 [store_meta]=2 [store_bulk]=2 [store_citus]=2 [store_citus_claim]=2 [store_citus_maint]=2 [store_shard]=2 [store_memo]=2
+	[catalog]=2 [store_sql]=2 [store]=2 [store_complete]=2 [store_ops]=2 [store_rows]=2 [store_create]=2 [store_claim]=2 [store_parts]=2 [store_direct]=2 [store_claim_direct]=2 [store_tuple]=2 [store_row]=2 [store_fenced]=2 [store_runs]=2 [store_meta]=2 [store_bulk]=2 [store_citus]=2 [store_citus_claim]=2 [store_citus_maint]=2 [store_shard]=2 [store_scope]=2 [store_memo]=2
 	[authz]=3 [grants]=3 [keys]=3 [fence]=3 [retry]=3 [transition]=3 [recovery]=3 [waits]=3
 	[checkpoint]=3 [saga]=3 [criteria]=3 [create]=3 [complete]=3 [claim]=3 [claim_resume]=3 [finish]=3 [operate]=3 [create_many]=3
 	[api]=4 [api_create]=4 [api_read]=4 [api_claim]=4 [api_finish]=4 [api_operate]=4
